@@ -1,0 +1,131 @@
+package io.spillway.app;
+
+import io.spillway.core.Version;
+import io.spillway.core.config.ConfigException;
+import io.spillway.core.config.ConfigLoader;
+import io.spillway.core.config.ConfigPrinter;
+import io.spillway.core.config.GatewayConfig;
+import io.spillway.quota.keys.KeyHashes;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The {@code spillway.jar} command line. */
+@Command(
+    name = "spillway",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.VersionProvider.class,
+    description = "OpenAI-compatible gateway with capacity failover, tiered quota and request shaping.",
+    subcommands = {
+      Main.Serve.class,
+      Main.CheckConfig.class,
+      Main.HashKey.class
+    })
+public final class Main implements Callable<Integer> {
+  @Option(names = "--config", description = "Config file for the default 'serve' command (default: ${DEFAULT-VALUE})")
+  Path config = Path.of("config/gateway.yaml");
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  static int run(String... args) {
+    CommandLine cli = new CommandLine(new Main());
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      if (e instanceof ConfigException) {
+        commandLine.getErr().println("spillway: invalid config: " + e.getMessage());
+        return 2;
+      }
+      throw e;
+    });
+    return cli.execute(args);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    return new Serve(config).call();
+  }
+
+  @Command(name = "serve", description = "Run the gateway (the default command).")
+  static final class Serve implements Callable<Integer> {
+    @Option(names = "--config", description = "Config file (default: ${DEFAULT-VALUE})")
+    Path config = Path.of("config/gateway.yaml");
+
+    Serve() {}
+
+    Serve(Path config) {
+      this.config = config;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+      GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+      Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
+      CountDownLatch stopped = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        gateway.close();
+        stopped.countDown();
+      }, "spillway-shutdown"));
+      System.err.println("Spillway " + Version.VERSION + " serving " + gateway.baseUrl());
+      stopped.await();
+      return 0;
+    }
+  }
+
+  @Command(name = "check-config", description = "Validate a config and print it with secrets masked.")
+  static final class CheckConfig implements Callable<Integer> {
+    @Option(names = "--config", description = "Config file (default: ${DEFAULT-VALUE})")
+    Path config = Path.of("config/gateway.yaml");
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      try {
+        GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+        out.println("# " + config + ": valid");
+        out.print(ConfigPrinter.toMaskedYaml(loaded));
+        out.flush();
+        return 0;
+      } catch (ConfigException e) {
+        spec.commandLine().getErr().println("spillway: invalid config: " + e.getMessage());
+        return 2;
+      }
+    }
+  }
+
+  @Command(name = "hash-key", description = "Read a gateway key on stdin; print the keyHash to put in the config.")
+  static final class HashKey implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      String key = in.readLine();
+      if (key == null || key.strip().isEmpty()) {
+        spec.commandLine().getErr().println("spillway: hash-key reads the key from stdin; got nothing");
+        return 2;
+      }
+      spec.commandLine().getOut().println(KeyHashes.hash(key.strip()));
+      spec.commandLine().getOut().flush();
+      return 0;
+    }
+  }
+
+  static final class VersionProvider implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"spillway " + Version.VERSION};
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.spillway.core.api;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Pipeline;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.server.HttpService;
+import io.spillway.core.server.ServerRequest;
+
+/** Serves one OpenAI route: parses the body once and runs the request through the pipeline. */
+public final class OpenAiEndpoint implements HttpService {
+  private final Route route;
+  private final Pipeline pipeline;
+
+  public OpenAiEndpoint(Route route, Pipeline pipeline) {
+    this.route = route;
+    this.pipeline = pipeline;
+  }
+
+  @Override
+  public GatewayResponse serve(ServerRequest request) {
+    ObjectNode body;
+    byte[] raw;
+    if (route == Route.MODELS) {
+      body = Json.object();
+      raw = null;
+    } else {
+      body = RequestParser.parse(route, request.headers().get("content-type"), request.body());
+      raw = request.body();
+    }
+    GatewayRequest gatewayRequest =
+        GatewayRequest.create(request.requestId(), route, request.headers(), body, raw, request.receivedAt());
+    return pipeline.execute(gatewayRequest);
+  }
+}

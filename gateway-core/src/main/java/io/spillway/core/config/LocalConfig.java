@@ -1,0 +1,48 @@
+package io.spillway.core.config;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The local backend used while the cloud is at capacity.
+ *
+ * @param kind {@code ollama} (native {@code /api/*}) or {@code openai} (any OpenAI-compatible server)
+ * @param models requested model → local model; the {@code default} entry serves everything else
+ * @param keepWarmEvery how often a tiny request keeps the mapped models loaded
+ * @param checkEvery how often readiness (server up, models present) is checked
+ */
+public record LocalConfig(
+    Boolean enabled,
+    String kind,
+    String baseUrl,
+    Map<String, String> models,
+    Duration keepWarmEvery,
+    Duration checkEvery,
+    Duration timeout) {
+
+  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null);
+
+  public LocalConfig {
+    enabled = enabled != null ? enabled : true;
+    kind = kind != null ? kind : "ollama";
+    baseUrl = baseUrl != null ? CloudConfig.stripTrailingSlash(baseUrl) : "http://127.0.0.1:11434";
+    if (models == null) {
+      models = new LinkedHashMap<>();
+      models.put("default", "qwen2.5-coder:7b");
+    } else if (!models.containsKey("default")) {
+      models = new LinkedHashMap<>(models);
+      models.put("default", "qwen2.5-coder:7b");
+    }
+    models = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(models));
+    keepWarmEvery = keepWarmEvery != null ? keepWarmEvery : Duration.ofMinutes(15);
+    checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
+    timeout = timeout != null ? timeout : Duration.ofSeconds(300);
+  }
+
+  /** The local model for a requested one: its mapping, else {@code default}. */
+  public String mapModel(String requested) {
+    String mapped = requested == null ? null : models.get(requested);
+    return mapped != null ? mapped : models.get("default");
+  }
+}

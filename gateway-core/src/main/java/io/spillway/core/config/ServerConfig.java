@@ -1,0 +1,50 @@
+package io.spillway.core.config;
+
+import java.time.Duration;
+
+/**
+ * The front end: where it listens and what it accepts.
+ *
+ * @param maxConnections open client connections beyond this are refused (closed at accept)
+ * @param drainTimeout how long a graceful stop waits for in-flight requests
+ * @param streamTimeLimit the longest a single streamed response may run
+ */
+public record ServerConfig(
+    String host,
+    Integer port,
+    DataSize maxRequestSize,
+    DataSize maxHeaderSize,
+    Duration idleTimeout,
+    Integer maxConnections,
+    Duration drainTimeout,
+    Duration streamTimeLimit,
+    TlsConfig tls) {
+
+  public static final ServerConfig DEFAULTS = new ServerConfig(null, null, null, null, null, null, null, null, null);
+
+  public ServerConfig {
+    host = host != null ? host : "0.0.0.0";
+    port = port != null ? port : 8080;
+    maxRequestSize = maxRequestSize != null ? maxRequestSize : DataSize.ofMebibytes(8);
+    maxHeaderSize = maxHeaderSize != null ? maxHeaderSize : DataSize.ofKibibytes(16);
+    idleTimeout = idleTimeout != null ? idleTimeout : Duration.ofSeconds(60);
+    maxConnections = maxConnections != null ? maxConnections : 20_000;
+    drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
+    streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
+  }
+
+  public ServerConfig withPort(int newPort) {
+    return new ServerConfig(
+        host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
+        streamTimeLimit, tls);
+  }
+
+  public ServerConfig withHost(String newHost) {
+    return new ServerConfig(
+        newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
+        streamTimeLimit, tls);
+  }
+
+  /** Optional TLS on the front end, from PEM files. */
+  public record TlsConfig(String certFile, String keyFile) {}
+}

@@ -1,0 +1,50 @@
+package io.spillway.core.error;
+
+/**
+ * Every way a request can fail, each mapped once to an HTTP status, an OpenAI error {@code type}
+ * and a default {@code code}. The one table that decides what a client sees.
+ */
+public enum ErrorKind {
+  INVALID_REQUEST(400, "invalid_request_error", null),
+  INVALID_JSON(400, "invalid_request_error", "invalid_json"),
+  MISSING_PARAMETER(400, "invalid_request_error", "missing_required_parameter"),
+  INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key"),
+  FORBIDDEN(403, "invalid_request_error", "forbidden"),
+  NOT_FOUND(404, "invalid_request_error", "unknown_url"),
+  MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
+  METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
+  REQUEST_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
+  UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error", "unsupported_media_type"),
+  HEADERS_TOO_LARGE(431, "invalid_request_error", "request_header_fields_too_large"),
+  RATE_LIMITED(429, "requests", "rate_limit_exceeded"),
+  QUOTA_EXCEEDED(429, "insufficient_quota", "insufficient_quota"),
+  QUEUE_TIMEOUT(429, "requests", "queue_timeout"),
+  INTERNAL(500, "server_error", "internal_error"),
+  BAD_GATEWAY(502, "server_error", "upstream_unreachable"),
+  UPSTREAM_INVALID(502, "server_error", "upstream_invalid_response"),
+  CAPACITY(503, "server_error", "model_at_capacity"),
+  UNAVAILABLE(503, "server_error", "service_unavailable"),
+  GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout");
+
+  private final int status;
+  private final String type;
+  private final String code;
+
+  ErrorKind(int status, String type, String code) {
+    this.status = status;
+    this.type = type;
+    this.code = code;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String type() {
+    return type;
+  }
+
+  public String code() {
+    return code;
+  }
+}

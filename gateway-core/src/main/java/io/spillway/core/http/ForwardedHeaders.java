@@ -1,0 +1,37 @@
+package io.spillway.core.http;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Which client headers may travel upstream, and which upstream headers may travel back. Hop-by-hop
+ * headers, credentials and anything that names a host never cross.
+ */
+public final class ForwardedHeaders {
+  private static final Set<String> NOT_FORWARDED_UPSTREAM =
+      Set.of(
+          "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
+          "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length",
+          "content-type", "authorization", "api-key", "x-api-key", "cookie", "x-request-id",
+          "user-agent", "accept-encoding", "expect", "forwarded", "x-forwarded-for", "x-forwarded-host",
+          "x-forwarded-proto", "x-real-ip", "openai-organization", "openai-project", "cache-control",
+          "origin", "referer");
+
+  private static final Set<String> RETURNED_TO_CLIENT =
+      Set.of("content-type", "retry-after", "retry-after-ms", "openai-processing-ms", "openai-version",
+          "openai-model");
+
+  private ForwardedHeaders() {}
+
+  /** Whether a client header is passed to the upstream as it is. */
+  public static boolean forwardUpstream(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return !NOT_FORWARDED_UPSTREAM.contains(lower) && !lower.startsWith("x-spillway-")
+        && !lower.startsWith("proxy-");
+  }
+
+  /** Whether an upstream response header is passed back to the client. */
+  public static boolean returnToClient(String name) {
+    return RETURNED_TO_CLIENT.contains(name.toLowerCase(Locale.ROOT));
+  }
+}

@@ -1,0 +1,68 @@
+package io.spillway.core.json;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * The one shared Jackson mapper and small tree helpers. The mapper is configured once, thread-safe,
+ * and must not be reconfigured after start.
+ */
+public final class Json {
+  /** Nesting deeper than this is refused before it can exhaust a stack. */
+  public static final int MAX_DEPTH = 64;
+
+  public static final ObjectMapper MAPPER =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
+                  .build())
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
+
+  private Json() {}
+
+  public static JsonNode parse(byte[] bytes) throws IOException {
+    return MAPPER.readTree(bytes);
+  }
+
+  public static JsonNode parse(String text) throws IOException {
+    return MAPPER.readTree(text);
+  }
+
+  public static ObjectNode object() {
+    return MAPPER.createObjectNode();
+  }
+
+  public static byte[] toBytes(JsonNode node) {
+    try {
+      return MAPPER.writeValueAsBytes(node);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static String toString(JsonNode node) {
+    try {
+      return MAPPER.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The text of {@code field}, or null when it is absent or not a string. */
+  public static String text(JsonNode node, String field) {
+    JsonNode value = node == null ? null : node.get(field);
+    return value != null && value.isTextual() ? value.textValue() : null;
+  }
+}

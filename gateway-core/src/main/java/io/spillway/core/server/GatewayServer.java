@@ -1,0 +1,140 @@
+package io.spillway.core.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.spillway.core.config.ConfigException;
+import io.spillway.core.config.ServerConfig;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Netty HTTP/1.1 front end. Event loops only decode, enforce limits and write; each request is
+ * served on its own virtual thread by the {@link HttpService}.
+ *
+ * <p>Lifecycle: {@link #start} binds; {@link #stop} stops accepting, lets in-flight requests finish
+ * up to the drain timeout, then closes every connection.
+ */
+public final class GatewayServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+
+  private final ServerConfig config;
+  private final HttpService service;
+  private final Clock clock;
+  private final ConnectionTracker connections;
+  private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final ExecutorService requestThreads =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("spillway-req-", 0).factory());
+  private EventLoopGroup bossGroup;
+  private EventLoopGroup workerGroup;
+  private Channel serverChannel;
+
+  public GatewayServer(ServerConfig config, HttpService service, Clock clock) {
+    this.config = config;
+    this.service = service;
+    this.clock = clock;
+    this.connections = new ConnectionTracker(config.maxConnections());
+  }
+
+  public GatewayServer start() {
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    Class<? extends ServerChannel> channelType =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    bossGroup = new MultiThreadIoEventLoopGroup(1, io);
+    workerGroup = new MultiThreadIoEventLoopGroup(0, io);
+    SslContext ssl = sslContext();
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(channelType)
+            .option(ChannelOption.SO_BACKLOG, 4096)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 128 * 1024))
+            .childHandler(
+                new GatewayChannelInitializer(
+                    config, ssl, connections, channels, service, requestThreads, clock));
+    serverChannel =
+        bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
+    log.info("listening on {}:{} ({}{})", config.host(), port(), epoll ? "epoll" : "nio",
+        ssl != null ? ", TLS" : "");
+    return this;
+  }
+
+  private SslContext sslContext() {
+    ServerConfig.TlsConfig tls = config.tls();
+    if (tls == null) {
+      return null;
+    }
+    try {
+      return SslContextBuilder.forServer(new File(tls.certFile()), new File(tls.keyFile())).build();
+    } catch (Exception e) {
+      throw new ConfigException("server.tls: cannot load certFile/keyFile: " + e.getMessage(), e);
+    }
+  }
+
+  /** The bound port (useful when configured as 0). */
+  public int port() {
+    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  public int openConnections() {
+    return connections.open();
+  }
+
+  public int inFlightRequests() {
+    return connections.inFlight();
+  }
+
+  public boolean stopping() {
+    return connections.draining();
+  }
+
+  /** Stops accepting, waits up to {@code drainTimeout} for in-flight requests, then closes all. */
+  public void stop(Duration drainTimeout) {
+    if (serverChannel == null) {
+      return;
+    }
+    connections.startDraining();
+    serverChannel.close().syncUninterruptibly();
+    boolean drained = connections.awaitIdle(drainTimeout);
+    if (!drained) {
+      log.warn("drain timeout of {} passed with {} requests in flight; closing them", drainTimeout,
+          connections.inFlight());
+    }
+    channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    requestThreads.shutdownNow();
+    bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    serverChannel = null;
+  }
+
+  @Override
+  public void close() {
+    stop(config.drainTimeout());
+  }
+}

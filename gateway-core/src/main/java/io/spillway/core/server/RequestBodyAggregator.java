@@ -1,0 +1,64 @@
+package io.spillway.core.server;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.OpenAiError;
+
+/** Aggregates request bodies up to {@code server.maxRequestSize}; larger ones get an OpenAI-style 413. */
+final class RequestBodyAggregator extends HttpObjectAggregator {
+  private final int maxBytes;
+
+  RequestBodyAggregator(int maxBytes) {
+    super(maxBytes);
+    this.maxBytes = maxBytes;
+  }
+
+  @Override
+  protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+    Object response = super.newContinueResponse(start, maxContentLength, pipeline);
+    if (response instanceof FullHttpResponse full
+        && full.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
+      full.release();
+      return tooLarge();
+    }
+    return response;
+  }
+
+  @Override
+  protected boolean closeAfterContinueResponse(Object msg) {
+    return msg instanceof FullHttpResponse full && full.status().code() == 413 || super.closeAfterContinueResponse(msg);
+  }
+
+  @Override
+  protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+    ctx.writeAndFlush(tooLarge()).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private FullHttpResponse tooLarge() {
+    byte[] body =
+        new OpenAiError(
+                "Request body is larger than the gateway's limit of " + maxBytes
+                    + " bytes (server.maxRequestSize)",
+                ErrorKind.REQUEST_TOO_LARGE.type(), null, ErrorKind.REQUEST_TOO_LARGE.code())
+            .toBytes();
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(body));
+    response.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+        .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
+        .set(HttpHeaderNames.CONNECTION, "close")
+        .set("x-request-id", RequestIds.fresh());
+    return response;
+  }
+}

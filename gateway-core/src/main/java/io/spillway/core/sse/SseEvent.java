@@ -1,0 +1,41 @@
+package io.spillway.core.sse;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One server-sent event. {@code event} is null for unnamed events (chat/completions chunks) and set
+ * for the Responses API's typed events.
+ */
+public record SseEvent(String event, String data) {
+  public static final String DONE_DATA = "[DONE]";
+  public static final SseEvent DONE = new SseEvent(null, DONE_DATA);
+
+  public static SseEvent data(String data) {
+    return new SseEvent(null, data);
+  }
+
+  public boolean isDone() {
+    return DONE_DATA.equals(data);
+  }
+
+  /** The wire form: optional {@code event:} line, one {@code data:} line per line of data, blank line. */
+  public byte[] encode() {
+    StringBuilder out = new StringBuilder(data.length() + 16);
+    if (event != null) {
+      out.append("event: ").append(event).append('\n');
+    }
+    int start = 0;
+    while (true) {
+      int newline = data.indexOf('\n', start);
+      out.append("data: ");
+      if (newline < 0) {
+        out.append(data, start, data.length()).append('\n');
+        break;
+      }
+      out.append(data, start, newline).append('\n');
+      start = newline + 1;
+    }
+    out.append('\n');
+    return out.toString().getBytes(StandardCharsets.UTF_8);
+  }
+}

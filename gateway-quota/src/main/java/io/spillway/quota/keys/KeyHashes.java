@@ -1,0 +1,34 @@
+package io.spillway.quota.keys;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** The one way a gateway key is hashed: {@code sha256:<hex of SHA-256 over the UTF-8 key>}. */
+public final class KeyHashes {
+  public static final String PREFIX = "sha256:";
+
+  private KeyHashes() {}
+
+  public static String hash(String key) {
+    return PREFIX + HexFormat.of().formatHex(digest(key));
+  }
+
+  static byte[] digest(String key) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("SHA-256 is always available", e);
+    }
+  }
+
+  static byte[] parse(String keyHash) {
+    return HexFormat.of().parseHex(keyHash.substring(PREFIX.length()));
+  }
+
+  /** A short, non-secret fingerprint of a key hash, safe for logs and admin views. */
+  static String fingerprint(byte[] digest) {
+    return HexFormat.of().formatHex(digest, 0, 4);
+  }
+}

@@ -1,0 +1,61 @@
+package io.spillway.quota.keys;
+
+import io.spillway.core.config.KeyConfig;
+import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.Tier;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Gateway key → caller. Holds only SHA-256 digests of keys, never the keys; a presented key is
+ * hashed and confirmed with a constant-time comparison. Immutable and thread-safe; a config reload
+ * builds a new registry.
+ */
+public final class KeyRegistry {
+  private record Entry(byte[] digest, Caller caller) {}
+
+  private final Map<ByteBuffer, Entry> byDigest;
+  private final List<Caller> callers;
+
+  private KeyRegistry(Map<ByteBuffer, Entry> byDigest, List<Caller> callers) {
+    this.byDigest = byDigest;
+    this.callers = callers;
+  }
+
+  public static KeyRegistry from(List<KeyConfig> keys) {
+    Map<ByteBuffer, Entry> byDigest = new HashMap<>();
+    List<Caller> callers = new ArrayList<>();
+    for (KeyConfig key : keys) {
+      byte[] digest = key.key() != null && !key.key().isEmpty()
+          ? KeyHashes.digest(key.key())
+          : KeyHashes.parse(key.keyHash());
+      Caller caller = new Caller(key.team(), Tier.parse(key.tier()), KeyHashes.fingerprint(digest));
+      byDigest.put(ByteBuffer.wrap(digest), new Entry(digest, caller));
+      callers.add(caller);
+    }
+    return new KeyRegistry(Map.copyOf(byDigest), List.copyOf(callers));
+  }
+
+  /** The caller a presented key belongs to, or null. */
+  public Caller authenticate(String presentedKey) {
+    byte[] digest = KeyHashes.digest(presentedKey);
+    Entry entry = byDigest.get(ByteBuffer.wrap(digest));
+    if (entry == null || !MessageDigest.isEqual(entry.digest(), digest)) {
+      return null;
+    }
+    return entry.caller();
+  }
+
+  /** Every configured caller (team, tier and fingerprint; never a key). */
+  public List<Caller> callers() {
+    return callers;
+  }
+
+  public int size() {
+    return callers.size();
+  }
+}
