@@ -1,5 +1,6 @@
 package io.spillway.app;
 
+import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -12,6 +13,7 @@ import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -21,36 +23,52 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
+ *
+ * <p>Pipeline order: auth → cache → shaping → quota → admission → router (terminal).
  */
 public final class Gateway implements AutoCloseable {
   private final GatewayConfig config;
+  private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
 
-  private Gateway(GatewayConfig config, Clock clock) {
+  private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
+    this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
+
     CloudBackend cloud = new CloudBackend(config.cloud());
+    Router router = new Router(cloud);
+
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
-    Pipeline pipeline = new Pipeline(interceptors, new Router(cloud));
+    Pipeline pipeline = new Pipeline(interceptors, router);
+
+    AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
       routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
     }
-    routes.get("/healthz", request -> GatewayResponse.json(200, "{\"status\":\"ok\"}".getBytes()));
-    routes.get("/readyz", request -> GatewayResponse.json(200, "{\"status\":\"ready\"}".getBytes()));
+    routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
+    routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
+    routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
   }
 
+  private static GatewayResponse json(String body) {
+    return GatewayResponse.json(200, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Starts a gateway; {@code configFile} (may be null) is what a reload reads again. */
   public static Gateway start(GatewayConfig config, Clock clock, Path configFile) {
-    return start(config, clock);
+    Gateway gateway = new Gateway(config, clock, configFile);
+    gateway.server.start();
+    return gateway;
   }
 
   public static Gateway start(GatewayConfig config, Clock clock) {
-    Gateway gateway = new Gateway(config, clock);
-    gateway.server.start();
-    return gateway;
+    return start(config, clock, null);
   }
 
   public int port() {

@@ -1,0 +1,101 @@
+package io.spillway.app.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.server.HttpService;
+import io.spillway.core.server.ServerRequest;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * {@code /admin/*}: JSON endpoints behind the admin token ({@code Authorization: Bearer}),
+ * compared in constant time. With no {@code admin.token} configured the whole API answers 404, as if
+ * it did not exist. Endpoints are registered by the feature that owns them.
+ */
+public final class AdminApi implements HttpService {
+  private final byte[] token;
+  private final HttpRoutes routes;
+
+  private AdminApi(byte[] token, HttpRoutes routes) {
+    this.token = token;
+    this.routes = routes;
+  }
+
+  public static Builder builder(String token) {
+    return new Builder(token);
+  }
+
+  @Override
+  public GatewayResponse serve(ServerRequest request) {
+    if (token == null) {
+      throw GatewayException.of(ErrorKind.NOT_FOUND,
+          "The admin API is off: set admin.token in the config to turn it on", null);
+    }
+    if (!authorized(request.headers().get("authorization"))) {
+      throw new GatewayException(ErrorKind.INVALID_API_KEY,
+          "The admin API needs 'Authorization: Bearer <admin.token>'", null, "invalid_admin_token", null, null);
+    }
+    return routes.serve(request);
+  }
+
+  private boolean authorized(String authorization) {
+    if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return false;
+    }
+    byte[] presented = authorization.substring(7).trim().getBytes(StandardCharsets.UTF_8);
+    return MessageDigest.isEqual(sha256(presented), sha256(token));
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** A 200 JSON answer. */
+  public static GatewayResponse ok(JsonNode body) {
+    return GatewayResponse.json(200, Json.toBytes(body));
+  }
+
+  /** The request body as a JSON object, or a 400. */
+  public static JsonNode jsonBody(ServerRequest request) {
+    try {
+      JsonNode node = Json.parse(request.body());
+      if (node == null || !node.isObject()) {
+        throw GatewayException.invalid("The body must be a JSON object", null);
+      }
+      return node;
+    } catch (java.io.IOException e) {
+      throw GatewayException.invalid("The body is not valid JSON", null);
+    }
+  }
+
+  public static final class Builder {
+    private final String token;
+    private final HttpRoutes.Builder routes = HttpRoutes.builder();
+
+    private Builder(String token) {
+      this.token = token;
+    }
+
+    public Builder get(String path, HttpService service) {
+      routes.get(path, service);
+      return this;
+    }
+
+    public Builder post(String path, HttpService service) {
+      routes.post(path, service);
+      return this;
+    }
+
+    public AdminApi build() {
+      return new AdminApi(token == null ? null : token.getBytes(StandardCharsets.UTF_8), routes.build());
+    }
+  }
+}
