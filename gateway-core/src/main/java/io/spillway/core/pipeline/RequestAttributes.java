@@ -16,5 +16,11 @@ public final class RequestAttributes {
   /** Set by the router: the backend that served the request ({@code cloud} or {@code local}). */
   public static final Attribute<String> BACKEND = Attribute.of("backend");
 
+  /** Set by the shaping ladder's last step: serve this request from the local backend. */
+  public static final Attribute<Boolean> ROUTE_LOCAL = Attribute.of("routeLocal");
+
+  /** The model after shaping picked a smaller one (the ladder's model step), for logs and metrics. */
+  public static final Attribute<String> MODEL_REWRITTEN_FROM = Attribute.of("modelRewrittenFrom");
+
   private RequestAttributes() {}
 }
