@@ -3,6 +3,7 @@ package io.spillway.app;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
@@ -37,7 +38,7 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
-    CloudBackend cloud = new CloudBackend(config.cloud());
+    Backend cloud = CloudBackend.create(config.cloud());
     Router router = new Router(cloud);
 
     List<Interceptor> interceptors = new ArrayList<>();
