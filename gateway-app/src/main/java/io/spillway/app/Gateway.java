@@ -1,7 +1,12 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -32,6 +37,8 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -43,9 +50,13 @@ public final class Gateway implements AutoCloseable {
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    this.cache = ResponseCache.builder(config.cache())
+        .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
+    interceptors.add(cache.interceptor());
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -87,6 +98,15 @@ public final class Gateway implements AutoCloseable {
 
   public GatewayConfig config() {
     return config;
+  }
+
+  public MeterRegistry meters() {
+    return meters;
+  }
+
+  /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
+  public ResponseCache cache() {
+    return cache;
   }
 
   @Override
