@@ -28,12 +28,13 @@ public record CacheConfig(
     TiersConfig tiers,
     List<String> uncacheableTools) {
 
-  public static final CacheConfig DEFAULTS = new CacheConfig(null, null, null, null, null, null, null);
-
   /** Built-in tools the upstream runs itself against changing or side-effecting state. */
   public static final List<String> DEFAULT_UNCACHEABLE_TOOLS =
       List.of("web_search", "web_search_preview", "file_search", "mcp", "code_interpreter",
           "computer_use_preview", "local_shell", "shell");
+
+  /** Declared after the list it uses: static fields initialise in order. */
+  public static final CacheConfig DEFAULTS = new CacheConfig(null, null, null, null, null, null, null);
 
   public CacheConfig {
     enabled = enabled != null ? enabled : true;
