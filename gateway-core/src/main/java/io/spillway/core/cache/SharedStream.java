@@ -158,10 +158,12 @@ final class SharedStream {
     }
   }
 
-  /** Adds one event; false when the stream was cancelled and the pump should stop. */
+  /**
+   * Adds one event; false when the stream was cancelled and the pump should stop. Past the bound,
+   * waits until the slowest subscriber has read enough.
+   */
   private boolean append(SseEvent event) {
     boolean overflowNow = false;
-    boolean go;
     lock.lock();
     try {
       if (cancelled) {
@@ -176,6 +178,14 @@ final class SharedStream {
         overflowNow = true;
       }
       changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    if (overflowNow) {
+      listener.overflowed();
+    }
+    lock.lock();
+    try {
       if (overflowed) {
         trim();
         while (retainedBytes > maxBytes && !subscribers.isEmpty() && !cancelled) {
@@ -186,17 +196,14 @@ final class SharedStream {
           cancelled = true;
         }
       }
+      return !cancelled;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       cancelled = true;
+      return false;
     } finally {
-      go = !cancelled;
       lock.unlock();
     }
-    if (overflowNow) {
-      listener.overflowed();
-    }
-    return go;
   }
 
   /** After an overflow: drops the events every subscriber has read. Holds the lock. */
