@@ -104,15 +104,6 @@ final class SharedStream {
     }
   }
 
-  int subscriberCount() {
-    lock.lock();
-    try {
-      return subscribers.size();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   private void pump() {
     boolean normalEnd = false;
     try {
