@@ -144,6 +144,7 @@ class ResponseCacheIntegrationTest {
         ? OpenAiStubs.chatStream(false, "Hel", "lo", " world").withFixedDelay(2500).withChunkedDribbleDelay(4, 400)
         : OpenAiStubs.chatCompletion("Hello world").withFixedDelay(2500)));
     harness.post(CHAT, GatewayHarness.BRONZE_KEY, lint("warm-up.py", false));
+    double coalescedBefore = requests("coalesced");
 
     List<HttpResponse<String>> answers = new ArrayList<>();
     try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -167,6 +168,13 @@ class ResponseCacheIntegrationTest {
     });
     assertThat(answers).map(ResponseCacheIntegrationTest::cacheHeader).containsOnly("miss", "hit")
         .filteredOn("miss"::equals).hasSize(1);
+    assertThat(requests("coalesced") - coalescedBefore)
+        .as("joined the call in flight rather than finding it stored afterwards").isPositive();
+  }
+
+  static double requests(String result) {
+    return harness.gateway().meters().find("spillway.cache.requests").tag("result", result).counters().stream()
+        .mapToDouble(counter -> counter.count()).sum();
   }
 
   @Test
