@@ -81,7 +81,7 @@ final class SharedStream {
     this.listener = listener;
   }
 
-  /** Starts the pump. Subscribe the first reader before, or an empty audience cancels at once. */
+  /** Starts the pump. Subscribe the first reader before: the pump takes no audience for one that left. */
   void start() {
     Thread.ofVirtual().name("spillway-shared-stream").start(this::pump);
   }
