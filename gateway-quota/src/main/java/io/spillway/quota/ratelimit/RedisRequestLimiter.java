@@ -75,7 +75,7 @@ public final class RedisRequestLimiter implements RequestLimiter {
     try {
       return new RedisRequestLimiter(client, client.connect(ByteArrayCodec.INSTANCE), policy, clock, failClosed);
     } catch (RuntimeException e) {
-      client.shutdown();
+      client.shutdown(Duration.ZERO, Duration.ZERO);
       throw new IllegalStateException("cannot reach Redis for rate limits at " + uri.getHost() + ":" + uri.getPort()
           + ": " + e.getMessage(), e);
     }
@@ -97,15 +97,20 @@ public final class RedisRequestLimiter implements RequestLimiter {
       }
       return fallback.acquire(caller);
     }
-    if (unreachable.compareAndSet(true, false)) {
+    if (decision.limited() && unreachable.compareAndSet(true, false)) {
       log.warn("Redis is reachable again; rate limits are shared across replicas again");
     }
     return decision;
   }
 
+  /** Whether the last limited request was decided by the shared buckets in Redis. */
+  public boolean sharing() {
+    return !unreachable.get();
+  }
+
   @Override
   public void close() {
     connection.close();
-    client.shutdown();
+    client.shutdown(Duration.ZERO, Duration.ZERO);
   }
 }
