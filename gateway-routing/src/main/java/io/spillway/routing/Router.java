@@ -9,6 +9,7 @@ import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The terminal stage: picks the backend for a request and calls it. Every response carries
@@ -51,9 +52,10 @@ public final class Router implements Terminal {
     return response.withStream(new PermitHoldingStream(response.stream(), permit));
   }
 
-  /** Gives the permit back when the stream ends, fails or is closed, whichever comes first. */
+  /** Gives the permit back, once, when the stream ends, fails or is closed, whichever comes first. */
   private static final class PermitHoldingStream extends ForwardingEventStream {
     private final AdmissionGate.Permit permit;
+    private final AtomicBoolean released = new AtomicBoolean();
 
     PermitHoldingStream(EventStream delegate, AdmissionGate.Permit permit) {
       super(delegate);
@@ -66,11 +68,11 @@ public final class Router implements Terminal {
       try {
         event = delegate.next();
       } catch (RuntimeException e) {
-        permit.close();
+        release();
         throw e;
       }
       if (event == null) {
-        permit.close();
+        release();
       }
       return event;
     }
@@ -80,6 +82,12 @@ public final class Router implements Terminal {
       try {
         delegate.close();
       } finally {
+        release();
+      }
+    }
+
+    private void release() {
+      if (released.compareAndSet(false, true)) {
         permit.close();
       }
     }
