@@ -39,7 +39,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>What clients see: a request that waited longer than its tier's {@code quota.tiers.<tier>.maxWait}
  * gets 429 {@code queue_timeout}; one refused by a full waiting area gets 503
- * {@code service_unavailable}. Both carry {@code Retry-After}: the time the waiters ahead are
+ * {@code queue_full}. Both carry {@code Retry-After}: the time the waiters ahead are
  * expected to take (recent permit hold times × requests ahead ÷ limit), at least 1 s and at most the
  * tier's {@code maxWait}.
  *
@@ -146,6 +146,11 @@ public final class PriorityAdmissionGate implements AdmissionGate {
     return out;
   }
 
+  /** 503 with the code {@code queue_full}, so clients and logs can tell it from an upstream outage. */
+  private static GatewayException queueFull(String message, Duration retryAfter) {
+    return new GatewayException(ErrorKind.UNAVAILABLE, message, null, "queue_full", retryAfter, null);
+  }
+
   private enum Outcome { WAITING, ADMITTED, TIMED_OUT, DISPLACED }
 
   private static final class Waiter {
@@ -217,8 +222,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
         }
         if (waitingTotal >= queueSize && !displaceBelow(waitClass)) {
           refusals.get(waitClass).increment();
-          throw GatewayException.of(ErrorKind.UNAVAILABLE,
-              "Spillway's waiting area for the " + backend + " backend is full; please retry shortly",
+          throw queueFull("Spillway's waiting area for the " + backend + " backend is full; please retry shortly",
               retryAfter(tier));
         }
         Waiter waiter = new Waiter(waitClass, lock.newCondition(), arrived.plus(maxWait.get(tier)));
@@ -235,9 +239,8 @@ public final class PriorityAdmissionGate implements AdmissionGate {
           }
           case DISPLACED -> {
             refusals.get(waitClass).increment();
-            throw GatewayException.of(ErrorKind.UNAVAILABLE,
-                "Spillway's waiting area for the " + backend + " backend is full of requests with a higher "
-                    + "priority; please retry shortly", retryAfter(tier));
+            throw queueFull("Spillway's waiting area for the " + backend + " backend is full of requests with a "
+                + "higher priority; please retry shortly", retryAfter(tier));
           }
           case WAITING -> throw new IllegalStateException("left the waiting area without an outcome");
         };

@@ -126,6 +126,7 @@ class PriorityAdmissionGateTest {
     assertThatThrownBy(() -> gate.enter("cloud", request(Tier.SILVER, false)))
         .isInstanceOfSatisfying(GatewayException.class, e -> {
           assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE);
+          assertThat(e.code()).isEqualTo("queue_full");
           GatewayResponse answer = GatewayResponse.error(e);
           assertThat(answer.status()).isEqualTo(503);
           assertThat(answer.headers().get("retry-after")).isNotNull();
