@@ -1,16 +1,17 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
@@ -51,7 +52,7 @@ public final class Gateway implements AutoCloseable {
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
 
-    CloudBackend cloud = new CloudBackend(config.cloud());
+    Backend cloud = CloudBackend.create(config.cloud());
     Router router = new Router(cloud, admission);
 
     List<Interceptor> interceptors = new ArrayList<>();
@@ -105,6 +106,14 @@ public final class Gateway implements AutoCloseable {
       host = "127.0.0.1";
     }
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
+  }
+
+  public int openConnections() {
+    return server.openConnections();
+  }
+
+  public int inFlightRequests() {
+    return server.inFlightRequests();
   }
 
   public GatewayConfig config() {
