@@ -1,8 +1,7 @@
 package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
@@ -15,8 +14,14 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +42,9 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
-  private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final RequestLimiter requestLimiter;
+  private final PriorityAdmissionGate admission;
+  private final MeterRegistry meters;
   private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
@@ -45,14 +52,20 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
+    MeterRegistry meters = new SimpleMeterRegistry();
+    this.meters = meters;
+    this.requestLimiter = requestLimiter(config, clock);
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+
     Backend cloud = CloudBackend.create(config.cloud());
-    Router router = new Router(cloud);
+    Router router = new Router(cloud, admission);
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
@@ -66,6 +79,14 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+    }
+    return new LocalRequestLimiter(policy, clock);
   }
 
   private static GatewayResponse json(String body) {
@@ -117,8 +138,14 @@ public final class Gateway implements AutoCloseable {
     return cache;
   }
 
+  /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
+  public PriorityAdmissionGate admission() {
+    return admission;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    requestLimiter.close();
   }
 }
