@@ -178,6 +178,26 @@ class ResponseCacheIntegrationTest {
   }
 
   @Test
+  void hitsCountAgainstNoRateLimit() {
+    try (GatewayHarness limited = GatewayHarness.start("quota: { tiers: { silver: { requestsPerMinutePerTeam: 2 } } }")) {
+      limited.cloud.stubFor(post(CHAT).willReturn(OpenAiStubs.chatCompletion("ok")));
+
+      List<HttpResponse<String>> repeats = IntStream.range(0, 5)
+          .mapToObj(i -> limited.post(CHAT, GatewayHarness.SILVER_KEY, lint("a.py", false))).toList();
+      HttpResponse<String> secondOfTheMinute = limited.post(CHAT, GatewayHarness.SILVER_KEY, lint("b.py", false));
+      HttpResponse<String> thirdOfTheMinute = limited.post(CHAT, GatewayHarness.SILVER_KEY, lint("c.py", false));
+
+      assertThat(repeats).map(HttpResponse::statusCode).containsOnly(200);
+      assertThat(repeats).map(ResponseCacheIntegrationTest::cacheHeader)
+          .containsExactly("miss", "hit", "hit", "hit", "hit");
+      assertThat(repeats.get(1).headers().firstValue("x-ratelimit-remaining-requests")).isEmpty();
+      assertThat(secondOfTheMinute.statusCode()).isEqualTo(200);
+      assertThat(thirdOfTheMinute.statusCode()).isEqualTo(429);
+      assertThat(cacheHeader(thirdOfTheMinute)).isEqualTo("miss");
+    }
+  }
+
+  @Test
   void upstreamErrorsAreNotCached() {
     harness.cloud.stubFor(post(CHAT).willReturn(OpenAiStubs.atCapacity()));
     HttpResponse<String> error = harness.post(CHAT, GatewayHarness.GOLD_KEY, lint("a.py", false));
