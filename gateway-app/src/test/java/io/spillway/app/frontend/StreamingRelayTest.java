@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Streams are relayed event by event, and a broken stream ends with an error event, never silently. */
@@ -70,6 +71,29 @@ class StreamingRelayTest {
       assertThat(lines.get(0)).contains("partial");
       assertThat(lines).anySatisfy(line -> assertThat(line).startsWith("data: {\"error\""));
       assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");
+    }
+  }
+
+  @Test
+  void upstreamSilentLongerThanTheTimeoutEndsWithATimeoutErrorEvent() throws Exception {
+    CountDownLatch testOver = new CountDownLatch(1);
+    try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
+          ScriptedUpstream.writeStreamHead(out);
+          ScriptedUpstream.writeChunk(out, CHUNK.formatted("before the silence"));
+          testOver.await(10, TimeUnit.SECONDS);
+        });
+        GatewayHarness harness = GatewayHarness.start(
+            "cloud:\n  baseUrl: " + upstream.baseUrl() + "\n  timeout: 300ms")) {
+      List<String> lines = new ArrayList<>();
+      try (BufferedReader reader = openStream(harness)) {
+        reader.lines().filter(line -> !line.isEmpty()).forEach(lines::add);
+      }
+      assertThat(lines.get(0)).contains("before the silence");
+      assertThat(lines).anySatisfy(line -> assertThat(line)
+          .startsWith("data: {\"error\"").contains("stopped sending in the middle of the stream"));
+      assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");
+    } finally {
+      testOver.countDown();
     }
   }
 

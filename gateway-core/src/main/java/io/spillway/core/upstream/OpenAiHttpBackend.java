@@ -16,10 +16,12 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
-import okhttp3.ConnectionPool;
+import okhttp3.Connection;
 import okhttp3.Dispatcher;
+import okhttp3.Interceptor;
 import okhttp3.MediaType;
 import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -36,6 +38,10 @@ import okhttp3.ResponseBody;
  */
 public final class OpenAiHttpBackend implements Backend {
   private static final MediaType JSON = MediaType.get("application/json");
+  /** How long an idle upstream connection is kept for reuse. */
+  private static final Duration POOL_KEEP_ALIVE = Duration.ofMinutes(5);
+  /** How late an idle connection past its keep-alive (or past maxIdleConnections) may be closed. */
+  private static final Duration POOL_SWEEP_TICK = Duration.ofSeconds(1);
 
   private final String name;
   private final UpstreamSettings config;
@@ -51,14 +57,21 @@ public final class OpenAiHttpBackend implements Backend {
     this.client = client;
   }
 
-  /** The client every backend built from these settings should start from (shares nothing). */
+  /**
+   * The client every backend built from these settings should start from (shares nothing).
+   *
+   * <p>Two settings exist for the cost per call, measured in docs/performance.md: the pool's
+   * housekeeping runs on a tick ({@link PoolSweeper}) instead of after every call, and blocking
+   * reads do not carry a socket timeout (see {@link #untimedSocketReads}).
+   */
   public static OkHttpClient defaultClient(UpstreamSettings config) {
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequests(Integer.MAX_VALUE);
     dispatcher.setMaxRequestsPerHost(Integer.MAX_VALUE);
     return new OkHttpClient.Builder()
         .dispatcher(dispatcher)
-        .connectionPool(new ConnectionPool(config.maxIdleConnections(), 5, TimeUnit.MINUTES))
+        .connectionPool(PoolSweeper.pool(config.maxIdleConnections(), POOL_KEEP_ALIVE, POOL_SWEEP_TICK))
+        .addNetworkInterceptor(OpenAiHttpBackend::untimedSocketReads)
         .connectTimeout(config.connectTimeout())
         .readTimeout(config.timeout())
         .writeTimeout(config.timeout())
@@ -66,6 +79,22 @@ public final class OpenAiHttpBackend implements Backend {
         .followRedirects(false)
         .followSslRedirects(false)
         .build();
+  }
+
+  /**
+   * Clears the socket timeout OkHttp sets on an HTTP/1.1 connection for each exchange. OkHttp
+   * enforces its read timeout twice: with okio's watchdog on the socket's source, which closes the
+   * socket when a read outlasts it, and with {@code SO_TIMEOUT}. On a virtual thread the latter
+   * turns every blocking read into a timed park, which schedules and cancels a timer on the
+   * virtual-thread scheduler (a thread wake-up and four futex calls per read, ~10% of Spillway's
+   * CPU). The watchdog alone still ends a read that waits longer than the configured timeout.
+   */
+  static Response untimedSocketReads(Interceptor.Chain chain) throws IOException {
+    Connection connection = chain.connection();
+    if (connection != null && connection.protocol() == Protocol.HTTP_1_1) {
+      connection.socket().setSoTimeout(0);
+    }
+    return chain.proceed(chain.request());
   }
 
   @Override
