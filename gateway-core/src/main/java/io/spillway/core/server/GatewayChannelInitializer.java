@@ -47,8 +47,9 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
     ChannelPipeline pipeline = ch.pipeline();
     addTcpHandlers(pipeline);
     addTlsHandlers(ch, pipeline);
-    addHttp1Handlers(pipeline);
-    addRequestHandler(pipeline);
+    HttpRequestHandler requests = new HttpRequestHandler(service, requestThreads, connections, config, clock);
+    addHttp1Handlers(pipeline, requests);
+    pipeline.addLast("request", requests);
   }
 
   private void addTcpHandlers(ChannelPipeline pipeline) {
@@ -61,7 +62,7 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
     }
   }
 
-  private void addHttp1Handlers(ChannelPipeline pipeline) {
+  private void addHttp1Handlers(ChannelPipeline pipeline, HttpRequestHandler requests) {
     pipeline.addLast(
         "http-codec",
         new HttpServerCodec(
@@ -71,11 +72,7 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
                 .setMaxChunkSize(64 * 1024)));
     pipeline.addLast(
         "idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-    pipeline.addLast("aggregator", new RequestBodyAggregator(config.maxRequestSize().toIntBytes()));
-  }
-
-  private void addRequestHandler(ChannelPipeline pipeline) {
-    pipeline.addLast(
-        "request", new HttpRequestHandler(service, requestThreads, connections, config, clock));
+    pipeline.addLast("aggregator",
+        new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
   }
 }

@@ -3,13 +3,16 @@ package io.spillway.core.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
 import io.spillway.core.config.ServerConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -18,18 +21,26 @@ import io.spillway.core.pipeline.GatewayResponse;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Clock;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The event-loop side of one connection: turns a decoded request into a {@link ServerRequest}, hands
- * it to a virtual thread, and stops reading until the answer is written, so requests on one
- * connection are answered in order and a busy client cannot pile up work.
+ * The event-loop side of one connection: turns a decoded request into a {@link ServerRequest} and
+ * hands it to a virtual thread.
+ *
+ * <p>Requests on one connection are answered one at a time, in the order they arrived. A client
+ * that waits for each answer (every SDK) is served without touching the socket's read interest:
+ * reading stays on, and the answer's virtual thread writes and is done. A client that pipelines
+ * gets its further requests queued here, in order, and reading stops while any wait, so a busy
+ * client cannot pile up work; the next one starts when the answer before it has been written.
  */
-final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
 
   private final HttpService service;
@@ -37,8 +48,12 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private final ConnectionTracker connections;
   private final ServerConfig config;
   private final Clock clock;
+  /** Requests received and not yet answered: the one being served and those queued behind it. */
+  private final AtomicInteger unanswered = new AtomicInteger();
+  /** Pipelined requests (and refusals) waiting for their turn; touched on the event loop only. */
+  private final ArrayDeque<Object> waiting = new ArrayDeque<>();
+  private ChannelHandlerContext ctx;
   private ResponseWriter writer;
-  private volatile boolean busy;
 
   HttpRequestHandler(
       HttpService service, Executor requestThreads, ConnectionTracker connections, ServerConfig config,
@@ -50,19 +65,58 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     this.clock = clock;
   }
 
+  /** A refusal from an earlier handler (see {@link RequestBodyAggregator}), answered in turn. */
+  record Refusal(FullHttpResponse response) {}
+
+  /** Whether an answer is still owed on this connection; any thread. */
+  boolean answerPending() {
+    return unanswered.get() > 0;
+  }
+
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
     writer = new ResponseWriter(ctx.channel(), config.streamTimeLimit(), clock);
   }
 
   @Override
-  protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest msg) {
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof FullHttpRequest) && !(msg instanceof Refusal)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    if (unanswered.getAndIncrement() > 0) {
+      waiting.add(msg);
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    startAndRelease(msg);
+  }
+
+  /** Starts answering {@code msg}, which the caller counted in {@link #unanswered}; event loop. */
+  private void startAndRelease(Object msg) {
+    try {
+      if (msg instanceof Refusal refusal) {
+        ctx.writeAndFlush(refusal.response()).addListener(ChannelFutureListener.CLOSE);
+        answered(false);
+      } else {
+        start((FullHttpRequest) msg);
+      }
+    } finally {
+      if (msg instanceof FullHttpRequest request) {
+        request.release();
+      }
+    }
+  }
+
+  private void start(FullHttpRequest msg) {
     String requestId = RequestIds.acceptable(msg.headers().get("x-request-id"));
     if (requestId == null) {
       requestId = RequestIds.fresh();
     }
     if (msg.decoderResult().isFailure()) {
       rejectUndecodable(msg.decoderResult().cause(), requestId);
+      answered(false);
       return;
     }
     boolean keepAlive = HttpUtil.isKeepAlive(msg) && !connections.draining();
@@ -73,23 +127,48 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       writer.writeDetached(
           GatewayResponse.error(GatewayException.invalid("Invalid request header: " + e.getMessage(), null)),
           requestId, false, null);
+      answered(false);
       return;
     }
-    busy = true;
-    ctx.channel().config().setAutoRead(false);
     connections.requestStarted();
     try {
-      requestThreads.execute(() -> serve(ctx, request, keepAlive));
+      requestThreads.execute(() -> serve(request, keepAlive));
     } catch (RejectedExecutionException e) {
       connections.requestFinished();
-      busy = false;
       writer.writeDetached(
           GatewayResponse.error(GatewayException.of(ErrorKind.UNAVAILABLE, "Spillway is shutting down", null)),
           requestId, false, null);
+      answered(false);
     }
   }
 
-  private void serve(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive) {
+  /**
+   * The current answer's last write is issued; the next waiting request, if any, starts on the
+   * event loop. Any thread, though answers written from a request thread call it on the event loop
+   * (see {@link ResponseWriter#write}), so a client that waits for each answer never finds one owed.
+   */
+  private void answered(boolean keepOpen) {
+    if (unanswered.decrementAndGet() > 0 && keepOpen) {
+      ctx.executor().execute(this::startNext);
+    }
+  }
+
+  private void startNext() {
+    Object next = waiting.poll();
+    if (next == null) {
+      return;
+    }
+    if (!ctx.channel().isActive()) {
+      release(next);
+      return;
+    }
+    if (waiting.isEmpty()) {
+      ctx.channel().config().setAutoRead(true);
+    }
+    startAndRelease(next);
+  }
+
+  private void serve(ServerRequest request, boolean keepAlive) {
     GatewayResponse response;
     try {
       response = service.serve(request);
@@ -102,17 +181,18 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
               + request.requestId(), null));
     }
     boolean keepOpen = keepAlive && !connections.draining();
-    try {
-      writer.write(response, request.requestId(), keepOpen, request.path());
-    } finally {
-      connections.requestFinished();
-      busy = false;
-      if (keepOpen && ctx.channel().isActive()) {
-        ctx.channel().eventLoop().execute(() -> {
-          ctx.channel().config().setAutoRead(true);
-          ctx.read();
-        });
+    AtomicBoolean done = new AtomicBoolean();
+    Runnable written = () -> {
+      if (done.compareAndSet(false, true)) {
+        connections.requestFinished();
+        answered(keepOpen && ctx.channel().isActive());
       }
+    };
+    try {
+      writer.write(response, request.requestId(), keepOpen, request.path(), written);
+    } catch (RuntimeException | Error e) {
+      written.run();
+      throw e;
     }
   }
 
@@ -163,12 +243,29 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     writer.connectionClosed();
+    releaseWaiting();
     super.channelInactive(ctx);
   }
 
   @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    releaseWaiting();
+  }
+
+  private void releaseWaiting() {
+    Object msg;
+    while ((msg = waiting.poll()) != null) {
+      release(msg);
+    }
+  }
+
+  private static void release(Object msg) {
+    ReferenceCountUtil.release(msg instanceof Refusal refusal ? refusal.response() : msg);
+  }
+
+  @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof IdleStateEvent && !busy) {
+    if (evt instanceof IdleStateEvent && !answerPending()) {
       ctx.close();
       return;
     }

@@ -13,18 +13,35 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.OpenAiError;
+import java.util.function.BooleanSupplier;
 
-/** Aggregates request bodies up to {@code server.maxRequestSize}; larger ones get an OpenAI-style 413. */
+/**
+ * Aggregates request bodies up to {@code server.maxRequestSize}; larger ones get an OpenAI-style 413.
+ *
+ * <p>While an answer to an earlier request on the connection is still owed (the client pipelines),
+ * nothing is written from here, since it would land before or inside that answer: the 413 goes to
+ * the request handler as a {@link HttpRequestHandler.Refusal} to be answered in turn, and no
+ * {@code 100 Continue} is sent (the client sends its body after its own wait, RFC 9110 10.1.1).
+ */
 final class RequestBodyAggregator extends HttpObjectAggregator {
   private final int maxBytes;
+  private final BooleanSupplier answerPending;
 
   RequestBodyAggregator(int maxBytes) {
+    this(maxBytes, () -> false);
+  }
+
+  RequestBodyAggregator(int maxBytes, BooleanSupplier answerPending) {
     super(maxBytes);
     this.maxBytes = maxBytes;
+    this.answerPending = answerPending;
   }
 
   @Override
   protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+    if (answerPending.getAsBoolean()) {
+      return null;
+    }
     Object response = super.newContinueResponse(start, maxContentLength, pipeline);
     if (response instanceof FullHttpResponse full
         && full.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
@@ -41,7 +58,11 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
 
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    ctx.writeAndFlush(tooLarge()).addListener(ChannelFutureListener.CLOSE);
+    if (answerPending.getAsBoolean()) {
+      ctx.fireChannelRead(new HttpRequestHandler.Refusal(tooLarge()));
+    } else {
+      ctx.writeAndFlush(tooLarge()).addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
   private FullHttpResponse tooLarge() {

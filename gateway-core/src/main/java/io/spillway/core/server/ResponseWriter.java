@@ -4,6 +4,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -15,6 +16,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -24,6 +26,7 @@ import io.spillway.core.sse.StreamErrors;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,28 +54,37 @@ final class ResponseWriter {
     this.clock = clock;
   }
 
-  /** Writes a response; blocks for streams until the stream ends or the client goes away. */
-  void write(GatewayResponse response, String requestId, boolean keepAlive, String path) {
+  /**
+   * Writes a response from the request's thread; blocks for streams until the stream ends or the
+   * client goes away. {@code written} runs once the answer's last write is issued, on the event
+   * loop and in the same task as that write, so nothing the event loop reads afterwards can find
+   * the answer still owed; it runs at once when the connection is already gone.
+   */
+  void write(GatewayResponse response, String requestId, boolean keepAlive, String path, Runnable written) {
     if (!response.isStream()) {
-      writeBuffered(response, requestId, keepAlive, null);
+      finish(buffered(response, requestId, keepAlive, null), keepAlive, written);
       return;
     }
     EventStream stream = response.stream();
     activeStream = stream;
     try {
-      writeStream(response, stream, requestId, keepAlive, path);
+      writeStream(response, stream, requestId, keepAlive, path, written);
     } finally {
       activeStream = null;
       stream.close();
     }
   }
 
-  /** Writes a buffered response without blocking; safe on the event loop. */
+  /** Writes a buffered response without blocking; on the event loop. */
   void writeDetached(GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
-    writeBuffered(response, requestId, keepAlive, statusOverride);
+    ChannelFuture future = channel.writeAndFlush(buffered(response, requestId, keepAlive, statusOverride));
+    if (!keepAlive) {
+      future.addListener(ChannelFutureListener.CLOSE);
+    }
   }
 
-  private void writeBuffered(GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
+  private static FullHttpResponse buffered(
+      GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
     byte[] body = response.body() != null ? response.body() : new byte[0];
     int status = statusOverride != null ? statusOverride : response.status();
     FullHttpResponse out =
@@ -80,14 +92,34 @@ final class ResponseWriter {
             HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
     copyHeaders(response, out.headers(), requestId, keepAlive);
     out.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
-    ChannelFuture future = channel.writeAndFlush(out);
-    if (!keepAlive) {
-      future.addListener(ChannelFutureListener.CLOSE);
+    return out;
+  }
+
+  /** The answer's last write and {@code written}, in one event-loop task (one wake-up). */
+  private void finish(Object last, boolean keepAlive, Runnable written) {
+    Runnable task = () -> {
+      ChannelFuture future = channel.writeAndFlush(last);
+      if (!keepAlive) {
+        future.addListener(ChannelFutureListener.CLOSE);
+      }
+      written.run();
+    };
+    EventLoop loop = channel.eventLoop();
+    if (loop.inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      loop.execute(task);
+    } catch (RejectedExecutionException e) {
+      ReferenceCountUtil.release(last);
+      written.run();
     }
   }
 
   private void writeStream(
-      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, String path) {
+      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, String path,
+      Runnable written) {
     HttpResponse head =
         new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
@@ -102,6 +134,7 @@ final class ResponseWriter {
       SseEvent event;
       while ((event = stream.next()) != null) {
         if (!awaitWritable()) {
+          written.run();
           return;
         }
         channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
@@ -126,12 +159,10 @@ final class ResponseWriter {
       }
     }
     if (!channel.isActive()) {
+      written.run();
       return;
     }
-    ChannelFuture last = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-    if (!keepAlive) {
-      last.addListener(ChannelFutureListener.CLOSE);
-    }
+    finish(LastHttpContent.EMPTY_LAST_CONTENT, keepAlive, written);
   }
 
   private void writeEvent(SseEvent event) {
