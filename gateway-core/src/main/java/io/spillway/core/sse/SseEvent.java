@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 public record SseEvent(String event, String data) {
   public static final String DONE_DATA = "[DONE]";
   public static final SseEvent DONE = new SseEvent(null, DONE_DATA);
+  private static final byte[] DATA_PREFIX = "data: ".getBytes(StandardCharsets.US_ASCII);
 
   public static SseEvent data(String data) {
     return new SseEvent(null, data);
@@ -20,6 +21,16 @@ public record SseEvent(String event, String data) {
 
   /** The wire form: optional {@code event:} line, one {@code data:} line per line of data, blank line. */
   public byte[] encode() {
+    if (event == null && data.indexOf('\n') < 0) {
+      // Every chat/completions chunk: one copy of the data instead of three (SseRelayBenchmark).
+      byte[] value = data.getBytes(StandardCharsets.UTF_8);
+      byte[] out = new byte[DATA_PREFIX.length + value.length + 2];
+      System.arraycopy(DATA_PREFIX, 0, out, 0, DATA_PREFIX.length);
+      System.arraycopy(value, 0, out, DATA_PREFIX.length, value.length);
+      out[out.length - 2] = '\n';
+      out[out.length - 1] = '\n';
+      return out;
+    }
     StringBuilder out = new StringBuilder(data.length() + 16);
     if (event != null) {
       out.append("event: ").append(event).append('\n');
