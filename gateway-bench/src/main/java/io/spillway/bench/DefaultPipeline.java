@@ -1,0 +1,85 @@
+package io.spillway.bench;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
+import io.spillway.core.config.CacheConfig;
+import io.spillway.core.config.KeyConfig;
+import io.spillway.core.config.QuotaConfig;
+import io.spillway.core.config.ServerConfig;
+import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Pipeline;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.server.HttpService;
+import io.spillway.quota.admission.PriorityAdmissionGate;
+import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.routing.Router;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Spillway's default pipeline wired as {@code io.spillway.app.Gateway} wires it (auth → cache →
+ * rate limits → router with the admission gate), in front of a backend that answers at once with a
+ * canned chat completion, the way {@code OpenAiHttpBackend} hands one on. Keep it in step with
+ * Gateway when stages are added, so the benchmarks stay representative.
+ */
+public final class DefaultPipeline {
+  public static final String KEY = "bench-key";
+
+  public final byte[] requestBody = resource("/chat-request.json");
+  public final byte[] answer = resource("/chat-response.json");
+  public final Pipeline pipeline;
+  public final HttpService routes;
+
+  public DefaultPipeline() {
+    Clock clock = Clock.systemUTC();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    KeyRegistry keys = KeyRegistry.from(List.of(new KeyConfig(KEY, null, "bench", "gold")));
+    ResponseCache cache = ResponseCache.builder(CacheConfig.DEFAULTS)
+        .clock(clock).streamTimeLimit(ServerConfig.DEFAULTS.streamTimeLimit()).meters(meters).build();
+    Backend upstream = new Backend() {
+      @Override
+      public String name() {
+        return "cloud";
+      }
+
+      @Override
+      public GatewayResponse call(GatewayRequest request) {
+        if (request.bodyBytes().length == 0) {
+          throw new IllegalStateException("no upstream body");
+        }
+        return GatewayResponse.buffered(200,
+            Headers.of("content-type", "application/json", "openai-processing-ms", "312"), answer);
+      }
+    };
+    pipeline = new Pipeline(
+        List.of(new AuthInterceptor(() -> keys), cache.interceptor(),
+            new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
+        new Router(upstream, PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters)));
+    HttpRoutes.Builder builder = HttpRoutes.builder();
+    for (Route route : Route.values()) {
+      builder.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
+    }
+    routes = builder.build();
+  }
+
+  static byte[] resource(String name) {
+    try (InputStream in = DefaultPipeline.class.getResourceAsStream(name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).strip().getBytes(StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+package io.spillway.bench;
+
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.InputStreamEventStream;
+import io.spillway.core.sse.SseEvent;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import okio.Okio;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * The per-event work of relaying a stream: read the upstream's {@code text/event-stream} bytes
+ * through the same kind of stream OkHttp hands out (an okio buffered source), parse each event
+ * ({@code SseReader} inside {@code InputStreamEventStream}), and encode it for the client
+ * ({@link SseEvent#encode}). Scores are per event, over a typical chat completion stream.
+ *
+ * <pre>java -jar gateway-bench/target/spillway-bench.jar SseRelayBenchmark -prof gc</pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class SseRelayBenchmark {
+  /** Content chunks per stream; the stream also has a role chunk, a finish chunk and [DONE]. */
+  static final int EVENTS = 100;
+
+  private byte[] stream;
+
+  @Setup
+  public void setUp() {
+    StringBuilder out = new StringBuilder();
+    String prefix = "data: {\"id\":\"chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT\",\"object\":\"chat.completion.chunk\","
+        + "\"created\":1741570283,\"model\":\"gpt-4o-mini-2024-07-18\",\"service_tier\":\"default\","
+        + "\"system_fingerprint\":\"fp_b376dfbbd5\",\"choices\":[{\"index\":0,\"delta\":";
+    out.append(prefix).append("{\"role\":\"assistant\",\"content\":\"\",\"refusal\":null},\"logprobs\":null,"
+        + "\"finish_reason\":null}]}\n\n");
+    for (int i = 0; i < EVENTS - 3; i++) {
+      out.append(prefix).append("{\"content\":\" token").append(i).append("\"},\"logprobs\":null,"
+          + "\"finish_reason\":null}]}\n\n");
+    }
+    out.append(prefix).append("{},\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
+    out.append("data: [DONE]\n\n");
+    stream = out.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Parse and re-encode every event of one stream; the score is per event. */
+  @Benchmark
+  @OperationsPerInvocation(EVENTS)
+  public void readAndEncodePerEvent(Blackhole sink) {
+    InputStream body = Okio.buffer(Okio.source(new ByteArrayInputStream(stream))).inputStream();
+    EventStream events = new InputStreamEventStream("cloud", body, () -> {});
+    SseEvent event;
+    while ((event = events.next()) != null) {
+      sink.consume(event.encode());
+    }
+  }
+}
