@@ -1,8 +1,24 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.Dashboard;
+import io.spillway.app.admin.KeysEndpoint;
+import io.spillway.app.admin.ReloadEndpoint;
+import io.spillway.app.admin.StatusEndpoint;
+import io.spillway.app.admin.StatusRegistry;
+import io.spillway.app.observe.AccessLog;
+import io.spillway.app.observe.CapacitySignal;
+import io.spillway.app.observe.GatewayMetrics;
+import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.reload.ConfigReloader;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.config.ConfigLoader;
+import io.spillway.core.config.Durations;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.config.Reloadable;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
@@ -24,27 +40,51 @@ import java.util.concurrent.atomic.AtomicReference;
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: auth → cache → shaping → quota → admission → router (terminal).
+ * <p>Pipeline order: observe (metrics, access log) → auth → cache → shaping → quota → admission →
+ * router (terminal, metered).
+ *
+ * <p>For the parts that other components plug into: {@link #meterRegistry()} (pass it to
+ * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
+ * {@code GET /admin/status}), and {@link #onReload} (a {@link Reloadable} gets every validated new
+ * config on {@code SIGHUP} or {@code POST /admin/reload}).
  */
 public final class Gateway implements AutoCloseable {
   private final GatewayConfig config;
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final GatewayMetrics metrics;
+  private final StatusRegistry status = new StatusRegistry();
+  private final ConfigReloader reloader;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
+    this.metrics = new GatewayMetrics(config.metrics(), clock);
+    AccessLog accessLog = new AccessLog(config.logging());
+    this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
+    reloader.register(next -> keys.set(KeyRegistry.from(next.keys())));
+    reloader.register(accessLog);
 
-    CloudBackend cloud = new CloudBackend(config.cloud());
+    Backend cloud = metrics.meter(new CloudBackend(config.cloud()), CapacitySignal.SIMPLE);
+    List<Backend> backends = List.of(cloud);
     Router router = new Router(cloud);
 
     List<Interceptor> interceptors = new ArrayList<>();
+    interceptors.add(new RequestObserver(metrics, accessLog, clock, System::nanoTime));
     interceptors.add(new AuthInterceptor(keys::get));
-    Pipeline pipeline = new Pipeline(interceptors, router);
+    Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
+    status.register("traffic", () -> Json.object()
+        .put("requests", metrics.series().totalRequests())
+        .put("capacityRate", metrics.series().capacityRate(config.metrics().capacityWindow()))
+        .put("capacityWindow", Durations.format(config.metrics().capacityWindow())));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
+    admin.get("/admin/keys", new KeysEndpoint(keys::get));
+    admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
+    admin.post("/admin/reload", new ReloadEndpoint(reloader));
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -52,9 +92,23 @@ public final class Gateway implements AutoCloseable {
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
-    routes.prefix("/admin/", admin.build());
+    if (config.metrics().enabled()) {
+      routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
+    }
+    if (config.admin().enabled()) {
+      routes.get("/dashboard", new Dashboard());
+    }
+    AdminApi adminApi = admin.build();
+    status.register("admin", () -> {
+      var endpoints = Json.object().putArray("endpoints");
+      adminApi.paths().forEach(endpoints::add);
+      return Json.object().set("endpoints", endpoints);
+    });
+    routes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), routes.build(), clock);
   }
+
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private static GatewayResponse json(String body) {
     return GatewayResponse.json(200, body.getBytes(StandardCharsets.UTF_8));
@@ -86,6 +140,30 @@ public final class Gateway implements AutoCloseable {
 
   public GatewayConfig config() {
     return config;
+  }
+
+  /** The Micrometer registry behind {@code /metrics}; pass it to components that register meters. */
+  public MeterRegistry meterRegistry() {
+    return metrics.registry();
+  }
+
+  public GatewayMetrics metrics() {
+    return metrics;
+  }
+
+  /** The sections of {@code GET /admin/status}. */
+  public StatusRegistry status() {
+    return status;
+  }
+
+  /** Adds a component that gets every validated new config on reload. */
+  public void onReload(Reloadable reloadable) {
+    reloader.register(reloadable);
+  }
+
+  /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
+  public ConfigReloader.Result reload() {
+    return reloader.reload();
   }
 
   @Override

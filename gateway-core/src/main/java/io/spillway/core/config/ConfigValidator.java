@@ -73,6 +73,21 @@ final class ConfigValidator {
     if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
       problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
     }
+    MetricsConfig m = c.metrics();
+    if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
+      problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
+    }
+    if (m.seriesWindow().toMinutes() < 1 || m.seriesWindow().toHours() > 24) {
+      problems.add("key 'metrics.seriesWindow': must be between 1m and 24h");
+    }
+    if (m.maxModelTags() < 1) {
+      problems.add("key 'metrics.maxModelTags': must be at least 1");
+    }
+    for (Double p : m.percentiles()) {
+      if (p == null || !(p > 0 && p < 1)) {
+        problems.add("key 'metrics.percentiles': " + p + " is not between 0 and 1 (e.g. 0.95)");
+      }
+    }
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
