@@ -72,7 +72,8 @@ public final class Gateway implements AutoCloseable {
     Router router = new Router(cloud);
 
     List<Interceptor> interceptors = new ArrayList<>();
-    interceptors.add(new RequestObserver(metrics, accessLog, clock, System::nanoTime));
+    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
+    interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
@@ -88,7 +89,8 @@ public final class Gateway implements AutoCloseable {
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
+      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
+          observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));

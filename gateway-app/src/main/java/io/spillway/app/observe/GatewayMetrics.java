@@ -16,13 +16,15 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Terminal;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Spillway's meters, in one place so their names and tags stay consistent. Owns the Prometheus
  * registry that {@code GET /metrics} scrapes; other components receive {@link #registry()} in their
  * constructors and register their own meters there (breaker state, pool usage, queue depth, ...).
+ *
+ * <p>Every timer is a Prometheus histogram (buckets from 1 ms to 10 min), so p50/p95/p99 are
+ * computed in Prometheus with {@code histogram_quantile} and can be aggregated across replicas.
  *
  * <p>Tags are bounded by construction: route (enum), backend, tier (enum), model (capped by
  * {@code metrics.maxModelTags}, the rest counted as {@code other}), outcome and status class. Never a
@@ -49,15 +51,12 @@ public final class GatewayMetrics {
   private final BoundedTagValues models;
   private final BoundedTagValues steps = new BoundedTagValues(32);
   private final BoundedTagValues backends = new BoundedTagValues(8);
-  private final double[] percentiles;
 
   public GatewayMetrics(MetricsConfig config, Clock clock) {
     this.config = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.series = new RequestSeries(clock, config.seriesWindow());
     this.models = new BoundedTagValues(config.maxModelTags());
-    List<Double> ps = config.percentiles();
-    this.percentiles = ps.stream().mapToDouble(Double::doubleValue).toArray();
     registry.config().commonTags("application", "spillway");
     Gauge.builder("spillway.info", () -> 1).tag("version", Version.VERSION)
         .description("Always 1; the version is in the tag").register(registry);
@@ -174,7 +173,6 @@ public final class GatewayMetrics {
     return Timer.builder(name)
         .description(description)
         .tags(tags)
-        .publishPercentiles(percentiles)
         .publishPercentileHistogram()
         .minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofMinutes(10))

@@ -9,6 +9,9 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.server.HttpService;
+import io.spillway.core.server.ServerRequest;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
@@ -32,6 +35,9 @@ public final class RequestObserver implements Interceptor {
   public static final String CACHE_HEADER = "x-spillway-cache";
   private static final int MAX_COMPLETION_CHARS = 64 * 1024;
 
+  /** Whether the current request reached this stage; read by {@link #rejections}. */
+  private static final ThreadLocal<Boolean> ENTERED = new ThreadLocal<>();
+
   private final GatewayMetrics metrics;
   private final AccessLog accessLog;
   private final Clock clock;
@@ -47,6 +53,7 @@ public final class RequestObserver implements Interceptor {
   @Override
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
+    ENTERED.set(Boolean.TRUE);
     long start = ticker.nanos();
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
@@ -72,6 +79,42 @@ public final class RequestObserver implements Interceptor {
       o.readBufferedAnswer(response);
       o.finish(response.status(), outcome(response.status()), null, ticker.nanos());
       return response;
+    } finally {
+      MDC.remove("requestId");
+    }
+  }
+
+  /**
+   * Wraps an endpoint so that a request it refuses before the pipeline runs (unparseable JSON, wrong
+   * content type, a missing field) is counted and logged like every other one.
+   */
+  public HttpService rejections(Route route, HttpService endpoint) {
+    return request -> {
+      ENTERED.remove();
+      long start = ticker.nanos();
+      try {
+        return endpoint.serve(request);
+      } catch (GatewayException e) {
+        if (ENTERED.get() == null) {
+          rejected(route, request, e, ticker.nanos() - start);
+        }
+        throw e;
+      } finally {
+        ENTERED.remove();
+      }
+    };
+  }
+
+  private void rejected(Route route, ServerRequest request, GatewayException e, long nanos) {
+    String tag = route.tag();
+    metrics.countRequest(tag, "none", "none", "none", outcome(e.status()), statusClass(e.status()));
+    metrics.recordRequestDuration(tag, "none", "none", false, nanos);
+    metrics.series().recordRequest();
+    MDC.put("requestId", request.requestId());
+    try {
+      accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
+          e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
+          e.kind().name().toLowerCase(Locale.ROOT), null, null));
     } finally {
       MDC.remove("requestId");
     }

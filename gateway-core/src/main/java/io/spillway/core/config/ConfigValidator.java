@@ -83,11 +83,6 @@ final class ConfigValidator {
     if (m.maxModelTags() < 1) {
       problems.add("key 'metrics.maxModelTags': must be at least 1");
     }
-    for (Double p : m.percentiles()) {
-      if (p == null || !(p > 0 && p < 1)) {
-        problems.add("key 'metrics.percentiles': " + p + " is not between 0 and 1 (e.g. 0.95)");
-      }
-    }
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {

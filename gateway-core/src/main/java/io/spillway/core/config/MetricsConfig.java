@@ -1,7 +1,6 @@
 package io.spillway.core.config;
 
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Prometheus metrics at {@code GET /metrics}, and the in-memory series behind the dashboard.
@@ -9,22 +8,19 @@ import java.util.List;
  * @param capacityWindow the window of the capacity rate (capacity answers / cloud answers)
  * @param seriesWindow how much per-minute history {@code /admin/series} and the dashboard keep
  * @param maxModelTags distinct {@code model} tag values; models past this are counted as {@code other}
- * @param percentiles latency percentiles published next to the histograms (0 < p < 1)
  */
 public record MetricsConfig(
     Boolean enabled,
     Duration capacityWindow,
     Duration seriesWindow,
-    Integer maxModelTags,
-    List<Double> percentiles) {
+    Integer maxModelTags) {
 
-  public static final MetricsConfig DEFAULTS = new MetricsConfig(null, null, null, null, null);
+  public static final MetricsConfig DEFAULTS = new MetricsConfig(null, null, null, null);
 
   public MetricsConfig {
     enabled = enabled != null ? enabled : true;
     capacityWindow = capacityWindow != null ? capacityWindow : Duration.ofMinutes(5);
     seriesWindow = seriesWindow != null ? seriesWindow : Duration.ofHours(1);
     maxModelTags = maxModelTags != null ? maxModelTags : 30;
-    percentiles = percentiles != null ? List.copyOf(percentiles) : List.of(0.5, 0.95, 0.99);
   }
 }
