@@ -244,10 +244,27 @@ public final class RequestObserver implements Interceptor {
       degraded.forEach(metrics::countDegraded);
       metrics.series().recordRequest();
 
-      accessLog.write(new Exchange(
+      String outerId = MDC.get("requestId");
+      MDC.put("requestId", request.id());
+      try {
+        accessLog.write(exchange(caller, tier, backend, model, finalStatus, resolvedOutcome, stream, total,
+            gatewayNanos, upstreamNanos, degraded, cacheStatus, error));
+      } finally {
+        if (outerId == null) {
+          MDC.remove("requestId");
+        } else {
+          MDC.put("requestId", outerId);
+        }
+      }
+    }
+
+    private Exchange exchange(Caller caller, String tier, String backend, String model, int finalStatus,
+        String resolvedOutcome, boolean stream, long total, long gatewayNanos, long upstreamNanos,
+        List<String> degraded, String cacheStatus, String error) {
+      return new Exchange(
           clock.instant(),
           request.id(),
-          route,
+          request.route().tag(),
           caller == null ? null : caller.team(),
           caller == null ? null : tier,
           caller == null ? null : caller.keyId(),
@@ -266,7 +283,7 @@ public final class RequestObserver implements Interceptor {
           cacheStatus,
           error,
           payloads ? promptOf(request) : null,
-          payloads ? completion.toString() : null));
+          payloads ? completion.toString() : null);
     }
   }
 

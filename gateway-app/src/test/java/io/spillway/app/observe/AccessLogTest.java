@@ -120,7 +120,7 @@ class AccessLogTest {
     harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatStream(true, "Zephyr", "Stream")));
 
     HttpResponse<String> response = harness.post("/v1/chat/completions", GatewayHarness.GOLD_KEY,
-        GatewayHarness.chatBody("gpt-4o", PROMPT, true));
+        GatewayHarness.chatBody("gpt-4o", PROMPT, true), "x-request-id", "stream-9");
     assertThat(response.body()).contains("[DONE]");
 
     JsonNode line = onlyAccessLine();
@@ -130,6 +130,8 @@ class AccessLogTest {
     assertThat(line.get("ttfbMs").isNumber()).isTrue();
     assertThat(line.get("completionTokens").asInt()).isEqualTo(2);
     assertThat(line.get("completion").asText()).isEqualTo("ZephyrStream");
+    assertThat(logs.events()).filteredOn(e -> e.getLoggerName().equals(AccessLog.LOGGER))
+        .singleElement().satisfies(e -> assertThat(e.getMDCPropertyMap()).containsEntry("requestId", "stream-9"));
   }
 
   @Test
