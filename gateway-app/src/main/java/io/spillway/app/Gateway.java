@@ -25,8 +25,14 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -56,6 +62,8 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private final RequestLimiter requestLimiter;
+  private final PriorityAdmissionGate admission;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -67,16 +75,21 @@ public final class Gateway implements AutoCloseable {
     reloader.register(next -> keys.set(KeyRegistry.from(next.keys())));
     reloader.register(accessLog);
 
-    Backend cloud = metrics.meter(new CloudBackend(config.cloud()), CapacitySignal.SIMPLE);
+    this.requestLimiter = requestLimiter(config, clock);
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+
+    Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), CapacitySignal.SIMPLE);
     List<Backend> backends = List.of(cloud);
-    Router router = new Router(cloud);
+    Router router = new Router(cloud, admission);
 
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
+    status.register("admission", admission::snapshot);
     status.register("traffic", () -> Json.object()
         .put("requests", metrics.series().totalRequests())
         .put("capacityRate", metrics.series().capacityRate(config.metrics().capacityWindow()))
@@ -112,6 +125,14 @@ public final class Gateway implements AutoCloseable {
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+    }
+    return new LocalRequestLimiter(policy, clock);
+  }
+
   private static GatewayResponse json(String body) {
     return GatewayResponse.json(200, body.getBytes(StandardCharsets.UTF_8));
   }
@@ -138,6 +159,14 @@ public final class Gateway implements AutoCloseable {
       host = "127.0.0.1";
     }
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
+  }
+
+  public int openConnections() {
+    return server.openConnections();
+  }
+
+  public int inFlightRequests() {
+    return server.inFlightRequests();
   }
 
   public GatewayConfig config() {
@@ -168,8 +197,14 @@ public final class Gateway implements AutoCloseable {
     return reloader.reload();
   }
 
+  /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
+  public PriorityAdmissionGate admission() {
+    return admission;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    requestLimiter.close();
   }
 }

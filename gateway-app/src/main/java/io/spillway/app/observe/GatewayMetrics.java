@@ -130,7 +130,7 @@ public final class GatewayMetrics {
   }
 
   void recordUpstreamDuration(String route, String backend, long nanos) {
-    timer(UPSTREAM_DURATION, "Time in the terminal stage until the upstream answered (headers, for a stream)",
+    timer(UPSTREAM_DURATION, "Time in the routing stage (admission wait, backend calls) until the answer began",
         "route", route, "backend", backend).record(nanos, TimeUnit.NANOSECONDS);
   }
 

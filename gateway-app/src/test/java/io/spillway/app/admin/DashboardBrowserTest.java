@@ -32,8 +32,6 @@ class DashboardBrowserTest {
           .set("history", Json.MAPPER.createArrayNode()
               .add(Json.object().put("at", "2026-11-10T10:00:00Z").put("from", "closed").put("to", "open")
                   .put("reason", "3 capacity answers in a row"))));
-      harness.gateway().status().register("admission", () -> Json.object().put("waiting", 7)
-          .set("byTier", Json.object().put("gold", 1).put("silver", 2).put("bronze", 4)));
       harness.gateway().status().register("risk", () -> Json.object().put("index", 0.71).put("threshold", 0.65));
       chat(harness);
       chat(harness);
@@ -53,7 +51,9 @@ class DashboardBrowserTest {
       assertThat(chromium.eval(text("breaker-history"))).contains("closed → open", "3 capacity answers in a row");
       assertThat(chromium.eval(text("serving"))).isEqualTo("local");
       assertThat(chromium.eval(text("backends"))).contains("cloud — ready");
-      assertThat(chromium.eval(text("admission"))).contains("7", "byTier.bronze");
+      String cloudLimit = String.valueOf(harness.config().quota().admission().cloudConcurrency());
+      assertThat(chromium.eval(text("admission"))).as("the real waiting area's snapshot")
+          .startsWith("0waiting").contains("cloud.limit" + cloudLimit, "cloud.waiting.bronze0");
       assertThat(chromium.eval(text("risk"))).contains("0.71", "threshold 0.65");
       assertThat(chromium.eval(text("quota"))).isEqualTo("not available");
       assertThat(chromium.eval(text("capacity-rate"))).isEqualTo("0 %");
