@@ -72,8 +72,8 @@ public final class Gateway implements AutoCloseable {
     this.metrics = new GatewayMetrics(config.metrics(), clock);
     AccessLog accessLog = new AccessLog(config.logging());
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
-    reloader.register(next -> keys.set(KeyRegistry.from(next.keys())));
-    reloader.register(accessLog);
+    reloader.register(next -> keys.set(KeyRegistry.from(next.keys())), "keys");
+    reloader.register(accessLog, "logging");
 
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
@@ -187,9 +187,13 @@ public final class Gateway implements AutoCloseable {
     return status;
   }
 
-  /** Adds a component that gets every validated new config on reload. */
-  public void onReload(Reloadable reloadable) {
-    reloader.register(reloadable);
+  /**
+   * Adds a component that gets every validated new config on reload and applies the named sections
+   * (e.g. {@code onReload(limiter::reload, "quota")}); other changed sections are reported as
+   * needing a restart.
+   */
+  public void onReload(Reloadable reloadable, String... sections) {
+    reloader.register(reloadable, sections);
   }
 
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */

@@ -63,7 +63,7 @@ public final class RequestObserver implements Interceptor {
         response = chain.proceed(request);
       } catch (GatewayException e) {
         Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(e.status(), null, e.kind().name().toLowerCase(Locale.ROOT), ticker.nanos());
+        o.finish(e.status(), null, errorName(e), ticker.nanos());
         throw e;
       } catch (RuntimeException e) {
         Observation o = new Observation(request, start, ticker.nanos(), payloads);
@@ -77,7 +77,7 @@ public final class RequestObserver implements Interceptor {
         return response.withStream(new ObservedStream(response.stream(), o));
       }
       o.readBufferedAnswer(response);
-      o.finish(response.status(), outcome(response.status()), null, ticker.nanos());
+      o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
       return response;
     } finally {
       MDC.remove("requestId");
@@ -114,10 +114,15 @@ public final class RequestObserver implements Interceptor {
     try {
       accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
           e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          e.kind().name().toLowerCase(Locale.ROOT), null, null));
+          errorName(e), null, null));
     } finally {
       MDC.remove("requestId");
     }
+  }
+
+  /** The OpenAI error code the client sees, else the kind of failure. */
+  private static String errorName(GatewayException e) {
+    return e.code() != null ? e.code() : e.kind().name().toLowerCase(Locale.ROOT);
   }
 
   static String statusClass(int status) {
@@ -151,6 +156,7 @@ public final class RequestObserver implements Interceptor {
     private volatile long promptTokens = -1;
     private volatile long completionTokens = -1;
     private volatile int status;
+    private String errorCode;
     private String cache;
     private final StringBuilder completion;
 
@@ -162,9 +168,10 @@ public final class RequestObserver implements Interceptor {
       this.completion = payloads ? new StringBuilder() : null;
     }
 
+    /** Usage (and the completion, with payload logging) of a success; the error code of a failure. */
     void readBufferedAnswer(GatewayResponse response) {
       byte[] body = response.body();
-      if (!response.isSuccessful() || body == null || body.length == 0) {
+      if (body == null || body.length == 0) {
         return;
       }
       String type = response.headers().get("content-type");
@@ -173,6 +180,12 @@ public final class RequestObserver implements Interceptor {
       }
       try {
         JsonNode answer = Json.parse(body);
+        if (!response.isSuccessful()) {
+          JsonNode error = answer.path("error");
+          String code = Json.text(error, "code");
+          errorCode = code != null ? code : Json.text(error, "type");
+          return;
+        }
         long[] usage = Usage.of(answer.get("usage"));
         promptTokens = usage[0];
         completionTokens = usage[1];
@@ -319,7 +332,7 @@ public final class RequestObserver implements Interceptor {
       try {
         event = delegate.next();
       } catch (GatewayException e) {
-        finish(cancelled ? "cancelled" : "stream_error", e.kind().name().toLowerCase(Locale.ROOT));
+        finish(cancelled ? "cancelled" : "stream_error", errorName(e));
         throw e;
       } catch (RuntimeException e) {
         finish(cancelled ? "cancelled" : "stream_error", "internal");

@@ -3,10 +3,14 @@ package io.spillway.app.reload;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -18,16 +22,16 @@ import org.slf4j.LoggerFactory;
  * rejected with one clear log line and changes nothing. Requests in flight and open connections are
  * not touched: each component swaps its state atomically.
  *
- * <p>Sections that are bound when the server starts ({@code server}, {@code admin}, {@code cloud},
- * {@code local}, {@code store}, {@code metrics}) are not reloaded; a change there is reported as
- * needing a restart. Reloads are serialized. Thread-safe.
+ * <p>Each reloadable is registered with the config sections it applies ({@code keys},
+ * {@code quota}, ...). A changed section that no registered component applies ({@code server},
+ * {@code cloud}, ...) is reported as needing a restart. Reloads are serialized. Thread-safe.
  */
 public final class ConfigReloader {
   private static final Logger log = LoggerFactory.getLogger(ConfigReloader.class);
 
   private final Path file;
   private final Function<Path, GatewayConfig> loader;
-  private final List<Reloadable> reloadables = new CopyOnWriteArrayList<>();
+  private final List<Registration> reloadables = new CopyOnWriteArrayList<>();
   private volatile GatewayConfig current;
 
   /**
@@ -41,8 +45,20 @@ public final class ConfigReloader {
     this.current = initial;
   }
 
-  public void register(Reloadable reloadable) {
-    reloadables.add(Objects.requireNonNull(reloadable));
+  private record Registration(Reloadable reloadable, Set<String> sections) {}
+
+  /**
+   * Adds a component that applies the named top-level sections of a new config (e.g.
+   * {@code "quota"}); components are called in registration order.
+   */
+  public void register(Reloadable reloadable, String... sections) {
+    Set<String> names = Set.of(sections);
+    for (String name : names) {
+      if (!SECTIONS.contains(name)) {
+        throw new IllegalArgumentException("'" + name + "' is not a config section (" + SECTIONS + ")");
+      }
+    }
+    reloadables.add(new Registration(Objects.requireNonNull(reloadable), names));
   }
 
   public GatewayConfig current() {
@@ -74,12 +90,12 @@ public final class ConfigReloader {
     }
     GatewayConfig previous = current;
     List<String> failed = new ArrayList<>();
-    for (Reloadable reloadable : reloadables) {
+    for (Registration registration : reloadables) {
       try {
-        reloadable.reload(next);
+        registration.reloadable().reload(next);
       } catch (RuntimeException e) {
-        log.error("config reload: {} failed to apply the new config", reloadable, e);
-        failed.add(String.valueOf(reloadable));
+        log.error("config reload: {} failed to apply the new config", registration.reloadable(), e);
+        failed.add(String.valueOf(registration.reloadable()));
       }
     }
     current = next;
@@ -94,20 +110,28 @@ public final class ConfigReloader {
         restartNeeded, failed);
   }
 
-  static List<String> restartNeeded(GatewayConfig before, GatewayConfig after) {
+  /** Changed sections that no registered component applies. */
+  List<String> restartNeeded(GatewayConfig before, GatewayConfig after) {
+    Set<String> applied = new HashSet<>();
+    reloadables.forEach(r -> applied.addAll(r.sections()));
     List<String> sections = new ArrayList<>();
-    check(sections, "server", before.server(), after.server());
-    check(sections, "admin", before.admin(), after.admin());
-    check(sections, "cloud", before.cloud(), after.cloud());
-    check(sections, "local", before.local(), after.local());
-    check(sections, "store", before.store(), after.store());
-    check(sections, "metrics", before.metrics(), after.metrics());
+    for (RecordComponent component : GatewayConfig.class.getRecordComponents()) {
+      if (!applied.contains(component.getName())
+          && !Objects.equals(value(component, before), value(component, after))) {
+        sections.add(component.getName());
+      }
+    }
     return sections;
   }
 
-  private static void check(List<String> sections, String name, Object before, Object after) {
-    if (!Objects.equals(before, after)) {
-      sections.add(name);
+  private static final List<String> SECTIONS = Arrays.stream(GatewayConfig.class.getRecordComponents())
+      .map(RecordComponent::getName).toList();
+
+  private static Object value(RecordComponent component, GatewayConfig config) {
+    try {
+      return component.getAccessor().invoke(config);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
     }
   }
 }

@@ -143,7 +143,7 @@ class AccessLogTest {
 
     JsonNode line = onlyAccessLine();
     assertThat(line.get("status").asInt()).isEqualTo(502);
-    assertThat(line.get("error").asText()).isEqualTo("bad_gateway");
+    assertThat(line.get("error").asText()).isEqualTo("upstream_unreachable");
     assertThat(logs.events()).filteredOn(e -> e.getLoggerName().equals(AccessLog.LOGGER))
         .allSatisfy(e -> assertThat(e.getMDCPropertyMap()).containsEntry("requestId", "trace-me-7"));
   }

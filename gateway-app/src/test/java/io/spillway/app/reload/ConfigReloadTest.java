@@ -165,16 +165,16 @@ class ConfigReloadTest {
   }
 
   @Test
-  void reloadablesGetTheNewConfigAndStartupOnlySectionsAreReported() throws IOException {
+  void reloadablesGetTheNewConfigAndSectionsNobodyAppliesAreReported() throws IOException {
     List<GatewayConfig> seen = new CopyOnWriteArrayList<>();
-    gateway.onReload(seen::add);
+    gateway.onReload(seen::add, "quota");
     Files.writeString(file, config(NEW_KEY, "gold").replace("drainTimeout: 2s", "drainTimeout: 3s")
-        + "quota: { monthlyTokens: 1234 }\n");
+        + "quota: { monthlyTokens: 1234 }\nshaping: { degrade: never }\n");
 
     ConfigReloader.Result result = gateway.reload();
 
     assertThat(result.ok()).isTrue();
-    assertThat(result.restartNeeded()).containsExactly("server");
+    assertThat(result.restartNeeded()).as("changed sections no component applies").containsExactly("server", "shaping");
     assertThat(seen).singleElement().satisfies(c -> assertThat(c.quota().monthlyTokens()).isEqualTo(1234));
   }
 
