@@ -40,7 +40,7 @@ class DashboardBrowserTest {
 
       chromium.navigate(dashboard);
       await().atMost(Duration.ofSeconds(15)).until(() -> "false".equals(
-          chromium.eval("String(document.getElementById('login').hidden)")));
+          chromium.eval("String((document.getElementById('login') || {}).hidden)")));
       assertThat(chromium.eval(text("login-message"))).isEmpty();
 
       chromium.navigate(dashboard + "?live#token=" + GatewayHarness.ADMIN_TOKEN);

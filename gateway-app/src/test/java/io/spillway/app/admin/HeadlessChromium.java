@@ -149,8 +149,14 @@ final class HeadlessChromium implements AutoCloseable {
     return result.get("result");
   }
 
+  /** Navigates and waits until the new document has loaded (its scripts have run). */
   void navigate(String url) {
     call("Page.navigate", Json.object().put("url", url));
+    int hash = url.indexOf('#');
+    String target = hash < 0 ? url : url.substring(0, hash);
+    await("load of " + target).atMost(Duration.ofSeconds(15)).until(() -> "true".equals(eval(
+        "String(document.readyState === 'complete' && (location.origin + location.pathname + location.search) === "
+            + Json.MAPPER.getNodeFactory().textNode(target) + ")")));
   }
 
   /** Evaluates a JavaScript expression in the page and returns its value as a string. */
