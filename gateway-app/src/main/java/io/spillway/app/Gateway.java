@@ -1,8 +1,15 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.BreakerAdmin;
+import io.spillway.app.admin.StatusEndpoint;
+import io.spillway.app.admin.StatusRegistry;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -12,7 +19,12 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,6 +44,8 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final StatusRegistry status = new StatusRegistry();
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -39,13 +53,26 @@ public final class Gateway implements AutoCloseable {
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
     Backend cloud = CloudBackend.create(config.cloud());
-    Router router = new Router(cloud);
+    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    status.register("breaker", breaker::snapshot);
+    Router router = Router.builder()
+        .cloud(cloud)
+        .local(localBackend(config))
+        .breaker(breaker)
+        .classifier(new CapacityClassifier(clock))
+        .admission(AdmissionGate.OPEN)
+        .failover(config.failover())
+        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .meters(meters)
+        .build();
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    BreakerAdmin.register(admin, breaker);
+    StatusEndpoint.register(admin, status);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -55,6 +82,23 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  /**
+   * The local backend, or null when {@code local.enabled} is false. Until the native Ollama backend
+   * lands ({@code LocalBackends.create}), both kinds speak the OpenAI-compatible API, which Ollama
+   * also serves under {@code /v1}.
+   */
+  private static Backend localBackend(GatewayConfig config) {
+    if (!config.local().enabled()) {
+      return null;
+    }
+    return new OpenAiHttpBackend("local", UpstreamSettings.from(config.local(), config.cloud()));
+  }
+
+  /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
+  public MeterRegistry meters() {
+    return meters;
   }
 
   private static GatewayResponse json(String body) {
