@@ -105,13 +105,15 @@ public final class Router implements Terminal {
     if (!ticket.cloud()) {
       return serveLocally(request, null, "Traffic is on the local backend while the cloud is at capacity");
     }
-    Attempt attempt = null;
+    Attempt attempt;
     try {
       attempt = attempt(cloud, request);
-    } finally {
-      if (attempt == null) {
-        breaker.release(ticket);
-      }
+    } catch (GatewayException refused) {
+      breaker.release(ticket);
+      return refused(request, cloud.name(), refused);
+    } catch (RuntimeException | Error e) {
+      breaker.release(ticket);
+      throw e;
     }
     Verdict verdict = attempt.verdict();
     breaker.record(ticket, verdict);
@@ -147,7 +149,12 @@ public final class Router implements Terminal {
     if (!local.ready()) {
       return unavailable(request, cloudAttempt, situation, "the local backend is not ready");
     }
-    Attempt attempt = attempt(local, request);
+    Attempt attempt;
+    try {
+      attempt = attempt(local, request);
+    } catch (GatewayException refused) {
+      return refused(request, local.name(), refused);
+    }
     if (attempt.verdict().outcome().failsOver()) {
       log.warn("request {}: the local backend could not serve it either ({})", request.id(), attempt.verdict().rule());
       return unavailable(request, cloudAttempt, situation,
@@ -160,9 +167,13 @@ public final class Router implements Terminal {
     boolean local = Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))
         || breaker.state() == Breaker.State.OPEN || breaker.state() == Breaker.State.FORCED_OPEN;
     if (!local) {
-      Attempt attempt = attempt(cloud, request);
-      if (!attempt.verdict().outcome().failsOver()) {
-        return answer(request, cloud.name(), attempt);
+      try {
+        Attempt attempt = attempt(cloud, request);
+        if (!attempt.verdict().outcome().failsOver()) {
+          return answer(request, cloud.name(), attempt);
+        }
+      } catch (GatewayException refused) {
+        // Admission is full: the model list does not need the cloud, the local map answers.
       }
     }
     request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
@@ -179,6 +190,12 @@ public final class Router implements Terminal {
       response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
     }
     return response.withHeader(BACKEND_HEADER, backend);
+  }
+
+  /** The admission gate refused the request for {@code backend} (429/503 with Retry-After). */
+  private static GatewayResponse refused(GatewayRequest request, String backend, GatewayException e) {
+    request.setAttribute(RequestAttributes.BACKEND, backend);
+    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
   }
 
   private GatewayResponse unavailable(GatewayRequest request, Attempt cloudAttempt, String situation, String why) {
@@ -198,7 +215,8 @@ public final class Router implements Terminal {
 
   /**
    * One call to one backend, classified. A stream is read up to its first event, which decides
-   * whether it started; the permit then travels with the stream. Admission refusals propagate.
+   * whether it started; the permit then travels with the stream. Throws only the admission gate's
+   * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
    */
   private Attempt attempt(Backend backend, GatewayRequest request) {
     OncePermit permit = new OncePermit(gate.enter(backend.name(), request));

@@ -1,7 +1,6 @@
 package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -152,10 +151,11 @@ class RouterTest {
     clock.advance(config.localFor());
     gate.refuse("cloud");
 
-    assertThatThrownBy(() -> router.handle(request(false)))
-        .isInstanceOf(GatewayException.class)
-        .extracting(e -> ((GatewayException) e).status()).isEqualTo(429);
+    GatewayResponse refused = router.handle(request(false));
 
+    assertThat(refused.status()).isEqualTo(429);
+    assertThat(refused.headers().get("retry-after")).isEqualTo("2");
+    assertThat(refused.headers().get("x-spillway-backend")).isEqualTo("cloud");
     assertThat(breaker.acquire().target()).isEqualTo(Breaker.Target.PROBE);
   }
 
