@@ -129,6 +129,14 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  public int openConnections() {
+    return server.openConnections();
+  }
+
+  public int inFlightRequests() {
+    return server.inFlightRequests();
+  }
+
   public GatewayConfig config() {
     return config;
   }
