@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *       client sees anything. A stream counts as answered only once its first event has arrived, so
  *       a stream that fails before that is still retried; one that fails later ends with an error
  *       event (written by the front end), never with a second backend's answer spliced in.
- *   <li>When local cannot serve either (disabled, not ready, failed): 503 with {@code Retry-After}
- *       from {@link Breaker#retryAfter}. Rate-limit, quota and final answers pass through as they
- *       are, with {@code Retry-After} on every 429 and 503.
+ *   <li>When local cannot serve either (disabled, not ready, or anything but a success on a
+ *       failover): 503 with {@code Retry-After} from {@link Breaker#retryAfter}; except after a
+ *       transient cloud failure, where the client gets that failure (502, 504) as it would have
+ *       without failover. Rate-limit, quota and final answers pass through as they are, with
+ *       {@code Retry-After} on every 429 and 503.
  *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND}.
  * </ul>
  *
@@ -134,8 +136,7 @@ public final class Router implements Terminal {
         .tag("reason", verdict.outcome().tag())
         .register(meters)
         .increment();
-    return serveLocally(request, attempt, verdict.outcome() == Outcome.CAPACITY
-        ? "The cloud model is at capacity" : "The cloud backend could not be reached");
+    return serveLocally(request, attempt, "The cloud model is at capacity");
   }
 
   /**
@@ -155,8 +156,12 @@ public final class Router implements Terminal {
     } catch (GatewayException refused) {
       return refused(request, local.name(), refused);
     }
-    if (attempt.verdict().outcome().failsOver()) {
+    boolean failed = cloudAttempt != null
+        ? attempt.verdict().outcome() != Outcome.SUCCESS
+        : attempt.verdict().outcome().failsOver();
+    if (failed) {
       log.warn("request {}: the local backend could not serve it either ({})", request.id(), attempt.verdict().rule());
+      attempt.discard();
       return unavailable(request, cloudAttempt, situation,
           "the local backend could not serve it either (" + attempt.verdict().rule() + ")");
     }
@@ -198,10 +203,17 @@ public final class Router implements Terminal {
     return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
   }
 
+  /**
+   * Neither backend could serve. After a capacity answer (or with traffic local): 503 with
+   * Retry-After from the breaker. After a transient cloud failure: the cloud's own failure (502,
+   * 504, its 5xx), which says what really happened better than "at capacity" would.
+   */
   private GatewayResponse unavailable(GatewayRequest request, Attempt cloudAttempt, String situation, String why) {
+    if (cloudAttempt != null && cloudAttempt.verdict().outcome() == Outcome.TRANSIENT) {
+      return answer(request, cloud.name(), cloudAttempt);
+    }
     Duration upstreamWait = cloudAttempt != null ? cloudAttempt.verdict().retryAfter() : null;
     Duration retryAfter = breaker.retryAfter(upstreamWait);
-    boolean capacity = cloudAttempt == null || cloudAttempt.verdict().outcome() == Outcome.CAPACITY;
     String message = situation + ", and " + why + ". Retry after "
         + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
     Counter.builder("spillway.router.unavailable")
@@ -209,7 +221,7 @@ public final class Router implements Terminal {
         .register(meters)
         .increment();
     request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    GatewayException e = GatewayException.of(capacity ? ErrorKind.CAPACITY : ErrorKind.UNAVAILABLE, message, retryAfter);
+    GatewayException e = GatewayException.of(ErrorKind.CAPACITY, message, retryAfter);
     return GatewayResponse.error(e).withHeader(BACKEND_HEADER, LOCAL_NAME);
   }
 
@@ -285,6 +297,13 @@ public final class Router implements Terminal {
 
   /** One backend call: exactly one of {@code response} and {@code failure} is set. */
   private record Attempt(GatewayResponse response, GatewayException failure, Verdict verdict) {
+    /** Drops an answer that will not be sent (a stream's connection and permit are given back). */
+    void discard() {
+      if (response != null && response.isStream()) {
+        response.stream().close();
+      }
+    }
+
     static Attempt answered(GatewayResponse response, Verdict verdict) {
       return new Attempt(response, null, verdict);
     }

@@ -238,6 +238,32 @@ class RouterTest {
     assertThat(calls).hasValue(0);
   }
 
+  @Test
+  void aLocalRejectionDuringFailoverIsNotPassedOffAsTheAnswer() {
+    byte[] notFound = "{\"error\":{\"message\":\"model 'qwen2.5-coder:7b' not found\",\"type\":\"api_error\"}}"
+        .getBytes(StandardCharsets.UTF_8);
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("retry-after")).isNotNull();
+    assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("model_at_capacity");
+  }
+
+  @Test
+  void aLocalRejectionWhileTrafficIsLocalReachesTheClient() {
+    byte[] invalid = "{\"error\":{\"message\":\"invalid temperature\",\"type\":\"invalid_request_error\"}}"
+        .getBytes(StandardCharsets.UTF_8);
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
+    breaker.override(Breaker.OverrideMode.OPEN);
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(response.status()).isEqualTo(400);
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+  }
+
   static Backend backend(String name, Function<GatewayRequest, GatewayResponse> answer) {
     return new Backend() {
       @Override

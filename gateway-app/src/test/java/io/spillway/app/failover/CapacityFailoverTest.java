@@ -290,6 +290,26 @@ class CapacityFailoverTest {
   }
 
   @Test
+  void cloudUnreachableAndLocalDownGivesTheCloudsOwnFailure() {
+    String config = """
+        cloud:
+          baseUrl: http://127.0.0.1:%d/v1
+        local:
+          kind: openai
+          baseUrl: http://127.0.0.1:%d
+        """.formatted(closedPort(), closedPort());
+    try (GatewayHarness h = GatewayHarness.start(config)) {
+      HttpResponse<String> response =
+          h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY, GatewayHarness.chatBody("gpt-4o", "hi", false));
+
+      assertThat(response.statusCode()).isEqualTo(502);
+      assertThat(json(response).get("error").get("code").asText()).isEqualTo("upstream_unreachable");
+      assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("cloud");
+      assertThat(breaker(h).get("state").asText()).isEqualTo("closed");
+    }
+  }
+
+  @Test
   void retryAfterFromACapacityAnswerExtendsLocalFor() {
     try (GatewayHarness h = GatewayHarness.start(LOCAL_OPENAI)) {
       OpenAIClient client = h.openAi(GatewayHarness.GOLD_KEY);
