@@ -169,9 +169,10 @@ public final class Router implements Terminal {
   }
 
   private GatewayResponse models(GatewayRequest request) {
-    boolean local = Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))
-        || breaker.state() == Breaker.State.OPEN || breaker.state() == Breaker.State.FORCED_OPEN;
-    if (!local) {
+    Breaker.State state = breaker.state();
+    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))
+        || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN;
+    if (!trafficIsLocal) {
       try {
         Attempt attempt = attempt(cloud, request);
         if (!attempt.verdict().outcome().failsOver()) {
