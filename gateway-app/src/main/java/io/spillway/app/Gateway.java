@@ -9,7 +9,6 @@ import io.spillway.app.admin.StatusEndpoint;
 import io.spillway.app.admin.StatusRegistry;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -17,10 +16,16 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
-import io.spillway.quota.keys.AuthInterceptor;
-import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.core.upstream.OpenAiHttpBackend;
 import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.quota.admission.PriorityAdmissionGate;
+import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
@@ -46,11 +51,17 @@ public final class Gateway implements AutoCloseable {
   private final AtomicReference<KeyRegistry> keys;
   private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final StatusRegistry status = new StatusRegistry();
+  private final RequestLimiter requestLimiter;
+  private final PriorityAdmissionGate admission;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
+
+    this.requestLimiter = requestLimiter(config, clock);
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+    status.register("admission", admission::snapshot);
 
     Backend cloud = CloudBackend.create(config.cloud());
     Breaker breaker = new Breaker(config.failover(), clock, meters);
@@ -60,7 +71,7 @@ public final class Gateway implements AutoCloseable {
         .local(localBackend(config))
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
-        .admission(AdmissionGate.OPEN)
+        .admission(admission)
         .failover(config.failover())
         .localModels(new LocalModelList(config.local(), clock.instant()))
         .meters(meters)
@@ -68,6 +79,7 @@ public final class Gateway implements AutoCloseable {
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
@@ -99,6 +111,14 @@ public final class Gateway implements AutoCloseable {
   /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
   public MeterRegistry meters() {
     return meters;
+  }
+
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+    }
+    return new LocalRequestLimiter(policy, clock);
   }
 
   private static GatewayResponse json(String body) {
@@ -141,8 +161,14 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
+  /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
+  public PriorityAdmissionGate admission() {
+    return admission;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    requestLimiter.close();
   }
 }

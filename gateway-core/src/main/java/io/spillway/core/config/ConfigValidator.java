@@ -4,7 +4,9 @@ import io.spillway.core.pipeline.Tier;
 import java.net.URI;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks that a bound config is usable as a whole: ranges, contradictions, references. */
@@ -67,6 +69,7 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -93,6 +96,35 @@ final class ConfigValidator {
     }
     if (f.historySize() < 1) {
       problems.add("key 'failover.historySize': must be at least 1");
+    }
+  }
+
+  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
+      if (tier.maxWait().isNegative()) {
+        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
+      }
+    });
+    q.teams().forEach((team, limits) -> {
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
+    });
+    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
+    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
+    if (q.admission().queueSize() < 0) {
+      problems.add("key 'quota.admission.queueSize': must not be negative");
+    }
+  }
+
+  private static void atLeastOne(List<String> problems, String key, Integer value) {
+    if (value != null && value < 1) {
+      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
     }
   }
 
