@@ -7,7 +7,9 @@ import io.spillway.app.admin.AdminApi;
 import io.spillway.app.admin.BreakerAdmin;
 import io.spillway.app.admin.StatusEndpoint;
 import io.spillway.app.admin.StatusRegistry;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -53,6 +55,7 @@ public final class Gateway implements AutoCloseable {
   private final StatusRegistry status = new StatusRegistry();
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
+  private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -79,12 +82,16 @@ public final class Gateway implements AutoCloseable {
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    this.cache = ResponseCache.builder(config.cache())
+        .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
+    interceptors.add(cache.interceptor());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     BreakerAdmin.register(admin, breaker);
     StatusEndpoint.register(admin, status);
+    CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -159,6 +166,11 @@ public final class Gateway implements AutoCloseable {
 
   public GatewayConfig config() {
     return config;
+  }
+
+  /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
+  public ResponseCache cache() {
+    return cache;
   }
 
   /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
