@@ -2,6 +2,8 @@ package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.BreakerAdmin;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.app.admin.Dashboard;
 import io.spillway.app.admin.KeysEndpoint;
 import io.spillway.app.admin.ReloadEndpoint;
@@ -13,6 +15,7 @@ import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RequestObserver;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.Durations;
 import io.spillway.core.config.GatewayConfig;
@@ -25,6 +28,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.UpstreamSettings;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
@@ -33,7 +38,10 @@ import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -49,7 +57,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Pipeline order: observe (metrics, access log) → auth → cache → shaping → quota → admission →
  * router (terminal, metered).
  *
- * <p>For the parts that other components plug into: {@link #meterRegistry()} (pass it to
+ * <p>For the parts that other components plug into: {@link #meters()} (pass it to
  * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
  * {@code GET /admin/status}), and {@link #onReload} (a {@link Reloadable} gets every validated new
  * config on {@code SIGHUP} or {@code POST /admin/reload}).
@@ -64,6 +72,7 @@ public final class Gateway implements AutoCloseable {
   private final ConfigReloader reloader;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
+  private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -77,19 +86,40 @@ public final class Gateway implements AutoCloseable {
 
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+    status.register("admission", admission::snapshot);
 
-    Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), CapacitySignal.SIMPLE);
-    List<Backend> backends = List.of(cloud);
-    Router router = new Router(cloud, admission);
+    MeterRegistry meters = metrics.registry();
+    CapacityClassifier classifier = new CapacityClassifier(clock);
+    CapacitySignal capacity = classifier::isCapacity;
+    Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), capacity);
+    Backend local = localBackend(config);
+    if (local != null) {
+      local = metrics.meter(local, capacity);
+    }
+    List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, local);
+    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    status.register("breaker", breaker::snapshot);
+    Router router = Router.builder()
+        .cloud(cloud)
+        .local(local)
+        .breaker(breaker)
+        .classifier(classifier)
+        .admission(admission)
+        .failover(config.failover())
+        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .meters(meters)
+        .build();
 
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
+    this.cache = ResponseCache.builder(config.cache())
+        .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
+    interceptors.add(cache.interceptor());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
-    status.register("admission", admission::snapshot);
     status.register("traffic", () -> Json.object()
         .put("requests", metrics.series().totalRequests())
         .put("capacityRate", metrics.series().capacityRate(config.metrics().capacityWindow()))
@@ -99,6 +129,8 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/keys", new KeysEndpoint(keys::get));
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader));
+    BreakerAdmin.register(admin, breaker);
+    CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -124,6 +156,23 @@ public final class Gateway implements AutoCloseable {
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  /**
+   * The local backend, or null when {@code local.enabled} is false. Until the native Ollama backend
+   * lands ({@code LocalBackends.create}), both kinds speak the OpenAI-compatible API, which Ollama
+   * also serves under {@code /v1}.
+   */
+  private static Backend localBackend(GatewayConfig config) {
+    if (!config.local().enabled()) {
+      return null;
+    }
+    return new OpenAiHttpBackend("local", UpstreamSettings.from(config.local(), config.cloud()));
+  }
+
+  /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
+  public MeterRegistry meters() {
+    return metrics.registry();
+  }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota());
@@ -173,11 +222,6 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
-  /** The Micrometer registry behind {@code /metrics}; pass it to components that register meters. */
-  public MeterRegistry meterRegistry() {
-    return metrics.registry();
-  }
-
   public GatewayMetrics metrics() {
     return metrics;
   }
@@ -199,6 +243,11 @@ public final class Gateway implements AutoCloseable {
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
   public ConfigReloader.Result reload() {
     return reloader.reload();
+  }
+
+  /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
+  public ResponseCache cache() {
+    return cache;
   }
 
   /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */

@@ -39,6 +39,11 @@ final class MeteredBackend implements Backend {
   }
 
   @Override
+  public void warmUp() {
+    delegate.warmUp();
+  }
+
+  @Override
   public GatewayResponse call(GatewayRequest request) {
     long start = ticker.nanos();
     GatewayResponse response;

@@ -36,6 +36,7 @@ final class ConfigValidator {
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
+    checkFailover(problems, c.failover());
     for (int i = 0; i < c.keys().size(); i++) {
       KeyConfig k = c.keys().get(i);
       String at = "key 'keys[" + i + "]";
@@ -87,12 +88,47 @@ final class ConfigValidator {
     if (m.maxModelTags() < 1) {
       problems.add("key 'metrics.maxModelTags': must be at least 1");
     }
+    checkCache(problems, c.cache());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
+    }
+  }
+
+  private static void checkCache(List<String> problems, CacheConfig cache) {
+    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
+      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
+    }
+    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
+      problems.add("key 'cache.ttl': must be longer than 0s");
+    }
+    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
+      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
+    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
+      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
+          + cache.maxSize());
+    }
+    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
+      String tool = cache.uncacheableTools().get(i);
+      if (tool == null || tool.isBlank()) {
+        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
+      }
+    }
   }
 
   private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
