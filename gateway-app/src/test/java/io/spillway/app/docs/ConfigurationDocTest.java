@@ -63,6 +63,9 @@ class ConfigurationDocTest {
       for (String spelling : key) {
         for (String tier : TIERS) {
           spellings.add(spelling.replace("." + tier + ".", ".<tier>."));
+          if (spelling.endsWith("." + tier)) {
+            spellings.add(spelling.substring(0, spelling.length() - tier.length()) + "<tier>");
+          }
         }
       }
       spelled.add(List.copyOf(spellings));

@@ -74,7 +74,8 @@ class AccessLogTest {
     assertThat(line.get("completionTokens").asInt()).isEqualTo(7);
     assertThat(line.get("totalTokens").asInt()).isEqualTo(19);
     assertThat(line.get("degraded").isArray()).isTrue();
-    assertThat(line.get("cache").asText()).isEqualTo("none");
+    assertThat(line.get("cache").asText()).as("the cache stage's x-spillway-cache")
+        .isEqualTo(response.headers().firstValue("x-spillway-cache").orElse("none"));
     assertThat(line.get("ts").asText()).isEqualTo(harness.clock.instant().toString());
   }
 
