@@ -109,6 +109,10 @@ class DeploymentFilesTest {
         }
       }
     }
+    Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+    while (module.find()) {
+      assertThat(text).as("the build stage copies every reactor module").contains("COPY " + module.group(1) + "/ ");
+    }
     assertThat(text).contains("FROM eclipse-temurin:21-jdk AS build", "./mvnw", "-DskipTests package",
         "FROM eclipse-temurin:21-jre", "--enable-native-access=ALL-UNNAMED");
     assertThat(text).containsPattern("(?m)^USER 10001");
