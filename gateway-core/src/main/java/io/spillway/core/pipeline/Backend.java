@@ -18,4 +18,11 @@ public interface Backend {
   default boolean ready() {
     return true;
   }
+
+  /**
+   * Asks the backend to get ready for traffic now (load its models) without waiting for it: the
+   * router calls this on the first capacity answer of a streak so the switch-over doesn't pay a cold
+   * model load. Returns at once; does nothing by default.
+   */
+  default void warmUp() {}
 }
