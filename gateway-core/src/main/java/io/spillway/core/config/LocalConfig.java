@@ -24,6 +24,9 @@ public record LocalConfig(
     Duration timeout,
     Duration keepAlive) {
 
+  /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
+  public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
+
   public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null);
 
   public LocalConfig {
@@ -44,8 +47,6 @@ public record LocalConfig(
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
   }
 
-  /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set. */
-  public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
   /** The local model for a requested one: its mapping, else {@code default}. */
   public String mapModel(String requested) {
