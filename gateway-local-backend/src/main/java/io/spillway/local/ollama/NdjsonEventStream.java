@@ -44,6 +44,9 @@ final class NdjsonEventStream implements EventStream {
 
   @Override
   public SseEvent next() {
+    if (closed.get()) {
+      return null;
+    }
     while (pending.isEmpty()) {
       if (done || closed.get()) {
         return null;
