@@ -43,7 +43,7 @@ public final class OllamaTesting {
   }
 
   public static CloudConfig cloud() {
-    return new CloudConfig("https://api.openai.com/v1", CLOUD_KEY, null, Duration.ofSeconds(2), null, null);
+    return new CloudConfig("https://api.openai.com/v1", CLOUD_KEY, null, null, null, null);
   }
 
   public static OllamaBackend backend(String baseUrl, FakeClock clock) {
