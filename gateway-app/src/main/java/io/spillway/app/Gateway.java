@@ -1,6 +1,8 @@
 package io.spillway.app;
 
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.StatusRegistry;
+import io.spillway.app.admin.StatusService;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Backend;
@@ -10,6 +12,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalBackends;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.routing.Router;
@@ -19,6 +23,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,6 +38,8 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final ScheduledExecutorService localScheduler;
+  private final LocalBackend local;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -39,20 +47,32 @@ public final class Gateway implements AutoCloseable {
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
     Backend cloud = CloudBackend.create(config.cloud());
+    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-local").daemon().factory());
+    this.local = config.local().enabled()
+        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
+            io.micrometer.core.instrument.Metrics.globalRegistry)
+        : null;
+    // The failover Router takes `local` beside `cloud`; this Router still serves the cloud only.
     Router router = new Router(cloud);
+    StatusRegistry status = new StatusRegistry();
+    if (local != null) {
+      status.register("local", () -> local.readiness().toJson(true));
+    }
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    admin.get("/status", new StatusService(status));
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
       routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
   }
@@ -89,8 +109,17 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
+  /** The local backend, or null when {@code local.enabled} is false. */
+  public LocalBackend local() {
+    return local;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    if (local != null) {
+      local.close();
+    }
+    localScheduler.shutdownNow();
   }
 }
