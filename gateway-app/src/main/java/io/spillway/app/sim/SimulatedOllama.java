@@ -108,6 +108,26 @@ public final class SimulatedOllama extends SimServer {
       sendJson(exchange, 200, loaded);
       return;
     }
+    int promptTokens = SimulatedText.tokens(prompt) + 10;
+    ObjectNode toolCall = chat ? toolCall(body, prompt) : null;
+    if (toolCall != null) {
+      ObjectNode answer = line(model, true, "");
+      ((ObjectNode) answer.get("message")).putArray("tool_calls").add(toolCall);
+      JsonNode stream = body.get("stream");
+      if (stream != null && !stream.asBoolean(true)) {
+        finish(answer, "stop", promptTokens, 12);
+        sendJson(exchange, 200, answer);
+        return;
+      }
+      try (Chunks out = new Chunks(exchange, "application/x-ndjson", tokenPause)) {
+        answer.put("done", false);
+        out.write(Json.toString(answer) + "\n");
+        ObjectNode last = line(model, true, "");
+        finish(last, "stop", promptTokens, 12);
+        out.write(Json.toString(last) + "\n");
+      }
+      return;
+    }
     List<String> pieces = SimulatedText.pieces(SimulatedText.answer("the local model (simulated Ollama)", model, prompt));
     String doneReason = "stop";
     JsonNode numPredict = body.path("options").get("num_predict");
@@ -116,7 +136,6 @@ public final class SimulatedOllama extends SimServer {
       pieces = pieces.subList(0, numPredict.intValue());
       doneReason = "length";
     }
-    int promptTokens = SimulatedText.tokens(prompt) + 10;
     JsonNode stream = body.get("stream");
     if (stream != null && !stream.asBoolean(true)) {
       ObjectNode whole = line(model, chat, String.join("", pieces));
@@ -134,6 +153,30 @@ public final class SimulatedOllama extends SimServer {
       finish(last, doneReason, promptTokens, pieces.size());
       out.write(Json.toString(last) + "\n");
     }
+  }
+
+  /**
+   * With {@code tools} and a user message last, the simulated model calls the first tool, filling
+   * each required string parameter with the user's text; after a tool result it answers in text.
+   */
+  private static ObjectNode toolCall(ObjectNode body, String prompt) {
+    JsonNode tools = body.get("tools");
+    JsonNode messages = body.get("messages");
+    if (tools == null || !tools.isArray() || tools.isEmpty() || messages == null || messages.isEmpty()
+        || !"user".equals(Json.text(messages.get(messages.size() - 1), "role"))) {
+      return null;
+    }
+    JsonNode function = tools.get(0).path("function");
+    ObjectNode arguments = Json.object();
+    JsonNode properties = function.path("parameters").path("properties");
+    for (JsonNode required : function.path("parameters").path("required")) {
+      if ("string".equals(Json.text(properties.path(required.asText()), "type"))) {
+        arguments.put(required.asText(), prompt);
+      }
+    }
+    ObjectNode call = Json.object();
+    call.putObject("function").put("name", Json.text(function, "name")).set("arguments", arguments);
+    return call;
   }
 
   private ObjectNode line(String model, boolean chat, String text) {
