@@ -65,7 +65,7 @@ public final class Gateway implements AutoCloseable {
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
-    admin.get("/status", new StatusService(status));
+    admin.get("/admin/status", new StatusService(status));
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
