@@ -54,6 +54,8 @@ public final class Demo implements AutoCloseable {
           options.tokenPause()).start();
       ollama = new SimulatedOllama("127.0.0.1", 0, clock, LOCAL_MODELS, options.tokenPause()).start();
       Gateway gateway = Gateway.start(config(options, cloud, ollama), clock);
+      // The schedule counts from when the user can send requests, not from when the JVM began.
+      cloud.restartSchedule();
       return new Demo(options, cloud, ollama, gateway);
     } catch (RuntimeException e) {
       if (cloud != null) {

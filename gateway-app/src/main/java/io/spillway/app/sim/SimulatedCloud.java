@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A stand-in for the OpenAI cloud that goes "at capacity" on a schedule: OpenAI-shaped answers for
@@ -31,7 +32,7 @@ public final class SimulatedCloud extends SimServer {
   private static final List<String> MODELS = List.of("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-3.5-turbo-instruct");
 
   private final Clock clock;
-  private final CapacitySchedule schedule;
+  private final AtomicReference<CapacitySchedule> schedule;
   private final String apiKey;
   private final Duration tokenPause;
   private final AtomicLong served = new AtomicLong();
@@ -45,7 +46,7 @@ public final class SimulatedCloud extends SimServer {
       String host, int port, Clock clock, CapacitySchedule schedule, String apiKey, Duration tokenPause) {
     super(host, port);
     this.clock = clock;
-    this.schedule = schedule;
+    this.schedule = new AtomicReference<>(schedule);
     this.apiKey = apiKey;
     this.tokenPause = tokenPause;
     route("POST", "/v1/chat/completions", e -> generate(e, Kind.CHAT));
@@ -67,11 +68,16 @@ public final class SimulatedCloud extends SimServer {
   }
 
   public CapacitySchedule schedule() {
-    return schedule;
+    return schedule.get();
+  }
+
+  /** Starts the schedule over from now (healthy first), e.g. once everything else is up. */
+  public void restartSchedule() {
+    schedule.updateAndGet(s -> new CapacitySchedule(clock.instant(), s.healthyFor(), s.atCapacityFor()));
   }
 
   public boolean atCapacity() {
-    return schedule.atCapacity(clock.instant());
+    return schedule.get().atCapacity(clock.instant());
   }
 
   private enum Kind { CHAT, COMPLETIONS, RESPONSES }
@@ -332,9 +338,10 @@ public final class SimulatedCloud extends SimServer {
 
   private void status(HttpExchange exchange) throws IOException {
     Instant now = clock.instant();
-    Instant next = schedule.nextChange(now);
+    CapacitySchedule current = schedule.get();
+    Instant next = current.nextChange(now);
     ObjectNode out = Json.object();
-    out.put("state", schedule.atCapacity(now) ? "at_capacity" : "healthy");
+    out.put("state", current.atCapacity(now) ? "at_capacity" : "healthy");
     out.put("nextChangeAt", next == null ? null : next.toString());
     out.put("served", served.get());
     out.put("refusedAtCapacity", refused.get());

@@ -96,7 +96,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     this.probeClient = client.newBuilder()
         .readTimeout(cloud.connectTimeout())
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
-        .retryOnConnectionFailure(false)
         .build();
     this.keepAlive = keepAlive(config.keepAlive());
     this.listedAt = clock.instant().getEpochSecond();

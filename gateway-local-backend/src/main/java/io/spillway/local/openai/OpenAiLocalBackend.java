@@ -48,7 +48,6 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     this.probeClient = client.newBuilder()
         .readTimeout(cloud.connectTimeout())
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
-        .retryOnConnectionFailure(false)
         .build();
     this.delegate = new OpenAiHttpBackend(NAME, settings, client);
   }
