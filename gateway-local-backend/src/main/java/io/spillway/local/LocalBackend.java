@@ -165,6 +165,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
       LocalReadiness after = readiness.updateAndGet(r -> r.withProbe(probe, now));
       (probe.reachable() ? checksOk : checksFailed).increment();
       logChange(before, after);
+      if (server.keepsWarm() && before.checked() && after.reachable()
+          && (!before.reachable() || !after.missingModels().containsAll(before.missingModels()))) {
+        // The server came back, or a model was pulled: load now rather than at the next round.
+        warmUp();
+      }
       return after;
     } finally {
       checkLock.unlock();

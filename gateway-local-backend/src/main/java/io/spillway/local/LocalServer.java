@@ -28,6 +28,23 @@ public interface LocalServer extends Backend {
   void load(String model);
 
   /**
+   * What went wrong, for a probe problem. Not the exception's message: that names the server's
+   * address, and the readiness snapshot is shown on {@code /readyz}, which needs no token.
+   */
+  static String describe(Exception e) {
+    if (e instanceof java.net.ConnectException) {
+      return "connection refused";
+    }
+    if (e instanceof java.net.SocketTimeoutException || e instanceof java.io.InterruptedIOException) {
+      return "no answer in time";
+    }
+    if (e instanceof java.net.UnknownHostException) {
+      return "unknown host";
+    }
+    return e.getClass().getSimpleName();
+  }
+
+  /**
    * What a probe found.
    *
    * @param version the server's version, or null when it did not say

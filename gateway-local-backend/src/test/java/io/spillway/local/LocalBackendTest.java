@@ -234,6 +234,33 @@ class LocalBackendTest {
   }
 
   @Test
+  void aServerThatComesBackIsWarmedAtOnce() {
+    ollama.stubFor(get("/api/version").willReturn(
+        com.github.tomakehurst.wiremock.client.WireMock.aResponse()
+            .withFault(com.github.tomakehurst.wiremock.http.Fault.CONNECTION_RESET_BY_PEER)));
+    local.checkNow();
+    assertThat(local.ready()).isFalse();
+
+    ollama.stubFor(get("/api/version").willReturn(OllamaStubs.version("0.12.6")));
+    ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b", "llama3.2:3b")));
+    local.checkNow();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> loads() == 2);
+  }
+
+  @Test
+  void aModelThatAppearsIsWarmedAtOnceButTheFirstProbeLeavesWarmingToTheSchedule() {
+    ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b")));
+    local.checkNow();
+    assertThat(loads()).isZero();
+
+    ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b", "llama3.2:3b")));
+    local.checkNow();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> loads() == 2);
+  }
+
+  @Test
   void startRunsTheFirstProbeAndKeepWarmRoundRightAway() {
     ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b", "llama3.2:3b")));
 

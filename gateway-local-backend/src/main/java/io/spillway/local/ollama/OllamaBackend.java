@@ -353,7 +353,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
             + ": is local.baseUrl an Ollama server? (Use local.kind: openai for OpenAI-compatible servers.)");
       }
     } catch (IOException e) {
-      return Probe.unreachable("Cannot reach the Ollama server (" + describe(e)
+      log.debug("probing the Ollama server at {} failed", config.baseUrl(), e);
+      return Probe.unreachable("Cannot reach the Ollama server (" + LocalServer.describe(e)
           + "). Is `ollama serve` running there, and is local.baseUrl right?");
     } catch (UpstreamException e) {
       version = null;
@@ -377,7 +378,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
             + "; cannot tell which models it has.");
       }
     } catch (IOException | UpstreamException e) {
-      problems.add("Could not list the local server's models (/api/tags): " + describe(e));
+      log.debug("listing the Ollama server's models failed", e);
+      problems.add("Could not list the local server's models (/api/tags): " + LocalServer.describe(e));
     }
 
     List<LocalReadiness.MissingModel> missing = new ArrayList<>();
@@ -399,10 +401,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     return model.indexOf(':', slash + 1) < 0 ? model + ":latest" : model;
   }
 
-  private static String describe(Exception e) {
-    String message = e.getMessage();
-    return e.getClass().getSimpleName() + (message != null ? ": " + message : "");
-  }
 
   private Request get(String path) {
     return new Request.Builder().url(config.baseUrl() + path).get()

@@ -110,8 +110,8 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
       if (e instanceof com.fasterxml.jackson.core.JsonProcessingException) {
         return new Probe(true, null, List.of(), List.of("The local server's /v1/models answer is not JSON."));
       }
-      return Probe.unreachable("Cannot reach the local OpenAI-compatible server (" + e.getClass().getSimpleName()
-          + (e.getMessage() != null ? ": " + e.getMessage() : "") + "). Is it running, and is local.baseUrl right?");
+      return Probe.unreachable("Cannot reach the local OpenAI-compatible server ("
+          + LocalServer.describe(e) + "). Is it running, and is local.baseUrl right?");
     }
   }
 
