@@ -165,13 +165,15 @@ class OllamaChatTest {
   }
 
   @Test
-  void streamWithIncludeUsageEndsWithAUsageChunk() {
+  void streamWithIncludeUsageEndsWithAUsageChunkAndReportsDroppedParameters() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("llama3.2:3b", "length", 26, 2, "a", "b"))));
 
-    List<SseEvent> events = drain(backend.call(request(Route.CHAT_COMPLETIONS, """
-        {"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},
-         "messages":[{"role":"user","content":"hi"}]}""")));
+    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, """
+        {"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"logprobs":true,
+         "messages":[{"role":"user","content":"hi"}]}"""));
+    assertThat(response.headers().get(OllamaBackend.DROPPED_HEADER)).isEqualTo("logprobs");
+    List<SseEvent> events = drain(response);
 
     assertThat(events.get(events.size() - 1).isDone()).isTrue();
     JsonNode usageChunk = data(events.get(events.size() - 2));
