@@ -1,9 +1,13 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.app.admin.StatusRegistry;
 import io.spillway.app.admin.StatusService;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -14,8 +18,14 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
+import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -40,32 +50,46 @@ public final class Gateway implements AutoCloseable {
   private final AtomicReference<KeyRegistry> keys;
   private final ScheduledExecutorService localScheduler;
   private final LocalBackend local;
+  private final RequestLimiter requestLimiter;
+  private final PriorityAdmissionGate admission;
+  private final MeterRegistry meters;
+  private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
+    MeterRegistry meters = new SimpleMeterRegistry();
+    this.meters = meters;
+    this.requestLimiter = requestLimiter(config, clock);
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+
     Backend cloud = CloudBackend.create(config.cloud());
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
-            io.micrometer.core.instrument.Metrics.globalRegistry)
+            meters)
         : null;
-    // The failover Router takes `local` beside `cloud`; this Router still serves the cloud only.
-    Router router = new Router(cloud);
     StatusRegistry status = new StatusRegistry();
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));
     }
+    // The failover Router takes `local` beside `cloud`; this Router still serves the cloud only.
+    Router router = new Router(cloud, admission);
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    this.cache = ResponseCache.builder(config.cache())
+        .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
+    interceptors.add(cache.interceptor());
+    interceptors.add(new RateLimitInterceptor(requestLimiter));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     admin.get("/admin/status", new StatusService(status));
+    CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -75,6 +99,14 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+    }
+    return new LocalRequestLimiter(policy, clock);
   }
 
   private static GatewayResponse json(String body) {
@@ -105,6 +137,14 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  public int openConnections() {
+    return server.openConnections();
+  }
+
+  public int inFlightRequests() {
+    return server.inFlightRequests();
+  }
+
   public GatewayConfig config() {
     return config;
   }
@@ -114,6 +154,20 @@ public final class Gateway implements AutoCloseable {
     return local;
   }
 
+  public MeterRegistry meters() {
+    return meters;
+  }
+
+  /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
+  public ResponseCache cache() {
+    return cache;
+  }
+
+  /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
+  public PriorityAdmissionGate admission() {
+    return admission;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
@@ -121,5 +175,6 @@ public final class Gateway implements AutoCloseable {
       local.close();
     }
     localScheduler.shutdownNow();
+    requestLimiter.close();
   }
 }

@@ -4,7 +4,9 @@ import io.spillway.core.pipeline.Tier;
 import java.net.URI;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks that a bound config is usable as a whole: ranges, contradictions, references. */
@@ -40,7 +42,8 @@ final class ConfigValidator {
       String at = "key 'keys[" + i + "]";
       boolean plain = k.key() != null && !k.key().isEmpty();
       boolean hashed = k.keyHash() != null && !k.keyHash().isEmpty();
-      if (plain == hashed) {
+      boolean disabled = k.key() != null && k.key().isEmpty() && !hashed;
+      if (plain == hashed && !disabled) {
         problems.add(at + "': set exactly one of 'key' and 'keyHash'");
       }
       if (hashed && !k.keyHash().matches("sha256:[0-9a-f]{64}")) {
@@ -66,6 +69,7 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -74,6 +78,7 @@ final class ConfigValidator {
     if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
       problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
     }
+    checkCache(problems, c.cache());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
@@ -103,6 +108,56 @@ final class ConfigValidator {
             + requested + ": " + target + "')");
       }
     });
+  }
+
+  private static void checkCache(List<String> problems, CacheConfig cache) {
+    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
+      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
+    }
+    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
+      problems.add("key 'cache.ttl': must be longer than 0s");
+    }
+    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
+      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
+    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
+      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
+          + cache.maxSize());
+    }
+    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
+      String tool = cache.uncacheableTools().get(i);
+      if (tool == null || tool.isBlank()) {
+        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
+      }
+    }
+  }
+
+  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
+      if (tier.maxWait().isNegative()) {
+        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
+      }
+    });
+    q.teams().forEach((team, limits) -> {
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
+    });
+    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
+    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
+    if (q.admission().queueSize() < 0) {
+      problems.add("key 'quota.admission.queueSize': must not be negative");
+    }
+  }
+
+  private static void atLeastOne(List<String> problems, String key, Integer value) {
+    if (value != null && value < 1) {
+      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
+    }
   }
 
   private static void checkUrl(List<String> problems, String key, String url) {
