@@ -1,11 +1,13 @@
 package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.app.admin.AdminApi;
-import io.spillway.app.admin.CacheAdmin;
+import io.spillway.app.admin.BreakerAdmin;
+import io.spillway.app.admin.StatusEndpoint;
 import io.spillway.app.admin.StatusRegistry;
-import io.spillway.app.admin.StatusService;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.GatewayConfig;
@@ -26,7 +28,10 @@ import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -48,11 +53,12 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final StatusRegistry status = new StatusRegistry();
   private final ScheduledExecutorService localScheduler;
   private final LocalBackend local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
-  private final MeterRegistry meters;
   private final ResponseCache cache;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
@@ -60,10 +66,9 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
-    MeterRegistry meters = new SimpleMeterRegistry();
-    this.meters = meters;
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+    status.register("admission", admission::snapshot);
 
     Backend cloud = CloudBackend.create(config.cloud());
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
@@ -72,12 +77,21 @@ public final class Gateway implements AutoCloseable {
         ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
             meters)
         : null;
-    StatusRegistry status = new StatusRegistry();
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));
     }
-    // The failover Router takes `local` beside `cloud`; this Router still serves the cloud only.
-    Router router = new Router(cloud, admission);
+    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    status.register("breaker", breaker::snapshot);
+    Router router = Router.builder()
+        .cloud(cloud)
+        .local(local)
+        .breaker(breaker)
+        .classifier(new CapacityClassifier(clock))
+        .admission(admission)
+        .failover(config.failover())
+        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .meters(meters)
+        .build();
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
@@ -88,7 +102,8 @@ public final class Gateway implements AutoCloseable {
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
-    admin.get("/admin/status", new StatusService(status));
+    BreakerAdmin.register(admin, breaker);
+    StatusEndpoint.register(admin, status);
     CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
@@ -99,6 +114,11 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
+  public MeterRegistry meters() {
+    return meters;
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
@@ -152,10 +172,6 @@ public final class Gateway implements AutoCloseable {
   /** The local backend, or null when {@code local.enabled} is false. */
   public LocalBackend local() {
     return local;
-  }
-
-  public MeterRegistry meters() {
-    return meters;
   }
 
   /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */

@@ -37,6 +37,7 @@ final class ConfigValidator {
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
+    checkFailover(problems, c.failover());
     for (int i = 0; i < c.keys().size(); i++) {
       KeyConfig k = c.keys().get(i);
       String at = "key 'keys[" + i + "]";
@@ -108,6 +109,19 @@ final class ConfigValidator {
             + requested + ": " + target + "')");
       }
     });
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
+    }
   }
 
   private static void checkCache(List<String> problems, CacheConfig cache) {

@@ -20,9 +20,9 @@ public interface Backend {
   }
 
   /**
-   * Asks the backend to get ready for traffic now (load its models) without waiting for it: the
-   * router calls this on the first capacity answer of a streak so the switch-over doesn't pay a cold
-   * model load. Returns at once; does nothing by default.
+   * Asks the backend to load its models now, because traffic may be about to arrive (the router
+   * calls this when the first capacity answer of a streak comes back from the cloud). Must not
+   * block for long and must not throw; the default does nothing.
    */
   default void warmUp() {}
 }
