@@ -60,6 +60,37 @@ class DemoTest {
   }
 
   @Test
+  void requestsMoveToTheSimulatedOllamaAndBackWithoutAFailedCall() {
+    await().atMost(Duration.ofSeconds(20)).until(() -> demo.gateway().local().readiness().checked());
+    String ping = "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"ping\"}]}";
+    String stream = "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"ping\"}]}";
+    assertThat(backendOf(SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.GOLD_KEY, ping)))
+        .isEqualTo("cloud");
+
+    clock.advance(Duration.ofSeconds(20));
+    for (int i = 0; i < 4; i++) {
+      HttpResponse<String> answer = SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.GOLD_KEY, ping);
+      assertThat(backendOf(answer)).as("request %d while the cloud is at capacity", i + 1).isEqualTo("local");
+      assertThat(answer.body()).contains("simulated Ollama").contains("llama3.2:3b");
+    }
+    HttpResponse<String> streamed = SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.GOLD_KEY, stream);
+    assertThat(backendOf(streamed)).isEqualTo("local");
+    assertThat(streamed.body()).contains("chat.completion.chunk").endsWith("data: [DONE]\n\n");
+
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(demo.cloud().atCapacity()).isFalse();
+    assertThat(backendOf(SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.GOLD_KEY, ping)))
+        .as("the probe after failover.localFor").isEqualTo("cloud");
+    assertThat(backendOf(SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.GOLD_KEY, stream)))
+        .isEqualTo("cloud");
+  }
+
+  private static String backendOf(HttpResponse<String> response) {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return response.headers().firstValue("x-spillway-backend").orElseThrow();
+  }
+
+  @Test
   void theSimulatedCloudGoesAtCapacityOnTheDemoSchedule() {
     assertThat(demo.cloud().atCapacity()).isFalse();
 
