@@ -28,8 +28,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
-import io.spillway.core.upstream.OpenAiHttpBackend;
-import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalBackends;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
@@ -48,6 +48,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -70,6 +72,8 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private final ScheduledExecutorService localScheduler;
+  private final LocalBackend local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
   private final ResponseCache cache;
@@ -92,16 +96,22 @@ public final class Gateway implements AutoCloseable {
     CapacityClassifier classifier = new CapacityClassifier(clock);
     CapacitySignal capacity = classifier::isCapacity;
     Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), capacity);
-    Backend local = localBackend(config);
+    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-local").daemon().factory());
+    this.local = config.local().enabled()
+        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
+            meters)
+        : null;
     if (local != null) {
-      local = metrics.meter(local, capacity);
+      status.register("local", () -> local.readiness().toJson(true));
     }
-    List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, local);
+    Backend meteredLocal = local == null ? null : metrics.meter(local, capacity);
+    List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     Breaker breaker = new Breaker(config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
     Router router = Router.builder()
         .cloud(cloud)
-        .local(local)
+        .local(meteredLocal)
         .breaker(breaker)
         .classifier(classifier)
         .admission(admission)
@@ -138,7 +148,7 @@ public final class Gateway implements AutoCloseable {
           observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -156,18 +166,6 @@ public final class Gateway implements AutoCloseable {
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
-
-  /**
-   * The local backend, or null when {@code local.enabled} is false. Until the native Ollama backend
-   * lands ({@code LocalBackends.create}), both kinds speak the OpenAI-compatible API, which Ollama
-   * also serves under {@code /v1}.
-   */
-  private static Backend localBackend(GatewayConfig config) {
-    if (!config.local().enabled()) {
-      return null;
-    }
-    return new OpenAiHttpBackend("local", UpstreamSettings.from(config.local(), config.cloud()));
-  }
 
   /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
   public MeterRegistry meters() {
@@ -245,6 +243,11 @@ public final class Gateway implements AutoCloseable {
     return reloader.reload();
   }
 
+  /** The local backend, or null when {@code local.enabled} is false. */
+  public LocalBackend local() {
+    return local;
+  }
+
   /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
   public ResponseCache cache() {
     return cache;
@@ -258,6 +261,10 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    if (local != null) {
+      local.close();
+    }
+    localScheduler.shutdownNow();
     requestLimiter.close();
   }
 }
