@@ -9,8 +9,15 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.quota.accounting.QuotaInterceptor;
+import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.pool.QuotaPools;
+import io.spillway.quota.store.UsageStore;
+import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +38,9 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final MeterRegistry meters = new SimpleMeterRegistry();
+  private final UsageStore usageStore;
+  private final QuotaPools quota;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -40,11 +50,16 @@ public final class Gateway implements AutoCloseable {
     CloudBackend cloud = new CloudBackend(config.cloud());
     Router router = new Router(cloud);
 
+    this.usageStore = UsageStores.open(config, clock);
+    this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
+
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -63,7 +78,12 @@ public final class Gateway implements AutoCloseable {
   /** Starts a gateway; {@code configFile} (may be null) is what a reload reads again. */
   public static Gateway start(GatewayConfig config, Clock clock, Path configFile) {
     Gateway gateway = new Gateway(config, clock, configFile);
-    gateway.server.start();
+    try {
+      gateway.server.start();
+    } catch (RuntimeException e) {
+      gateway.close();
+      throw e;
+    }
     return gateway;
   }
 
@@ -88,8 +108,15 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
+  /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
+  public QuotaPools quota() {
+    return quota;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    quota.close();
+    usageStore.close();
   }
 }

@@ -65,6 +65,21 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    for (var tier : java.util.Map.of("gold", q.tiers().gold(), "silver", q.tiers().silver(),
+        "bronze", q.tiers().bronze()).entrySet()) {
+      if (tier.getValue().share() < 0 || tier.getValue().overdraft() < 0) {
+        problems.add("key 'quota.tiers." + tier.getKey() + "': share and overdraft must not be negative");
+      }
+    }
+    if (q.defaultMaxTokens() < 1) {
+      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
+    }
+    checkPositive(problems, "quota.flushInterval", q.flushInterval());
+    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
+    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
+    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
+      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
+    }
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -79,6 +94,12 @@ final class ConfigValidator {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      problems.add("key '" + key + "': must be longer than zero");
+    }
   }
 
   private static void checkUrl(List<String> problems, String key, String url) {
