@@ -32,15 +32,25 @@ public final class TokenEstimator {
       Set.of("image_url", "input_audio", "audio", "file", "file_data", "file_id", "image", "data", "url");
   private static final Set<String> NON_TEXT_KEYS = Set.of("type", "role", "id", "call_id", "status", "detail");
 
+  /** Vocabularies are large and immutable: each is loaded once per process, on first use. */
+  private static final class O200k {
+    static final Encoding ENCODING = load(EncodingType.O200K_BASE);
+  }
+
+  private static final class Cl100k {
+    static final Encoding ENCODING = load(EncodingType.CL100K_BASE);
+  }
+
+  private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
+
+  private static synchronized Encoding load(EncodingType type) {
+    return REGISTRY.getEncoding(type);
+  }
+
   private final int defaultMaxTokens;
-  private final Encoding o200k;
-  private final Encoding cl100k;
 
   public TokenEstimator(int defaultMaxTokens) {
     this.defaultMaxTokens = defaultMaxTokens;
-    EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
-    this.o200k = registry.getEncoding(EncodingType.O200K_BASE);
-    this.cl100k = registry.getEncoding(EncodingType.CL100K_BASE);
   }
 
   /** A request's estimate. */
@@ -132,7 +142,7 @@ public final class TokenEstimator {
 
   Encoding encodingFor(String model) {
     if (model == null) {
-      return o200k;
+      return O200k.ENCODING;
     }
     String m = model.toLowerCase(Locale.ROOT);
     int slash = m.lastIndexOf('/');
@@ -142,9 +152,9 @@ public final class TokenEstimator {
     if (m.startsWith("gpt-4o") || m.startsWith("chatgpt-4o") || m.startsWith("gpt-4.1") || m.startsWith("gpt-4.5")
         || m.startsWith("gpt-5") || m.startsWith("o1") || m.startsWith("o3") || m.startsWith("o4")
         || m.startsWith("gpt-oss") || m.startsWith("codex")) {
-      return o200k;
+      return O200k.ENCODING;
     }
-    return cl100k;
+    return Cl100k.ENCODING;
   }
 
   private static long positive(JsonNode value, long otherwise) {

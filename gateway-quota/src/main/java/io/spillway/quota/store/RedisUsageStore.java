@@ -10,6 +10,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.spillway.core.config.Durations;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -300,7 +302,8 @@ public final class RedisUsageStore implements UsageStore {
       if (!up && tryConnect()) {
         Duration away = Duration.between(downSince, clock.instant());
         log.warn("Quota store Redis at {} is reachable again (away {}); writing back {} settlements "
-            + "counted locally meanwhile", location, away, pending.size());
+            + "counted locally meanwhile", location, Durations.format(away.truncatedTo(ChronoUnit.SECONDS)),
+            pending.size());
       }
       if (up && !pending.isEmpty()) {
         drain();
@@ -332,9 +335,7 @@ public final class RedisUsageStore implements UsageStore {
     try {
       StatefulRedisConnection<String, String> c = connection;
       if (c == null || !c.isOpen()) {
-        if (c != null) {
-          c.closeAsync();
-        }
+        // A connection that is no longer open has released its channel; start a new one.
         c = client.connect();
         connection = c;
       }
@@ -366,7 +367,7 @@ public final class RedisUsageStore implements UsageStore {
   private <T> T call(Function<RedisCommands<String, String>, T> operation) {
     StatefulRedisConnection<String, String> c = connection;
     if (c == null || !c.isOpen()) {
-      throw new IllegalStateException("not connected");
+      throw new IllegalStateException("connection lost");
     }
     return operation.apply(c.sync());
   }
