@@ -3,6 +3,7 @@ package io.spillway.app;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
@@ -47,7 +48,7 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
-    CloudBackend cloud = new CloudBackend(config.cloud());
+    Backend cloud = CloudBackend.create(config.cloud());
     Router router = new Router(cloud);
 
     this.usageStore = UsageStores.open(config, clock);
@@ -102,6 +103,14 @@ public final class Gateway implements AutoCloseable {
       host = "127.0.0.1";
     }
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
+  }
+
+  public int openConnections() {
+    return server.openConnections();
+  }
+
+  public int inFlightRequests() {
+    return server.inFlightRequests();
   }
 
   public GatewayConfig config() {

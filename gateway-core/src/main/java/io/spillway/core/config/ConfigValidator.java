@@ -39,7 +39,8 @@ final class ConfigValidator {
       String at = "key 'keys[" + i + "]";
       boolean plain = k.key() != null && !k.key().isEmpty();
       boolean hashed = k.keyHash() != null && !k.keyHash().isEmpty();
-      if (plain == hashed) {
+      boolean disabled = k.key() != null && k.key().isEmpty() && !hashed;
+      if (plain == hashed && !disabled) {
         problems.add(at + "': set exactly one of 'key' and 'keyHash'");
       }
       if (hashed && !k.keyHash().matches("sha256:[0-9a-f]{64}")) {

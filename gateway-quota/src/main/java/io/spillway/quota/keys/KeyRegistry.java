@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Gateway key → caller. Holds only SHA-256 digests of keys, never the keys; a presented key is
@@ -16,6 +18,8 @@ import java.util.Map;
  * builds a new registry.
  */
 public final class KeyRegistry {
+  private static final Logger log = LoggerFactory.getLogger(KeyRegistry.class);
+
   private record Entry(byte[] digest, Caller caller) {}
 
   private final Map<ByteBuffer, Entry> byDigest;
@@ -30,6 +34,10 @@ public final class KeyRegistry {
     Map<ByteBuffer, Entry> byDigest = new HashMap<>();
     List<Caller> callers = new ArrayList<>();
     for (KeyConfig key : keys) {
+      if (key.disabled()) {
+        log.warn("a key of team '{}' is empty (its environment variable is unset?); it admits nobody", key.team());
+        continue;
+      }
       byte[] digest = key.key() != null && !key.key().isEmpty()
           ? KeyHashes.digest(key.key())
           : KeyHashes.parse(key.keyHash());

@@ -1,0 +1,158 @@
+package io.spillway.core.upstream;
+
+import io.spillway.core.Version;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.error.UpstreamFailures;
+import io.spillway.core.http.ForwardedHeaders;
+import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.server.RequestIds;
+import io.spillway.core.sse.InputStreamEventStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.ConnectionPool;
+import okhttp3.Dispatcher;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * An OpenAI-compatible endpoint over OkHttp (the cloud, or a local vLLM / llama.cpp / Ollama
+ * {@code /v1}): forwards the request as the client sent it, with the configured key instead of the
+ * client's, a fresh {@code X-Request-ID} per attempt, and Spillway's User-Agent.
+ *
+ * <p>Upstream HTTP errors come back as responses with the upstream's status and body; transport
+ * failures are thrown as {@link UpstreamException}. One instance serves all requests; it shares
+ * nothing with other instances.
+ */
+public final class OpenAiHttpBackend implements Backend {
+  private static final MediaType JSON = MediaType.get("application/json");
+
+  private final String name;
+  private final UpstreamSettings config;
+  private final OkHttpClient client;
+
+  public OpenAiHttpBackend(String name, UpstreamSettings config) {
+    this(name, config, defaultClient(config));
+  }
+
+  public OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient client) {
+    this.name = name;
+    this.config = config;
+    this.client = client;
+  }
+
+  /** The client every backend built from these settings should start from (shares nothing). */
+  public static OkHttpClient defaultClient(UpstreamSettings config) {
+    Dispatcher dispatcher = new Dispatcher();
+    dispatcher.setMaxRequests(Integer.MAX_VALUE);
+    dispatcher.setMaxRequestsPerHost(Integer.MAX_VALUE);
+    return new OkHttpClient.Builder()
+        .dispatcher(dispatcher)
+        .connectionPool(new ConnectionPool(config.maxIdleConnections(), 5, TimeUnit.MINUTES))
+        .connectTimeout(config.connectTimeout())
+        .readTimeout(config.timeout())
+        .writeTimeout(config.timeout())
+        .retryOnConnectionFailure(true)
+        .followRedirects(false)
+        .followSslRedirects(false)
+        .build();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public GatewayResponse call(GatewayRequest request) {
+    Call call = client.newCall(toUpstream(request));
+    boolean stream = request.stream();
+    if (!stream) {
+      call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(name, e);
+    }
+    Headers headers = responseHeaders(response);
+    ResponseBody body = response.body();
+    String contentType = response.header("content-type", "");
+    if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
+      InputStream in = body.byteStream();
+      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, call::cancel));
+    }
+    try (response) {
+      byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
+      return GatewayResponse.buffered(response.code(), headers, bytes);
+    }
+  }
+
+  private Request toUpstream(GatewayRequest request) {
+    Request.Builder builder = new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
+    request.headers().forEach((name, value) -> {
+      if (ForwardedHeaders.forwardUpstream(name)) {
+        builder.addHeader(name, value);
+      }
+    });
+    if (config.apiKey() != null) {
+      builder.header("Authorization", "Bearer " + config.apiKey());
+    }
+    builder.header("X-Request-ID", RequestIds.fresh());
+    builder.header("X-Client-Request-ID", request.id());
+    builder.header("User-Agent", Version.USER_AGENT);
+    if (request.route() == Route.MODELS) {
+      builder.get();
+    } else {
+      builder.post(RequestBody.create(request.bodyBytes(), JSON));
+      if (request.stream()) {
+        builder.header("Accept", "text/event-stream");
+      }
+    }
+    return builder.build();
+  }
+
+  private static Headers responseHeaders(Response response) {
+    Headers.Builder headers = Headers.builder();
+    for (int i = 0; i < response.headers().size(); i++) {
+      String name = response.headers().name(i);
+      if (ForwardedHeaders.returnToClient(name)) {
+        headers.add(name, response.headers().value(i));
+      }
+    }
+    String upstreamId = response.header("x-request-id");
+    if (upstreamId != null && RequestIds.acceptable(upstreamId) != null) {
+      headers.add("x-upstream-request-id", upstreamId);
+    }
+    return headers.build();
+  }
+
+  private byte[] readBounded(ResponseBody body, long limit) {
+    try (InputStream in = body.byteStream()) {
+      byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+      if (bytes.length > limit) {
+        throw new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
+            "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
+      }
+      return bytes;
+    } catch (IOException e) {
+      throw UpstreamFailures.midStream(name, e);
+    }
+  }
+
+  /** The configured timeout: the whole call for buffered answers. */
+  public Duration timeout() {
+    return config.timeout();
+  }
+}
