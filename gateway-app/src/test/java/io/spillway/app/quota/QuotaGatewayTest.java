@@ -1,5 +1,6 @@
 package io.spillway.app.quota;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
@@ -19,6 +20,7 @@ import com.openai.models.ChatModel;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
@@ -94,7 +96,7 @@ class QuotaGatewayTest {
   void aStreamIsSettledWithItsUsageAndTheUsageChunkTheClientDidNotAskForIsStripped() throws IOException {
     try (GatewayHarness h = GatewayHarness.start(SMALL_BUDGET)) {
       h.cloud.stubFor(post("/v1/chat/completions")
-          .withRequestBody(matchingJsonPath("$.stream_options.include_usage", com.github.tomakehurst.wiremock.client.WireMock.equalTo("true")))
+          .withRequestBody(matchingJsonPath("$.stream_options.include_usage", equalTo("true")))
           .willReturn(OpenAiStubs.chatStream(true, "Hel", "lo", " world")));
 
       List<ChatCompletionChunk> chunks;
@@ -122,7 +124,7 @@ class QuotaGatewayTest {
 
       List<ChatCompletionChunk> chunks;
       try (StreamResponse<ChatCompletionChunk> stream = h.openAi(GOLD_KEY).chat().completions().createStreaming(
-          hello().toBuilder().streamOptions(com.openai.models.chat.completions.ChatCompletionStreamOptions.builder()
+          hello().toBuilder().streamOptions(ChatCompletionStreamOptions.builder()
               .includeUsage(true).build()).build())) {
         chunks = stream.stream().toList();
       }

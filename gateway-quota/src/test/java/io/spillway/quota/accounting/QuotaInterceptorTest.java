@@ -3,8 +3,10 @@ package io.spillway.quota.accounting;
 import static io.spillway.quota.accounting.TokenEstimatorTest.request;
 import static io.spillway.quota.testing.QuotaTesting.BRONZE;
 import static io.spillway.quota.testing.QuotaTesting.GOLD;
+import static io.spillway.quota.testing.QuotaTesting.SILVER;
 import static io.spillway.quota.testing.QuotaTesting.quota;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,6 +26,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
+import io.spillway.quota.pool.TokenUsage;
 import io.spillway.quota.store.MemoryUsageStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -169,7 +172,7 @@ class QuotaInterceptorTest {
   void aStreamClosedByAClientThatWentAwayIsSettledOnceWithWhatWasStreamed() {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
     ScriptedEventStream upstreamStream = new ScriptedEventStream(chatStreamWithUsage("Hello", " world", "!"), null);
-    GatewayResponse response = run(SILVER(), chat, request -> GatewayResponse.streamed(200, Headers.EMPTY, upstreamStream));
+    GatewayResponse response = run(SILVER, chat, request -> GatewayResponse.streamed(200, Headers.EMPTY, upstreamStream));
 
     response.stream().next();
     response.stream().next();
@@ -183,10 +186,6 @@ class QuotaInterceptorTest {
     assertThat(upstreamStream.closes()).isEqualTo(2);
   }
 
-  private static Caller SILVER() {
-    return new Caller("web", Tier.SILVER, "k-silver");
-  }
-
   @Test
   void aStreamThatFailsMidWayIsSettledWithItsEstimateAndStreamedText() {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
@@ -197,7 +196,7 @@ class QuotaInterceptorTest {
 
     response.stream().next();
     response.stream().next();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> response.stream().next()).isSameAs(reset);
+    assertThatThrownBy(() -> response.stream().next()).isSameAs(reset);
 
     assertThat(pool(Tier.BRONZE)).extracting(PoolSnapshot::used, PoolSnapshot::reserved)
         .containsExactly(estimator.estimate(chat).promptTokens() + estimator.count("gpt-4o", "Hello"), 0L);
@@ -249,7 +248,7 @@ class QuotaInterceptorTest {
 
   @Test
   void anExhaustedPoolAnswers429InsufficientQuotaWithoutCallingUpstream() throws IOException {
-    pools.reserve(BRONZE, 30_000).settle(new io.spillway.quota.pool.TokenUsage(30_000, 0));
+    pools.reserve(BRONZE, 30_000).settle(new TokenUsage(30_000, 0));
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
 
     GatewayResponse response = run(BRONZE, chat, request -> {
