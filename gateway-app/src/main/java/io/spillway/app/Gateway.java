@@ -1,5 +1,7 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
@@ -10,13 +12,17 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
+import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
+import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.RateLimitInterceptor;
+import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.quota.store.UsageStore;
 import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.Router;
@@ -39,7 +45,8 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
-  private final MeterRegistry meters = new SimpleMeterRegistry();
+  private final RequestLimiter requestLimiter;
+  private final PriorityAdmissionGate admission;
   private final UsageStore usageStore;
   private final QuotaPools quota;
 
@@ -48,14 +55,19 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
+    MeterRegistry meters = new SimpleMeterRegistry();
+    this.requestLimiter = requestLimiter(config, clock);
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+
     Backend cloud = CloudBackend.create(config.cloud());
-    Router router = new Router(cloud);
+    Router router = new Router(cloud, admission);
 
     this.usageStore = UsageStores.open(config, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new RateLimitInterceptor(requestLimiter));
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
@@ -70,6 +82,14 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+    }
+    return new LocalRequestLimiter(policy, clock);
   }
 
   private static GatewayResponse json(String body) {
@@ -117,6 +137,11 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
+  /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */
+  public PriorityAdmissionGate admission() {
+    return admission;
+  }
+
   /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
   public QuotaPools quota() {
     return quota;
@@ -125,6 +150,7 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    requestLimiter.close();
     quota.close();
     usageStore.close();
   }

@@ -4,7 +4,9 @@ import io.spillway.core.pipeline.Tier;
 import java.net.URI;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks that a bound config is usable as a whole: ranges, contradictions, references. */
@@ -66,21 +68,8 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
-    for (var tier : java.util.Map.of("gold", q.tiers().gold(), "silver", q.tiers().silver(),
-        "bronze", q.tiers().bronze()).entrySet()) {
-      if (tier.getValue().share() < 0 || tier.getValue().overdraft() < 0) {
-        problems.add("key 'quota.tiers." + tier.getKey() + "': share and overdraft must not be negative");
-      }
-    }
-    if (q.defaultMaxTokens() < 1) {
-      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
-    }
-    checkPositive(problems, "quota.flushInterval", q.flushInterval());
-    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
-    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
-    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
-      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
-    }
+    checkPoolsAndAccounting(problems, q);
+    checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -97,9 +86,59 @@ final class ConfigValidator {
     return problems;
   }
 
+  private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      if (tier.share() < 0 || tier.overdraft() < 0) {
+        problems.add("key 'quota.tiers." + name + "': share and overdraft must not be negative");
+      }
+    });
+    if (q.defaultMaxTokens() < 1) {
+      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
+    }
+    checkPositive(problems, "quota.flushInterval", q.flushInterval());
+    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
+    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
+    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
+      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
+    }
+  }
+
   private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
     if (value.isNegative() || value.isZero()) {
       problems.add("key '" + key + "': must be longer than zero");
+    }
+  }
+
+  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
+      if (tier.maxWait().isNegative()) {
+        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
+      }
+    });
+    q.teams().forEach((team, limits) -> {
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
+    });
+    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
+    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
+    if (q.admission().queueSize() < 0) {
+      problems.add("key 'quota.admission.queueSize': must not be negative");
+    }
+  }
+
+  private static void atLeastOne(List<String> problems, String key, Integer value) {
+    if (value != null && value < 1) {
+      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
     }
   }
 

@@ -15,6 +15,7 @@ import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
+import io.spillway.quota.ratelimit.ResetFormat;
 import java.io.IOException;
 
 /**
@@ -120,7 +121,7 @@ public final class QuotaInterceptor implements Interceptor {
     return response.withHeaders(response.headers().toBuilder()
         .set("x-ratelimit-limit-tokens", Long.toString(pool.ceiling()))
         .set("x-ratelimit-remaining-tokens", Long.toString(pool.remaining()))
-        .set("x-ratelimit-reset-tokens", ResetDurations.format(pools.calendar().untilReset()))
+        .set("x-ratelimit-reset-tokens", ResetFormat.format(pools.calendar().untilReset()))
         .build());
   }
 
