@@ -14,6 +14,7 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
+import io.spillway.quota.accounting.TokenHeadersInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
@@ -67,6 +68,7 @@ public final class Gateway implements AutoCloseable {
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new TokenHeadersInterceptor(quota));
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, router);

@@ -93,6 +93,23 @@ class QuotaGatewayTest {
   }
 
   @Test
+  void aRequestRefusedByItsRateLimitStillSeesItsTokenPoolAndCostsNoTokens() throws IOException {
+    try (GatewayHarness h = GatewayHarness.start("quota: {monthlyTokens: 10000, tiers: {bronze: {requestsPerHour: 1}}}")) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("hi")));
+      h.post("/v1/chat/completions", BRONZE_KEY, chatBody("gpt-4o", "hi", false));
+
+      HttpResponse<String> limited = h.post("/v1/chat/completions", BRONZE_KEY, chatBody("gpt-4o", "hi", false));
+
+      assertThat(limited.statusCode()).isEqualTo(429);
+      assertThat(Json.parse(limited.body()).at("/error/code").asText()).isEqualTo("rate_limit_exceeded");
+      assertThat(limited.headers().firstValue("x-ratelimit-limit-requests")).contains("1");
+      assertThat(limited.headers().firstValue("x-ratelimit-limit-tokens")).contains("3000");
+      assertThat(limited.headers().firstValue("x-ratelimit-remaining-tokens")).contains(Long.toString(3000 - 19));
+      assertThat(quotaReport(h).at("/pools/bronze/used").asLong()).isEqualTo(19);
+    }
+  }
+
+  @Test
   void aStreamIsSettledWithItsUsageAndTheUsageChunkTheClientDidNotAskForIsStripped() throws IOException {
     try (GatewayHarness h = GatewayHarness.start(SMALL_BUDGET)) {
       h.cloud.stubFor(post("/v1/chat/completions")

@@ -10,12 +10,9 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.pipeline.Tier;
-import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
-import io.spillway.quota.ratelimit.ResetFormat;
 import java.io.IOException;
 
 /**
@@ -26,9 +23,9 @@ import java.io.IOException;
  *
  * <p>For chat/completions and completions streams it asks the upstream for usage
  * ({@code stream_options.include_usage: true}) when the client did not, and drops that extra chunk
- * on the way back. Every response past authentication carries {@code x-ratelimit-limit-tokens},
- * {@code x-ratelimit-remaining-tokens} and {@code x-ratelimit-reset-tokens} for the caller's pool:
- * the limit is the pool's ceiling (limit plus overdraft), the reset is the month's.
+ * on the way back. Its own refusal (429 {@code insufficient_quota}) and errors of later stages are
+ * returned as error responses; the {@code x-ratelimit-*-tokens} headers are added by
+ * {@link TokenHeadersInterceptor}.
  *
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
  * is not accounted.
@@ -49,13 +46,12 @@ public final class QuotaInterceptor implements Interceptor {
     if (caller == null || request.route() == Route.MODELS) {
       return chain.proceed(request);
     }
-    Tier tier = caller.tier();
     TokenEstimator.Estimate estimate = estimator.estimate(request);
     Reservation reservation;
     try {
       reservation = pools.reserve(caller, estimate.total());
     } catch (GatewayException e) {
-      return withTokenHeaders(GatewayResponse.error(e), tier);
+      return GatewayResponse.error(e);
     }
 
     boolean stream = request.stream() && request.route() != Route.RESPONSES;
@@ -67,7 +63,7 @@ public final class QuotaInterceptor implements Interceptor {
       response = chain.proceed(upstream);
     } catch (GatewayException e) {
       reservation.release();
-      return withTokenHeaders(GatewayResponse.error(e), tier);
+      return GatewayResponse.error(e);
     } catch (RuntimeException | Error e) {
       reservation.release();
       throw e;
@@ -76,14 +72,14 @@ public final class QuotaInterceptor implements Interceptor {
     if (!response.isSuccessful()) {
       if (response.isStream()) {
         // An error status with an event stream is not a normal answer; still meter what it reports.
-        return withTokenHeaders(response.withStream(metered(response, reservation, false, estimate, request)), tier);
+        return response.withStream(metered(response, reservation, false, estimate, request));
       }
       reservation.release();
-      return withTokenHeaders(response, tier);
+      return response;
     }
     if (response.isStream()) {
       boolean strip = !clientAskedForUsage;
-      return withTokenHeaders(response.withStream(metered(response, reservation, strip, estimate, request)), tier);
+      return response.withStream(metered(response, reservation, strip, estimate, request));
     }
     TokenUsage usage = null;
     try {
@@ -92,7 +88,7 @@ public final class QuotaInterceptor implements Interceptor {
       // Not JSON: settle with the estimate below.
     }
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
-    return withTokenHeaders(response, tier);
+    return response;
   }
 
   private MeteredEventStream metered(GatewayResponse response, Reservation reservation, boolean strip,
@@ -114,15 +110,6 @@ public final class QuotaInterceptor implements Interceptor {
     ObjectNode streamOptions = options instanceof ObjectNode existing ? existing : copy.putObject("stream_options");
     streamOptions.put("include_usage", true);
     return copy;
-  }
-
-  private GatewayResponse withTokenHeaders(GatewayResponse response, Tier tier) {
-    PoolSnapshot pool = pools.snapshot(tier);
-    return response.withHeaders(response.headers().toBuilder()
-        .set("x-ratelimit-limit-tokens", Long.toString(pool.ceiling()))
-        .set("x-ratelimit-remaining-tokens", Long.toString(pool.remaining()))
-        .set("x-ratelimit-reset-tokens", ResetFormat.format(pools.calendar().untilReset()))
-        .build());
   }
 
   @Override

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The accounting stage on its own: a pipeline of (fake auth) → quota → a scripted terminal. */
+/** The accounting stages on their own: (fake auth) → token headers → accounting → a scripted terminal. */
 class QuotaInterceptorTest {
   private static final String HEAD = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",";
 
@@ -58,6 +58,7 @@ class QuotaInterceptorTest {
           chain.request().setAttribute(RequestAttributes.CALLER, caller);
           return chain.proceed(chain.request());
         },
+        new TokenHeadersInterceptor(pools),
         new QuotaInterceptor(pools, estimator)), next -> {
           upstream.set(next);
           return terminal.handle(next);

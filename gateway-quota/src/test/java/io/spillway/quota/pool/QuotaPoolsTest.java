@@ -17,9 +17,11 @@ import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.quota.store.MemoryUsageStore;
+import io.spillway.quota.store.RedisUsageStore;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -222,6 +224,25 @@ class QuotaPoolsTest {
 
     assertThat(pools.snapshot(Tier.BRONZE)).extracting(PoolSnapshot::month, PoolSnapshot::used)
         .containsExactly("2026-12", 0L);
+  }
+
+  @Test
+  void withFailClosedAnUnreachableRedisRefusesWith503InsteadOfGuessing() throws IOException {
+    int nobodyListens;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      nobodyListens = socket.getLocalPort();
+    }
+    try (RedisUsageStore redis = new RedisUsageStore("redis://127.0.0.1:" + nobodyListens, Duration.ofMillis(500),
+        Duration.ofMinutes(1), Duration.ofMinutes(40), true, clock)) {
+      pools = new QuotaPools(quota("quota: {monthlyTokens: 1000, failClosed: true, flushInterval: 2s}"), redis, clock, meters);
+
+      GatewayException refused = catchThrowableOfType(GatewayException.class, () -> pools.reserve(SILVER, 10));
+
+      assertThat(refused.status()).isEqualTo(503);
+      assertThat(refused.retryAfter()).isEqualTo(Duration.ofSeconds(2));
+      assertThat(refused.getMessage()).contains("silver", "quota.failClosed");
+      assertThat(meters.get("spillway.quota.store.healthy").gauge().value()).isZero();
+    }
   }
 
   @Test
