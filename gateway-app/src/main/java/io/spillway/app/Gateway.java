@@ -3,7 +3,9 @@ package io.spillway.app;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -14,7 +16,7 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
-import io.spillway.quota.accounting.TokenHeadersInterceptor;
+import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
@@ -48,6 +50,8 @@ public final class Gateway implements AutoCloseable {
   private final AtomicReference<KeyRegistry> keys;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
+  private final MeterRegistry meters;
+  private final ResponseCache cache;
   private final UsageStore usageStore;
   private final QuotaPools quota;
 
@@ -57,6 +61,7 @@ public final class Gateway implements AutoCloseable {
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
     MeterRegistry meters = new SimpleMeterRegistry();
+    this.meters = meters;
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
 
@@ -68,13 +73,17 @@ public final class Gateway implements AutoCloseable {
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
-    interceptors.add(new TokenHeadersInterceptor(quota));
+    interceptors.add(new TokenReportInterceptor(quota));
+    this.cache = ResponseCache.builder(config.cache())
+        .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
+    interceptors.add(cache.interceptor());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
+    CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -137,6 +146,15 @@ public final class Gateway implements AutoCloseable {
 
   public GatewayConfig config() {
     return config;
+  }
+
+  public MeterRegistry meters() {
+    return meters;
+  }
+
+  /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
+  public ResponseCache cache() {
+    return cache;
   }
 
   /** The waiting area in front of the backends; its {@code snapshot()} is the admission status. */

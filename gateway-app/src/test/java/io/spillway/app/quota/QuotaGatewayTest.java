@@ -12,6 +12,7 @@ import static io.spillway.app.testing.GatewayHarness.SILVER_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.core.http.StreamResponse;
@@ -131,6 +132,24 @@ class QuotaGatewayTest {
       assertThat(report.at("/pools/silver/used").asLong()).isEqualTo(12 + 3);
       assertThat(report.at("/pools/silver/reserved").asLong()).isZero();
       assertThat(report.at("/teams/web/used").asLong()).isEqualTo(15);
+    }
+  }
+
+  @Test
+  void aCachedStreamCostsNoTokensAndReplaysWithoutTheUsageChunkButWithTokenHeaders() throws IOException {
+    try (GatewayHarness h = GatewayHarness.start(SMALL_BUDGET)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatStream(true, "Hel", "lo")));
+      String deterministic = "{\"model\":\"gpt-4o\",\"stream\":true,\"temperature\":0,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"Say hello\"}]}";
+
+      HttpResponse<String> first = h.post("/v1/chat/completions", SILVER_KEY, deterministic);
+      await().until(() -> h.gateway().cache().stats().entries() == 1);
+      HttpResponse<String> second = h.post("/v1/chat/completions", SILVER_KEY, deterministic);
+
+      assertThat(second.headers().firstValue("x-spillway-cache")).contains("hit");
+      assertThat(second.body()).isEqualTo(first.body()).contains("Hel").doesNotContain("prompt_tokens");
+      assertThat(second.headers().firstValue("x-ratelimit-remaining-tokens")).contains(Long.toString(5000 - 14));
+      assertThat(quotaReport(h).at("/pools/silver/used").asLong()).isEqualTo(12 + 2);
     }
   }
 

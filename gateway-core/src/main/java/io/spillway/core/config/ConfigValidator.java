@@ -78,6 +78,7 @@ final class ConfigValidator {
     if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
       problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
     }
+    checkCache(problems, c.cache());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
@@ -110,6 +111,27 @@ final class ConfigValidator {
   private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
     if (value.isNegative() || value.isZero()) {
       problems.add("key '" + key + "': must be longer than zero");
+    }
+  }
+
+  private static void checkCache(List<String> problems, CacheConfig cache) {
+    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
+      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
+    }
+    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
+      problems.add("key 'cache.ttl': must be longer than 0s");
+    }
+    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
+      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
+    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
+      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
+          + cache.maxSize());
+    }
+    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
+      String tool = cache.uncacheableTools().get(i);
+      if (tool == null || tool.isBlank()) {
+        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
+      }
     }
   }
 

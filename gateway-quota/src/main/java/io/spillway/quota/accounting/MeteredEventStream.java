@@ -16,69 +16,63 @@ import java.util.function.ToLongFunction;
  * {@link Reservation} makes that exactly once.
  *
  * <p>Chat/completions and completions report usage in a last chunk with empty {@code choices}
- * (asked for with {@code stream_options.include_usage}); when Spillway asked on the client's behalf
- * that chunk is dropped, so the client sees the stream it asked for. The Responses API reports it
- * in its final {@code response.completed} (or {@code .incomplete}/{@code .failed}) event.
+ * (asked for with {@code stream_options.include_usage}). The Responses API reports it in its final
+ * {@code response.completed} (or {@code .incomplete}/{@code .failed}) event. Events pass unchanged.
  *
  * <p>A stream that ends without reported usage is settled with the prompt estimate plus the tokens
  * of the text that was actually streamed.
  */
 final class MeteredEventStream extends ForwardingEventStream {
   private final Reservation reservation;
-  private final boolean stripUsageChunk;
   private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
   private volatile TokenUsage reported;
   private volatile long streamedTokens;
 
-  MeteredEventStream(EventStream delegate, Reservation reservation, boolean stripUsageChunk,
-      long promptEstimate, ToLongFunction<String> tokenCounter) {
+  MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
+      ToLongFunction<String> tokenCounter) {
     super(delegate);
     this.reservation = reservation;
-    this.stripUsageChunk = stripUsageChunk;
     this.promptEstimate = promptEstimate;
     this.tokenCounter = tokenCounter;
   }
 
   @Override
   public SseEvent next() {
-    while (true) {
-      SseEvent event;
-      try {
-        event = delegate.next();
-      } catch (RuntimeException | Error e) {
-        settle();
-        throw e;
-      }
-      if (event == null) {
-        settle();
-        return null;
-      }
-      if (!inspect(event)) {
-        return event;
-      }
+    SseEvent event;
+    try {
+      event = delegate.next();
+    } catch (RuntimeException | Error e) {
+      settle();
+      throw e;
     }
+    if (event == null) {
+      settle();
+      return null;
+    }
+    inspect(event);
+    return event;
   }
 
-  /** Reads usage (and streamed text) from an event; true when the event is to be dropped. */
-  private boolean inspect(SseEvent event) {
+  /** Reads reported usage, and the text streamed so far, from an event. */
+  private void inspect(SseEvent event) {
     String data = event.data();
     if (event.isDone() || data.isEmpty() || data.charAt(0) != '{') {
-      return false;
+      return;
     }
     JsonNode json;
     try {
       json = Json.parse(data);
     } catch (IOException e) {
-      return false;
+      return;
     }
     if (json == null || !json.isObject()) {
-      return false;
+      return;
     }
     String type = Json.text(json, "type");
     if (type != null && type.startsWith("response.")) {
       inspectResponsesEvent(type, json);
-      return false;
+      return;
     }
     JsonNode choices = json.get("choices");
     TokenUsage usage = UsageReader.fromUsage(json.get("usage"));
@@ -94,9 +88,7 @@ final class MeteredEventStream extends ForwardingEventStream {
           countText(call.path("function").path("arguments"));
         }
       }
-      return usage != null && choices.isEmpty() && stripUsageChunk;
     }
-    return false;
   }
 
   private void inspectResponsesEvent(String type, JsonNode json) {

@@ -22,10 +22,10 @@ import java.io.IOException;
  * stream of a streamed one ({@link MeteredEventStream}). A call that fails releases its reservation.
  *
  * <p>For chat/completions and completions streams it asks the upstream for usage
- * ({@code stream_options.include_usage: true}) when the client did not, and drops that extra chunk
- * on the way back. Its own refusal (429 {@code insufficient_quota}) and errors of later stages are
- * returned as error responses; the {@code x-ratelimit-*-tokens} headers are added by
- * {@link TokenHeadersInterceptor}.
+ * ({@code stream_options.include_usage: true}) when the client did not;
+ * {@link TokenReportInterceptor}, further out, drops that extra chunk before the client sees it
+ * and adds the {@code x-ratelimit-*-tokens} headers. Its own refusal (429
+ * {@code insufficient_quota}) and errors of later stages are returned as error responses.
  *
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
  * is not accounted.
@@ -54,9 +54,8 @@ public final class QuotaInterceptor implements Interceptor {
       return GatewayResponse.error(e);
     }
 
-    boolean stream = request.stream() && request.route() != Route.RESPONSES;
-    boolean clientAskedForUsage = !stream || includesUsage(request.body());
-    GatewayRequest upstream = clientAskedForUsage ? request : request.withBody(askForUsage(request.body()));
+    boolean askForUsage = asksUpstreamForUsage(request);
+    GatewayRequest upstream = askForUsage ? request.withBody(askForUsage(request.body())) : request;
 
     GatewayResponse response;
     try {
@@ -72,14 +71,13 @@ public final class QuotaInterceptor implements Interceptor {
     if (!response.isSuccessful()) {
       if (response.isStream()) {
         // An error status with an event stream is not a normal answer; still meter what it reports.
-        return response.withStream(metered(response, reservation, false, estimate, request));
+        return response.withStream(metered(response, reservation, estimate, request));
       }
       reservation.release();
       return response;
     }
     if (response.isStream()) {
-      boolean strip = !clientAskedForUsage;
-      return response.withStream(metered(response, reservation, strip, estimate, request));
+      return response.withStream(metered(response, reservation, estimate, request));
     }
     TokenUsage usage = null;
     try {
@@ -91,16 +89,23 @@ public final class QuotaInterceptor implements Interceptor {
     return response;
   }
 
-  private MeteredEventStream metered(GatewayResponse response, Reservation reservation, boolean strip,
+  private MeteredEventStream metered(GatewayResponse response, Reservation reservation,
       TokenEstimator.Estimate estimate, GatewayRequest request) {
     String model = request.model();
-    return new MeteredEventStream(response.stream(), reservation, strip, estimate.promptTokens(),
+    return new MeteredEventStream(response.stream(), reservation, estimate.promptTokens(),
         text -> estimator.count(model, text));
   }
 
-  static boolean includesUsage(ObjectNode body) {
-    JsonNode options = body.get("stream_options");
-    return options != null && options.path("include_usage").asBoolean(false);
+  /**
+   * Whether Spillway asks the upstream for a usage chunk that the client did not ask for: a
+   * chat/completions or completions stream without {@code stream_options.include_usage: true}.
+   */
+  static boolean asksUpstreamForUsage(GatewayRequest request) {
+    if (!request.stream() || request.route() == Route.RESPONSES) {
+      return false;
+    }
+    JsonNode options = request.body().get("stream_options");
+    return options == null || !options.path("include_usage").asBoolean(false);
   }
 
   /** A copy of the body that asks the upstream to end the stream with a usage chunk. */

@@ -58,7 +58,7 @@ class QuotaInterceptorTest {
           chain.request().setAttribute(RequestAttributes.CALLER, caller);
           return chain.proceed(chain.request());
         },
-        new TokenHeadersInterceptor(pools),
+        new TokenReportInterceptor(pools),
         new QuotaInterceptor(pools, estimator)), next -> {
           upstream.set(next);
           return terminal.handle(next);
