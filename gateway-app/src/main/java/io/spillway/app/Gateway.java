@@ -1,8 +1,12 @@
 package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.BreakerAdmin;
+import io.spillway.app.admin.StatusEndpoint;
+import io.spillway.app.admin.StatusRegistry;
 import io.spillway.app.admin.CacheAdmin;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
@@ -14,6 +18,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.UpstreamSettings;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
@@ -28,7 +34,10 @@ import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.quota.store.UsageStore;
 import io.spillway.quota.store.UsageStores;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -48,9 +57,10 @@ public final class Gateway implements AutoCloseable {
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final StatusRegistry status = new StatusRegistry();
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
-  private final MeterRegistry meters;
   private final ResponseCache cache;
   private final UsageStore usageStore;
   private final QuotaPools quota;
@@ -60,16 +70,27 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
-    MeterRegistry meters = new SimpleMeterRegistry();
-    this.meters = meters;
     this.requestLimiter = requestLimiter(config, clock);
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+    status.register("admission", admission::snapshot);
 
     Backend cloud = CloudBackend.create(config.cloud());
-    Router router = new Router(cloud, admission);
+    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    status.register("breaker", breaker::snapshot);
+    Router router = Router.builder()
+        .cloud(cloud)
+        .local(localBackend(config))
+        .breaker(breaker)
+        .classifier(new CapacityClassifier(clock))
+        .admission(admission)
+        .failover(config.failover())
+        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .meters(meters)
+        .build();
 
     this.usageStore = UsageStores.open(config, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
+    status.register("quota", quota::report);
 
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
@@ -83,6 +104,8 @@ public final class Gateway implements AutoCloseable {
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
+    BreakerAdmin.register(admin, breaker);
+    StatusEndpoint.register(admin, status);
     CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
@@ -93,6 +116,23 @@ public final class Gateway implements AutoCloseable {
     routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  /**
+   * The local backend, or null when {@code local.enabled} is false. Until the native Ollama backend
+   * lands ({@code LocalBackends.create}), both kinds speak the OpenAI-compatible API, which Ollama
+   * also serves under {@code /v1}.
+   */
+  private static Backend localBackend(GatewayConfig config) {
+    if (!config.local().enabled()) {
+      return null;
+    }
+    return new OpenAiHttpBackend("local", UpstreamSettings.from(config.local(), config.cloud()));
+  }
+
+  /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
+  public MeterRegistry meters() {
+    return meters;
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
@@ -146,10 +186,6 @@ public final class Gateway implements AutoCloseable {
 
   public GatewayConfig config() {
     return config;
-  }
-
-  public MeterRegistry meters() {
-    return meters;
   }
 
   /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */

@@ -24,6 +24,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.core.json.Json;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -188,6 +189,25 @@ class QuotaGatewayTest {
       assertThat(report.at("/teams/release/used").asLong()).isEqualTo(19);
       assertThat(report.at("/teams/sandbox/used").asLong()).isEqualTo(19);
       assertThat(h.get("/admin/quota", "wrong-token").statusCode()).isEqualTo(401);
+    }
+  }
+
+  @Test
+  void poolsAppearInPrometheusUnderTheirDocumentedNames() {
+    try (GatewayHarness h = GatewayHarness.start(SMALL_BUDGET)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.json(200,
+          OpenAiStubs.chatCompletionBody("hi", 2_390, 10))));
+      h.post("/v1/chat/completions", BRONZE_KEY, chatBody("gpt-4o", "hi", false));
+
+      String scrape = ((PrometheusMeterRegistry) h.gateway().meters()).scrape();
+
+      assertThat(scrape)
+          .contains("spillway_quota_pool_usage_ratio{tier=\"bronze\"} 0.8")
+          .contains("spillway_quota_band{tier=\"bronze\"} 1.0")
+          .contains("spillway_quota_tokens_total{direction=\"input\",tier=\"bronze\"} 2390.0")
+          .contains("spillway_quota_alerts_total{band=\"alert\",tier=\"bronze\"} 1.0")
+          .contains("spillway_quota_store_healthy 1.0")
+          .contains("spillway_quota_refused_total{tier=\"gold\"} 0.0");
     }
   }
 

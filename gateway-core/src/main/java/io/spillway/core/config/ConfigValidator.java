@@ -36,6 +36,7 @@ final class ConfigValidator {
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
+    checkFailover(problems, c.failover());
     for (int i = 0; i < c.keys().size(); i++) {
       KeyConfig k = c.keys().get(i);
       String at = "key 'keys[" + i + "]";
@@ -111,6 +112,19 @@ final class ConfigValidator {
   private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
     if (value.isNegative() || value.isZero()) {
       problems.add("key '" + key + "': must be longer than zero");
+    }
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
     }
   }
 
