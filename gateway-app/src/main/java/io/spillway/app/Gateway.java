@@ -18,8 +18,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
-import io.spillway.core.upstream.OpenAiHttpBackend;
-import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalBackends;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
@@ -44,6 +44,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -59,6 +61,8 @@ public final class Gateway implements AutoCloseable {
   private final AtomicReference<KeyRegistry> keys;
   private final MeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final StatusRegistry status = new StatusRegistry();
+  private final ScheduledExecutorService localScheduler;
+  private final LocalBackend local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
   private final ResponseCache cache;
@@ -75,11 +79,20 @@ public final class Gateway implements AutoCloseable {
     status.register("admission", admission::snapshot);
 
     Backend cloud = CloudBackend.create(config.cloud());
+    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-local").daemon().factory());
+    this.local = config.local().enabled()
+        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
+            meters)
+        : null;
+    if (local != null) {
+      status.register("local", () -> local.readiness().toJson(true));
+    }
     Breaker breaker = new Breaker(config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
     Router router = Router.builder()
         .cloud(cloud)
-        .local(localBackend(config))
+        .local(local)
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
         .admission(admission)
@@ -113,21 +126,9 @@ public final class Gateway implements AutoCloseable {
       routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
     routes.prefix("/admin/", admin.build());
     this.server = new GatewayServer(config.server(), routes.build(), clock);
-  }
-
-  /**
-   * The local backend, or null when {@code local.enabled} is false. Until the native Ollama backend
-   * lands ({@code LocalBackends.create}), both kinds speak the OpenAI-compatible API, which Ollama
-   * also serves under {@code /v1}.
-   */
-  private static Backend localBackend(GatewayConfig config) {
-    if (!config.local().enabled()) {
-      return null;
-    }
-    return new OpenAiHttpBackend("local", UpstreamSettings.from(config.local(), config.cloud()));
   }
 
   /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
@@ -188,6 +189,11 @@ public final class Gateway implements AutoCloseable {
     return config;
   }
 
+  /** The local backend, or null when {@code local.enabled} is false. */
+  public LocalBackend local() {
+    return local;
+  }
+
   /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
   public ResponseCache cache() {
     return cache;
@@ -206,6 +212,10 @@ public final class Gateway implements AutoCloseable {
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    if (local != null) {
+      local.close();
+    }
+    localScheduler.shutdownNow();
     requestLimiter.close();
     quota.close();
     usageStore.close();

@@ -33,6 +33,7 @@ final class ConfigValidator {
     if (!Set.of("ollama", "openai").contains(c.local().kind())) {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
+    checkLocal(problems, c.local());
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
@@ -113,6 +114,29 @@ final class ConfigValidator {
     if (value.isNegative() || value.isZero()) {
       problems.add("key '" + key + "': must be longer than zero");
     }
+  }
+
+  private static void checkLocal(List<String> problems, LocalConfig local) {
+    java.time.Duration second = java.time.Duration.ofSeconds(1);
+    if (local.keepWarmEvery().compareTo(second) < 0) {
+      problems.add("key 'local.keepWarmEvery': must be at least 1s");
+    }
+    if (local.checkEvery().compareTo(second) < 0) {
+      problems.add("key 'local.checkEvery': must be at least 1s");
+    }
+    if (local.timeout().compareTo(second) < 0) {
+      problems.add("key 'local.timeout': must be at least 1s");
+    }
+    if (local.keepAlive().compareTo(local.keepWarmEvery()) <= 0) {
+      problems.add("key 'local.keepAlive': must be longer than local.keepWarmEvery ("
+          + Durations.format(local.keepWarmEvery()) + "), or the model unloads between keep-warm requests");
+    }
+    local.models().forEach((requested, target) -> {
+      if (requested == null || requested.isBlank() || target == null || target.isBlank()) {
+        problems.add("key 'local.models': every entry needs a requested model and a local model ('"
+            + requested + ": " + target + "')");
+      }
+    });
   }
 
   private static void checkFailover(List<String> problems, FailoverConfig f) {
