@@ -30,14 +30,20 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
+import io.spillway.quota.accounting.QuotaInterceptor;
+import io.spillway.quota.accounting.TokenEstimator;
+import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
+import io.spillway.quota.store.UsageStore;
+import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
@@ -77,6 +83,8 @@ public final class Gateway implements AutoCloseable {
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
   private final ResponseCache cache;
+  private final UsageStore usageStore;
+  private final QuotaPools quota;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
     this.config = config;
@@ -120,14 +128,20 @@ public final class Gateway implements AutoCloseable {
         .meters(meters)
         .build();
 
+    this.usageStore = UsageStores.open(config, clock);
+    this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
+    status.register("quota", quota::report);
+
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new TokenReportInterceptor(quota));
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
+    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
     status.register("traffic", () -> Json.object()
@@ -139,6 +153,7 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/keys", new KeysEndpoint(keys::get));
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader));
+    admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
     BreakerAdmin.register(admin, breaker);
     CacheAdmin.register(admin, cache);
 
@@ -187,7 +202,12 @@ public final class Gateway implements AutoCloseable {
   /** Starts a gateway; {@code configFile} (may be null) is what a reload reads again. */
   public static Gateway start(GatewayConfig config, Clock clock, Path configFile) {
     Gateway gateway = new Gateway(config, clock, configFile);
-    gateway.server.start();
+    try {
+      gateway.server.start();
+    } catch (RuntimeException e) {
+      gateway.close();
+      throw e;
+    }
     return gateway;
   }
 
@@ -258,6 +278,11 @@ public final class Gateway implements AutoCloseable {
     return admission;
   }
 
+  /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
+  public QuotaPools quota() {
+    return quota;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
@@ -266,5 +291,7 @@ public final class Gateway implements AutoCloseable {
     }
     localScheduler.shutdownNow();
     requestLimiter.close();
+    quota.close();
+    usageStore.close();
   }
 }

@@ -52,7 +52,9 @@ class DashboardBrowserTest {
       assertThat(chromium.eval(text("admission"))).as("the real waiting area's snapshot")
           .startsWith("0waiting").contains("cloud.limit" + cloudLimit, "cloud.waiting.bronze0");
       assertThat(chromium.eval(text("risk"))).contains("0.71", "threshold 0.65");
-      assertThat(chromium.eval(text("quota"))).isEqualTo("not available");
+      assertThat(chromium.eval(text("quota"))).as("the real quota pools from /admin/quota")
+          .contains("gold", "silver", "bronze", "0 % · ok");
+      assertThat(chromium.eval("String(document.querySelectorAll('#quota .pool').length)")).isEqualTo("3");
       assertThat(chromium.eval(text("capacity-rate"))).as("3 capacity answers of 3 cloud answers").isEqualTo("100 %");
       assertThat(chromium.eval("String(document.querySelectorAll('#chart-requests rect').length)")).isEqualTo("1");
       assertThat(chromium.eval("String(document.querySelectorAll('#chart-capacity polyline').length)")).isEqualTo("1");

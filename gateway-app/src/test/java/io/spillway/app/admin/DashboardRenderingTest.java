@@ -46,10 +46,11 @@ class DashboardRenderingTest {
             {"tier":"bronze","used":15000000,"limit":15000000,"band":"hard"}]}
           """,
       "object", """
-          {"pools":{
-            "gold":{"used":2000000,"limit":10000000,"band":"normal","alertAt":0.8,"softAt":0.95},
-            "silver":{"ratio":0.96,"band":"soft","alertAt":0.8,"softAt":0.95},
-            "bronze":{"used":15000000,"limit":15000000,"band":"hard","alertAt":0.8,"softAt":0.95}}}
+          {"month":"2026-11","monthlyTokens":50000000,"store":{"kind":"memory","healthy":true},"pools":{
+            "gold":{"share":0.2,"limit":10000000,"used":2000000,"usageRatio":0.2,"band":"normal","alertAt":0.8,"softAt":0.95},
+            "silver":{"share":0.5,"limit":25000000,"used":24000000,"usageRatio":0.96,"band":"soft","alertAt":0.8,"softAt":0.95},
+            "bronze":{"share":0.3,"limit":15000000,"used":15000000,"usageRatio":1.0,"band":"hard","alertAt":0.8,"softAt":0.95}},
+           "teams":{"web":{"used":24000000}}}
           """);
 
   static HttpServer serve(String quota) throws IOException {
