@@ -137,6 +137,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
     interceptors.add(new TokenReportInterceptor(quota));
+    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
