@@ -3,7 +3,7 @@ package io.spillway.app.quota;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
-import static io.spillway.app.testing.GatewayHarness.SILVER_KEY;
+import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -94,14 +94,14 @@ class UsageDurabilityTest {
     assertThat(first.process.exitValue()).as("SIGKILL, not a clean exit").isEqualTo(137);
 
     Gw second = startGateway(data, "second");
-    long used = report(second).at("/pools/silver/used").asLong();
+    long used = report(second).at("/pools/gold/used").asLong();
     assertThat(used % PER_REQUEST).as("whole requests only").isZero();
     assertThat(used)
         .as("every request answered before a flush that the store reported as done survives")
         .isGreaterThanOrEqualTo(completedBeforePoint * PER_REQUEST)
         .as("nothing is counted that was not sent")
         .isLessThanOrEqualTo(load.sent() * PER_REQUEST);
-    assertThat(report(second).at("/teams/web/used").asLong()).isEqualTo(used);
+    assertThat(report(second).at("/teams/release/used").asLong()).isEqualTo(used);
   }
 
   @Test
@@ -120,11 +120,11 @@ class UsageDurabilityTest {
 
     Gw second = startGateway(data, "second");
     JsonNode report = report(second);
-    assertThat(report.at("/pools/silver/used").asLong())
+    assertThat(report.at("/pools/gold/used").asLong())
         .as("used equals the usage of the answered requests exactly")
         .isEqualTo(load.completed() * PER_REQUEST);
-    assertThat(report.at("/teams/web/used").asLong()).isEqualTo(load.completed() * PER_REQUEST);
-    assertThat(report.at("/pools/silver/reserved").asLong()).isZero();
+    assertThat(report.at("/teams/release/used").asLong()).isEqualTo(load.completed() * PER_REQUEST);
+    assertThat(report.at("/pools/gold/reserved").asLong()).isZero();
   }
 
   private record Gw(Process process, String baseUrl) {}
@@ -136,13 +136,13 @@ class UsageDurabilityTest {
         admin: {token: %s}
         cloud: {baseUrl: %s/v1, apiKey: sk-company-cloud-secret, timeout: 5s}
         keys:
-          - {key: %s, team: web, tier: silver}
+          - {key: %s, team: release, tier: gold}
         quota: {monthlyTokens: 1000000000, flushInterval: %s}
         store: "embedded:%s"
-        """.formatted(ADMIN_TOKEN, cloud.baseUrl(), SILVER_KEY, FLUSH_INTERVAL, data));
+        """.formatted(ADMIN_TOKEN, cloud.baseUrl(), GOLD_KEY, FLUSH_INTERVAL, data));
     Path log = dir.resolve(name + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+    Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
             "io.spillway.app.Main", "serve", "--config", config.toString())
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
@@ -190,7 +190,7 @@ class UsageDurabilityTest {
       HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1/chat/completions"))
           .timeout(Duration.ofSeconds(10))
           .header("Content-Type", "application/json")
-          .header("Authorization", "Bearer " + SILVER_KEY)
+          .header("Authorization", "Bearer " + GOLD_KEY)
           .POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-4o", "count me", false)))
           .build();
       for (int i = 0; i < CLIENTS; i++) {

@@ -91,7 +91,7 @@ public final class RedisServer implements AutoCloseable {
       Files.createDirectories(dir);
       process = new ProcessBuilder(List.of(BINARY.toString(),
               "--port", Integer.toString(port), "--bind", "127.0.0.1",
-              "--save", "", "--appendonly", "yes", "--dir", dir.toString()))
+              "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir.toString()))
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
           .start();
