@@ -50,6 +50,15 @@ class RedisRestartUnderLoadTest {
 
   @Test
   void redisRestartMidTrafficNeitherLosesNorDoubleCountsSettledUsage() throws Exception {
+    restartMidTraffic(RedisServer::stop);
+  }
+
+  @Test
+  void redisKilledNineMidTrafficNeitherLosesNorDoubleCountsSettledUsage() throws Exception {
+    restartMidTraffic(RedisServer::crash);
+  }
+
+  private void restartMidTraffic(java.util.function.Consumer<RedisServer> takeDown) throws Exception {
     try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
         GatewayHarness gateway = GatewayHarness.start("""
             quota: {monthlyTokens: 1000000000, flushInterval: 100ms, storeTimeout: 500ms}
@@ -84,11 +93,11 @@ class RedisRestartUnderLoadTest {
       }
       try {
         await("traffic flows on the shared ledger").atMost(Duration.ofSeconds(20)).until(() -> ok.get() >= 40);
-        redis.stop();
+        takeDown.accept(redis);
         int beforeStart = ok.get();
         await("traffic flows while Redis is down").atMost(Duration.ofSeconds(20))
             .untilAsserted(() -> assertThat(ok.get()).as("answered (%s not)", other).isGreaterThanOrEqualTo(beforeStart + 20));
-        redis.restart();
+        redis.startAgain();
         int afterStart = ok.get();
         await("traffic flows after Redis is back").atMost(Duration.ofSeconds(20))
             .untilAsserted(() -> assertThat(ok.get()).as("answered (%s not)", other).isGreaterThanOrEqualTo(afterStart + 40));

@@ -132,7 +132,7 @@ class UsageDurabilityTest {
   private Gw startGateway(Path data, String name) throws IOException {
     Path config = dir.resolve(name + ".yaml");
     Files.writeString(config, """
-        server: {host: 127.0.0.1, port: 0, drainTimeout: 5s}
+        server: {host: 127.0.0.1, port: 0, drainTimeout: 2s}
         admin: {token: %s}
         cloud: {baseUrl: %s/v1, apiKey: sk-company-cloud-secret, timeout: 5s}
         keys:

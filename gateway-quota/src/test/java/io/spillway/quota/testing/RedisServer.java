@@ -80,6 +80,27 @@ public final class RedisServer implements AutoCloseable {
     process = null;
   }
 
+  /** Kills Redis with SIGKILL, as a crash or an OOM kill would: only what it fsynced survives. */
+  public void crash() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(20, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /** Starts Redis on the same port and directory after {@link #stop} or {@link #crash}. */
+  public void startAgain() {
+    if (process == null) {
+      startProcess();
+    }
+  }
+
   /** Starts Redis again on the same port and directory. */
   public void restart() {
     stop();
