@@ -14,6 +14,10 @@ import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RequestObserver;
 import io.spillway.app.reload.ConfigReloader;
+import io.spillway.app.reload.ReloadableRequestLimiter;
+import io.spillway.core.pipeline.Caller;
+import java.util.HashSet;
+import java.util.Set;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.ConfigLoader;
@@ -93,10 +97,12 @@ public final class Gateway implements AutoCloseable {
     this.metrics = new GatewayMetrics(config.metrics(), clock);
     AccessLog accessLog = new AccessLog(config.logging());
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
-    reloader.register(next -> keys.set(KeyRegistry.from(next.keys())), "keys");
+    reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
 
-    this.requestLimiter = requestLimiter(config, clock);
+    ReloadableRequestLimiter limiter = new ReloadableRequestLimiter(requestLimiter(config, clock), clock);
+    reloader.register(limiter, "quota");
+    this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
     status.register("admission", admission::snapshot);
 
@@ -186,6 +192,18 @@ public final class Gateway implements AutoCloseable {
   /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
   public MeterRegistry meters() {
     return metrics.registry();
+  }
+
+  /** Swaps in the new keys; a team that lost a key loses its cached answers with it. */
+  private void reloadKeys(GatewayConfig next) {
+    KeyRegistry previous = keys.getAndSet(KeyRegistry.from(next.keys()));
+    Set<String> stillValid = new HashSet<>();
+    keys.get().callers().forEach(caller -> stillValid.add(caller.keyId()));
+    previous.callers().stream()
+        .filter(caller -> !stillValid.contains(caller.keyId()))
+        .map(Caller::team)
+        .distinct()
+        .forEach(team -> cache.invalidateTeam(team));
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {

@@ -256,6 +256,9 @@ public final class QuotaPools implements AutoCloseable {
     storeNode.put("location", status.location());
     storeNode.put("healthy", status.healthy());
     storeNode.put("pendingSettlements", status.pendingSettlements());
+    if (status.durableAsOf() != null) {
+      storeNode.put("durableAsOf", status.durableAsOf().toString());
+    }
     ObjectNode pools = root.putObject("pools");
     for (PoolSnapshot snapshot : snapshots()) {
       ObjectNode pool = pools.putObject(snapshot.tier().tag());

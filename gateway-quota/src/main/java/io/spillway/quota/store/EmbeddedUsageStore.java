@@ -5,7 +5,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,11 +39,14 @@ public final class EmbeddedUsageStore implements UsageStore {
   private final MVMap<String, Boolean> alertsSent;
   private final MemoryUsageStore ledger = new MemoryUsageStore();
   private final ScheduledExecutorService flusher;
+  private final Clock clock;
   private long flushedChanges = -1;
+  private volatile Instant durableAsOf;
   private boolean closed;
 
-  private EmbeddedUsageStore(Path file, MVStore mv, Duration flushInterval) {
+  private EmbeddedUsageStore(Path file, MVStore mv, Duration flushInterval, Clock clock) {
     this.file = file;
+    this.clock = clock;
     this.mv = mv;
     this.poolUsed = mv.openMap("poolUsed");
     this.teamUsed = mv.openMap("teamUsed");
@@ -56,6 +61,14 @@ public final class EmbeddedUsageStore implements UsageStore {
 
   /** Opens (or creates) the store in {@code dir}, flushing every {@code flushInterval}. */
   public static EmbeddedUsageStore open(Path dir, Duration flushInterval) {
+    return open(dir, flushInterval, Clock.systemUTC());
+  }
+
+  /**
+   * Opens (or creates) the store in {@code dir}, flushing every {@code flushInterval}; {@code clock}
+   * stamps {@link StoreStatus#durableAsOf()}.
+   */
+  public static EmbeddedUsageStore open(Path dir, Duration flushInterval, Clock clock) {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
@@ -69,7 +82,7 @@ public final class EmbeddedUsageStore implements UsageStore {
       throw new IllegalStateException("cannot open the usage store " + file
           + " (is another gateway using the same directory?): " + e.getMessage(), e);
     }
-    return new EmbeddedUsageStore(file, mv, flushInterval);
+    return new EmbeddedUsageStore(file, mv, flushInterval, clock);
   }
 
   private void load() {
@@ -117,8 +130,11 @@ public final class EmbeddedUsageStore implements UsageStore {
     if (closed) {
       return;
     }
+    // Taken before the counters are read: whatever settled before it is in this flush.
+    Instant startedAt = clock.instant();
     long changes = ledger.changes();
     if (changes == flushedChanges) {
+      durableAsOf = startedAt;
       return;
     }
     ledger.forEachPoolUsed((key, used) -> poolUsed.put(key.month() + "|" + key.tier().tag(), used));
@@ -129,6 +145,7 @@ public final class EmbeddedUsageStore implements UsageStore {
     mv.commit();
     mv.sync();
     flushedChanges = changes;
+    durableAsOf = startedAt;
   }
 
   private void flushQuietly() {
@@ -141,7 +158,7 @@ public final class EmbeddedUsageStore implements UsageStore {
 
   @Override
   public StoreStatus status() {
-    return new StoreStatus("embedded", file.toString(), true, 0);
+    return new StoreStatus("embedded", file.toString(), true, 0, durableAsOf);
   }
 
   @Override

@@ -42,7 +42,7 @@ public final class UsageStores {
       return new MemoryUsageStore();
     }
     if (spec.startsWith("embedded:")) {
-      return EmbeddedUsageStore.open(Path.of(spec.substring("embedded:".length())), quota.flushInterval());
+      return EmbeddedUsageStore.open(Path.of(spec.substring("embedded:".length())), quota.flushInterval(), clock);
     }
     if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
       return new RedisUsageStore(spec, quota.storeTimeout(), quota.flushInterval(), holdTimeout,

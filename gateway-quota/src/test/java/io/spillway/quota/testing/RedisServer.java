@@ -80,6 +80,27 @@ public final class RedisServer implements AutoCloseable {
     process = null;
   }
 
+  /** Kills Redis with SIGKILL, as a crash or an OOM kill would: only what it fsynced survives. */
+  public void crash() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(20, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /** Starts Redis on the same port and directory after {@link #stop} or {@link #crash}. */
+  public void startAgain() {
+    if (process == null) {
+      startProcess();
+    }
+  }
+
   /** Starts Redis again on the same port and directory. */
   public void restart() {
     stop();
@@ -91,7 +112,7 @@ public final class RedisServer implements AutoCloseable {
       Files.createDirectories(dir);
       process = new ProcessBuilder(List.of(BINARY.toString(),
               "--port", Integer.toString(port), "--bind", "127.0.0.1",
-              "--save", "", "--appendonly", "yes", "--dir", dir.toString()))
+              "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir.toString()))
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.log").toFile()))
           .start();
