@@ -71,9 +71,7 @@ final class ConfigValidator {
     } catch (RuntimeException e) {
       problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
     }
-    if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
-      problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
-    }
+    ShapingConfigValidator.check(c.shaping(), problems);
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
