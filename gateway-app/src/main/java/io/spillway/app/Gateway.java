@@ -1,5 +1,7 @@
 package io.spillway.app;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.config.GatewayConfig;
@@ -10,6 +12,9 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.shaping.PressureSignals;
+import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.risk.RiskIndex;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.routing.Router;
@@ -41,11 +46,17 @@ public final class Gateway implements AutoCloseable {
     Backend cloud = CloudBackend.create(config.cloud());
     Router router = new Router(cloud);
 
+    MeterRegistry meters = new SimpleMeterRegistry();
+    // Shaping reads the breaker and the pools through PressureSignals; NONE until those land.
+    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
+
     List<Interceptor> interceptors = new ArrayList<>();
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new ShapingInterceptor(config.shaping(), PressureSignals.NONE, risk, meters, clock));
     Pipeline pipeline = new Pipeline(interceptors, router);
 
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    admin.get("/admin/risk", request -> AdminApi.ok(risk.snapshot()));
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {

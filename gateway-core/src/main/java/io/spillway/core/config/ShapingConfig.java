@@ -32,11 +32,11 @@ public record ShapingConfig(
     List<ModelRule> models,
     ScenarioConfig scenarios) {
 
+  /** The ladder's steps, in order. (Declared first: the defaults below use it.) */
+  public static final List<String> STEPS = List.of("trim", "downgrade", "model", "local");
+
   public static final ShapingConfig DEFAULTS =
       new ShapingConfig(null, null, null, null, null, null, null, null, null, null);
-
-  /** The ladder's steps, in order. */
-  public static final List<String> STEPS = List.of("trim", "downgrade", "model", "local");
 
   public ShapingConfig {
     degrade = degrade != null ? degrade : "pressure";
