@@ -269,11 +269,85 @@ final class LanguageDetector {
     if (s.contains(" := ") || s.startsWith("if err != nil")) {
       add(score, Language.GO, 2);
     }
+    traceSignals(s, score);
+    bodySignals(s, score);
     if (s.contains("->") && s.contains("fn ")) {
       add(score, Language.RUST, 1);
     }
     if (s.endsWith("):") && (s.startsWith("def ") || s.startsWith("async def "))) {
       add(score, Language.PYTHON, 1);
+    }
+  }
+
+  /**
+   * Stack traces say which language they come from, and the trimmer always keeps them: so a trimmed
+   * block is recognised as the same language as the original.
+   */
+  private static void traceSignals(String s, int[] score) {
+    if (s.startsWith("Traceback (most recent call last)") || s.startsWith("File \"") && s.contains(".py\", line ")) {
+      add(score, Language.PYTHON, 10);
+    } else if (s.startsWith("at ") && s.endsWith(")")) {
+      if (s.contains(".java:")) {
+        add(score, Language.JAVA, 10);
+      } else if (s.contains(".kt:")) {
+        add(score, Language.KOTLIN, 10);
+      } else if (s.contains(".js:") || s.contains(".ts:") || s.contains(".mjs:") || s.contains(".tsx:")
+          || s.contains("node:internal")) {
+        add(score, Language.JAVASCRIPT, 10);
+      }
+    } else if (s.startsWith("at ") && s.contains(".cs:line ")) {
+      add(score, Language.CSHARP, 10);
+    } else if (s.startsWith("goroutine ") || s.contains(".go:") && s.startsWith("/")) {
+      add(score, Language.GO, 10);
+    } else if (s.startsWith("thread '") && s.contains("panicked at")) {
+      add(score, Language.RUST, 10);
+    } else if (s.startsWith("#") && s.length() > 2 && Character.isDigit(s.charAt(1))
+        && (s.contains(".c:") || s.contains(".cpp:") || s.contains(".cc:") || s.contains(".h:"))) {
+      add(score, Language.C, 10);
+    } else if (s.contains(": line ") && s.contains(".sh")) {
+      add(score, Language.SHELL, 10);
+    } else if (s.contains("PL/pgSQL function") || s.startsWith("psql:")) {
+      add(score, Language.SQL, 10);
+    }
+  }
+
+  /** Signs that survive in function bodies, where imports and headers are gone. */
+  private static void bodySignals(String s, int[] score) {
+    if (s.startsWith("printf(") || s.startsWith("fprintf(") || s.contains("malloc(") || s.contains("NULL)")
+        || s.startsWith("static int ") || s.startsWith("static void ") || s.contains("const char *")
+        || s.contains("const char **") || s.contains("std::")) {
+      add(score, Language.C, 2);
+    }
+    if (s.startsWith("System.out.") || s.startsWith("System.err.") || s.startsWith("@Override")) {
+      add(score, Language.JAVA, 2);
+    }
+    if (s.startsWith("Console.") || s.startsWith("var ") && s.endsWith(";") && !s.contains(" => ")
+        || s.contains("List<string>") || s.contains(" string ")) {
+      add(score, Language.CSHARP, 1);
+    }
+    if (s.startsWith("println!(") || s.startsWith("let ") && s.endsWith(";") && !s.contains("=>")
+        || s.contains("&self") || s.startsWith("pub fn ") || s.startsWith("impl ")) {
+      add(score, Language.RUST, 2);
+    }
+    if (s.startsWith("fmt.Print") || s.startsWith("func ") || s.contains(" := range ")) {
+      add(score, Language.GO, 2);
+    }
+    if (s.startsWith("console.") || s.startsWith("const ") && s.endsWith(";") || s.contains("=> {")) {
+      add(score, Language.JAVASCRIPT, 1);
+    }
+    if (s.startsWith("println(") || s.startsWith("val ") || s.startsWith("fun ")) {
+      add(score, Language.KOTLIN, 1);
+    }
+    if (s.startsWith("def ") || s.startsWith("self.") || s.startsWith("for ") && s.endsWith(":")) {
+      add(score, Language.PYTHON, 1);
+    }
+    if (s.startsWith("echo ") || s.equals("done") || s.equals("fi") || s.endsWith("; do") || s.endsWith("; then")
+        || s.startsWith("local ")) {
+      add(score, Language.SHELL, 1);
+    }
+    if (s.startsWith("PERFORM ") || s.startsWith("RETURN ") && s.endsWith(";") || s.startsWith("RAISE ")
+        || s.equals("BEGIN") || s.equals("END;")) {
+      add(score, Language.SQL, 1);
     }
   }
 }
