@@ -42,8 +42,8 @@ public final class RiskIndex {
     this.config = config;
     this.clock = clock;
     // Two growth windows back to back: the last one and the one before it.
-    this.growth = new Window(Math.max(1, config.growthWindow().toMillis() / BUCKETS), 2 * BUCKETS);
-    this.recent = new Window(Math.max(1, config.window().toMillis() / BUCKETS), BUCKETS);
+    this.growth = new Window(Math.max(1, config.growthWindow().toMillis() / BUCKETS), 2 * BUCKETS + 1);
+    this.recent = new Window(Math.max(1, config.window().toMillis() / BUCKETS), BUCKETS + 1);
   }
 
   /** Registers the gauge {@code spillway_risk_index}. */
@@ -89,26 +89,27 @@ public final class RiskIndex {
 
   private synchronized Parts compute() {
     long now = clock.millis();
-    long last = growth.sum(now, 0, BUCKETS);
-    long previous = growth.sum(now, BUCKETS, 2 * BUCKETS);
-    double growthPart = clamp((double) (last - previous) / Math.max(previous, config.minRequests()));
-    long requests = recent.sum(now, 0, BUCKETS);
+    double last = growth.requests(now, 0, BUCKETS);
+    double previous = growth.requests(now, BUCKETS, BUCKETS);
+    double growthPart = clamp((last - previous) / Math.max(previous, config.minRequests()));
+    double requests = recent.requests(now, 0, BUCKETS);
+    double errors = recent.errors(now, 0, BUCKETS);
     double latencyPart = 0;
     double errorPart = 0;
     double meanLatency = 0;
-    long errors = recent.errors(now);
     if (requests >= config.minSamples()) {
-      meanLatency = (double) recent.latency(now) / requests;
+      meanLatency = recent.latency(now, 0, BUCKETS) / requests;
       double baseline = config.latencyBaseline().toMillis();
       latencyPart = clamp((meanLatency - baseline) / baseline);
-      errorPart = clamp((double) errors / requests);
+      errorPart = clamp(errors / requests);
     }
     ShapingConfig.RiskWeights w = config.weights();
     double index = w.growth() * growthPart + w.latency() * latencyPart + w.errors() * errorPart;
     if (config.enabled() && index > config.threshold()) {
       holdUntilMillis = Math.max(holdUntilMillis, now + config.hold().toMillis());
     }
-    return new Parts(index, growthPart, latencyPart, errorPart, last, previous, requests, errors, meanLatency);
+    return new Parts(index, growthPart, latencyPart, errorPart, Math.round(last), Math.round(previous),
+        Math.round(requests), Math.round(errors), meanLatency);
   }
 
   /** The index and its parts as JSON, for {@code /admin/status}. */
@@ -151,7 +152,9 @@ public final class RiskIndex {
 
   /**
    * A ring of time buckets: each holds a request count, an error count and a latency sum for one
-   * slice of time. A slot whose slice has passed is reused (and cleared) by the next add.
+   * slice of time. A slot whose slice has passed is reused (and cleared) by the next add. Sums over a
+   * window interpolate the bucket that straddles the window's start, as sliding-window counters do,
+   * so a window is exactly as long as configured rather than off by up to a bucket.
    */
   private static final class Window {
     private final long bucketMillis;
@@ -185,26 +188,35 @@ public final class RiskIndex {
       }
     }
 
-    /** Requests in the buckets {@code fromAgo} (inclusive) to {@code toAgo} (exclusive) buckets back from now. */
-    long sum(long now, int fromAgo, int toAgo) {
-      return total(now, fromAgo, toAgo, count);
+    double requests(long now, int fromAgo, int buckets) {
+      return sum(now, fromAgo, buckets, count);
     }
 
-    long errors(long now) {
-      return total(now, 0, slice.length, errors);
+    double errors(long now, int fromAgo, int buckets) {
+      return sum(now, fromAgo, buckets, errors);
     }
 
-    long latency(long now) {
-      return total(now, 0, slice.length, latency);
+    double latency(long now, int fromAgo, int buckets) {
+      return sum(now, fromAgo, buckets, latency);
     }
 
-    private long total(long now, int fromAgo, int toAgo, long[] values) {
+    /**
+     * The total over the time from {@code fromAgo + buckets} to {@code fromAgo} bucket lengths before
+     * now. The bucket in progress counts whole when the window ends now; a bucket cut by a window's
+     * edge counts with the share of its time inside the window.
+     */
+    private double sum(long now, int fromAgo, int buckets, long[] values) {
       long current = Math.floorDiv(now, bucketMillis);
-      long sum = 0;
+      double elapsed = (double) Math.floorMod(now, bucketMillis) / bucketMillis;
+      double sum = 0;
       for (int slot = 0; slot < slice.length; slot++) {
         long ago = current - slice[slot];
-        if (ago >= fromAgo && ago < toAgo) {
+        if (ago == fromAgo) {
+          sum += fromAgo == 0 ? values[slot] : elapsed * values[slot];
+        } else if (ago > fromAgo && ago < fromAgo + buckets) {
           sum += values[slot];
+        } else if (ago == fromAgo + buckets) {
+          sum += (1 - elapsed) * values[slot];
         }
       }
       return sum;
