@@ -158,14 +158,19 @@ public final class ContextTrimmer {
     return nonBlank > 0 && code * 10 >= nonBlank * 6;
   }
 
-  /** A Markdown code fence: three or more backticks or tildes. */
+  /**
+   * A Markdown code fence: three or more backticks or tildes, indented by at most three spaces (more
+   * is an indented code block, like the {@code ~~~^~~~} markers under a Python traceback line).
+   */
   record Fence(char ch, int length, String info) {
+    private static final int MAX_INDENT = 3;
+
     static Fence opening(String line) {
       int i = 0;
-      while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+      while (i < line.length() && line.charAt(i) == ' ') {
         i++;
       }
-      if (i >= line.length()) {
+      if (i > MAX_INDENT || i >= line.length()) {
         return null;
       }
       char ch = line.charAt(i);
@@ -188,8 +193,11 @@ public final class ContextTrimmer {
 
     boolean closedBy(String line) {
       int i = 0;
-      while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+      while (i < line.length() && line.charAt(i) == ' ') {
         i++;
+      }
+      if (i > MAX_INDENT) {
+        return false;
       }
       int run = 0;
       while (i + run < line.length() && line.charAt(i + run) == ch) {
