@@ -15,7 +15,7 @@ public final class SampleSources {
   private SampleSources() {}
 
   /**
-   * A Python module of about {@code lines} lines (services with methods, helpers, comments, blank
+   * A Python module of exactly {@code lines} lines (services with methods, helpers, comments, blank
    * lines) and, after it, the traceback of a failure in {@code reconcile_ledger}, which is defined near
    * the top of the file.
    */
@@ -43,14 +43,18 @@ public final class SampleSources {
     out.add("        log.info(\"reconciled %d entries, average %s\", len(window), average)");
     out.add("        return total");
     out.add("");
+    List<String> tail = List.of("", "def main():", "    service = LedgerService(store=None)",
+        "    print(service.reconcile_ledger([], as_of=None))", "");
+    int traceLines = 9;
+    int room = lines - tail.size() - traceLines;
     int service = 0;
-    while (out.size() < lines - 12) {
+    while (out.size() + 4 + 12 <= room) {
       service++;
       out.add("");
       out.add("class Service" + service + ":");
       out.add("    \"\"\"Service number " + service + ".\"\"\"");
       out.add("");
-      for (int m = 0; m < 6 && out.size() < lines - 12; m++) {
+      for (int m = 0; m < 6 && out.size() + 12 <= room; m++) {
         out.add("    def handle_" + service + "_" + m + "(self, request, limit=" + (m + 10) + "):");
         out.add("        # validate the request before touching the store");
         out.add("        if request is None:");
@@ -65,11 +69,10 @@ public final class SampleSources {
         out.add("");
       }
     }
-    out.add("");
-    out.add("def main():");
-    out.add("    service = LedgerService(store=None)");
-    out.add("    print(service.reconcile_ledger([], as_of=None))");
-    out.add("");
+    while (out.size() < room) {
+      out.add("# end of services");
+    }
+    out.addAll(tail);
     out.add("Traceback (most recent call last):");
     out.add("  File \"/srv/billing/ledger.py\", line " + (lines - 8) + ", in <module>");
     out.add("    main()");
