@@ -247,7 +247,21 @@ public final class SignalScorer {
    * (at most four words), or a stub statement such as {@code todo!()} or {@code raise NotImplementedError}.
    */
   static String placeholder(String text, int start, int end) {
-    String s = text.substring(start, end).strip();
+    int b = start;
+    while (b < end && Character.isWhitespace(text.charAt(b))) {
+      b++;
+    }
+    if (b >= end) {
+      return null;
+    }
+    // Most lines are neither comments nor stubs: look at the first character before copying anything.
+    switch (text.charAt(b)) {
+      case '/', '#', '-', '.', 't', 'u', 'r', 'p' -> {}
+      default -> {
+        return null;
+      }
+    }
+    String s = text.substring(b, end).strip();
     if (s.isEmpty() || s.length() > 120) {
       return null;
     }

@@ -106,7 +106,24 @@ final class BlockTrimmer {
   }
 
   static boolean isMarker(String line, String marker) {
-    return line.length() >= marker.length() && line.strip().equals(marker);
+    int b = firstNonSpace(line);
+    if (!line.startsWith(marker, b)) {
+      return false;
+    }
+    for (int i = b + marker.length(); i < line.length(); i++) {
+      if (!Character.isWhitespace(line.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static int firstNonSpace(String line) {
+    int i = 0;
+    while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+      i++;
+    }
+    return i;
   }
 
   /** The last {@code count} code lines that are not part of a trace, never starting inside a string. */
@@ -332,14 +349,15 @@ final class BlockTrimmer {
     }
 
     private void braceLine(int i, String line, int depthBefore, LineScanner scanner) {
-      String s = line.strip();
-      if (pending != null && pendingComplete && !continuesHeader(s)) {
+      int b = firstNonSpace(line);
+      if (pending != null && pendingComplete && !continuesHeader(line.strip())) {
         // The header ended without a body: a declaration, or a class without braces (Kotlin).
         pending = null;
       }
-      if (pending == null && scanner.startedInCode) {
-        Def top = open.peek();
-        boolean inType = top != null && top.typeLike && depthBefore == top.bodyDepth;
+      Def top = open.peek();
+      boolean inType = top != null && top.typeLike && depthBefore == top.bodyDepth;
+      if (pending == null && scanner.startedInCode && mayStartDefinition(line, b, inType, depthBefore == 0)) {
+        String s = line.strip();
         Definitions.Header header = Definitions.header(language, s, inType, depthBefore == 0);
         if (header != null) {
           Def def = new Def(header, startFor(i, -1), i, depthBefore, -1, top);
@@ -359,6 +377,8 @@ final class BlockTrimmer {
         } else {
           annotationStart = -1;
         }
+      } else if (pending == null) {
+        annotationStart = -1;
       }
       if (pending != null) {
         if (scanner.maxDepth > pending.headerDepth) {
@@ -397,6 +417,28 @@ final class BlockTrimmer {
           || s.startsWith("&&") || s.startsWith("||");
     }
 
+    /**
+     * A cheap first look, so that most lines (statements in bodies) are never parsed as headers:
+     * Java, Kotlin, C# and C define types and methods only at the top level or directly in a type;
+     * the others start a definition with one of a few keywords.
+     */
+    private boolean mayStartDefinition(String line, int b, boolean inType, boolean topLevel) {
+      if (b >= line.length()) {
+        return false;
+      }
+      char c = line.charAt(b);
+      return switch (language) {
+        case JAVA, KOTLIN, CSHARP, C -> inType || topLevel;
+        case GO -> c == 'f' || c == 't';
+        case SHELL -> c == 'f' || line.indexOf("()", b) > 0;
+        case JAVASCRIPT -> inType || c == 'e' || c == 'd' || c == 'a' || c == 'c' || c == 'i' || c == 'n' || c == 'm'
+            || c == 'f' || c == 'l' || c == 'v' || c == '@';
+        case RUST -> c == 'f' || c == 'p' || c == 'a' || c == 'c' || c == 'u' || c == 'e' || c == 'd' || c == 'i'
+            || c == 's' || c == 't' || c == 'm' || c == '#';
+        default -> true;
+      };
+    }
+
     private static boolean continues(char last) {
       return last == '(' || last == ',' || last == '=' || last == '>' || last == '\\';
     }
@@ -413,6 +455,12 @@ final class BlockTrimmer {
       int indent = StackTraces.indentOf(line);
       while (!open.isEmpty() && indent <= open.peek().indent) {
         open.pop().end = lastCode;
+      }
+      int b = firstNonSpace(line);
+      char first = b < line.length() ? line.charAt(b) : ' ';
+      if (first != '@' && first != 'd' && first != 'a' && first != 'c') {
+        annotationStart = -1;
+        return;
       }
       String s = line.strip();
       if (s.startsWith("@")) {
@@ -432,6 +480,12 @@ final class BlockTrimmer {
     }
 
     private void statementLine(int i, String line, LineScanner scanner) {
+      int b = firstNonSpace(line);
+      boolean create = line.regionMatches(true, b, "CREATE", 0, 6);
+      boolean batch = line.length() - b <= 4;
+      if (!create && pending == null || !create && !batch && !scanner.statementEnd) {
+        return;
+      }
       String s = line.strip();
       if (pending == null && scanner.startedInCode) {
         Definitions.Header header = Definitions.header(language, s, false, true);

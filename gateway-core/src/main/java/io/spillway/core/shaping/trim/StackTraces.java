@@ -45,10 +45,15 @@ final class StackTraces {
     List<FrameName> pythonFrames = new ArrayList<>();
     for (int i = 0; i < lines.length; i++) {
       String line = lines[i];
-      String s = line.strip();
-      if (s.isEmpty()) {
+      int b = BlockTrimmer.firstNonSpace(line);
+      if (b >= line.length() || line.isBlank()) {
         continue;
       }
+      if (mode == Mode.NONE && !mayStartTrace(line, b)) {
+        previous = i;
+        continue;
+      }
+      String s = line.strip();
       int indent = indentOf(line);
       switch (mode) {
         case PYTHON -> {
@@ -151,6 +156,14 @@ final class StackTraces {
     if (mode == Mode.PYTHON) {
       flushPython(pythonFrames);
     }
+  }
+
+  /** A first look that lets most lines of code through without a closer one. */
+  private static boolean mayStartTrace(String line, int b) {
+    return switch (line.charAt(b)) {
+      case 'T', 'F', 'D', 'p', 'f', 't', 'a', '.', '#', 'E', 'C', 'S', '-', 'U' -> true;
+      default -> line.indexOf(": ERROR:", b) >= 0 || line.indexOf(": line ", b) > 0;
+    };
   }
 
   static int indentOf(String line) {

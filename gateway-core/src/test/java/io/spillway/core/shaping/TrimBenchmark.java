@@ -1,0 +1,94 @@
+package io.spillway.core.shaping;
+
+import io.spillway.core.config.ShapingConfig;
+import io.spillway.core.shaping.signal.SignalScorer;
+import io.spillway.core.shaping.trim.ContextTrimmer;
+import io.spillway.core.shaping.trim.TrimSettings;
+import io.spillway.core.testing.SampleSources;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Trimming a 128K-token prompt (a Python module with a traceback at its end), as the shaping stage
+ * does on the request path. See docs/shaping.md for how to run it; {@link #main} runs every
+ * benchmark here.
+ *
+ * <ul>
+ *   <li>{@code trim}: the trimmer alone (the line scan, definitions, trace, output);
+ *   <li>{@code trimWithTokenGuard}: what the request path does: trim, count the result exactly, and
+ *       check the original is longer by tokenizing only as much of it as the result has;
+ *   <li>{@code scoreSignal}: the low-signal scan of the same prompt;
+ *   <li>{@code countAllTokens}: for comparison, an exact count of the whole prompt (what the
+ *       tokens-saved metric does off the request path).
+ * </ul>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
+public class TrimBenchmark {
+  /** The prompt size the benchmark is about. */
+  static final int TARGET_TOKENS = 128_000;
+
+  private String prompt;
+  private ContextTrimmer trimmer;
+  private TokenCounter counter;
+  private SignalScorer scorer;
+
+  @Setup
+  public void setUp() {
+    counter = TokenCounter.forModel("gpt-4o");
+    int lines = 2000;
+    prompt = SampleSources.pythonModuleWithTraceback(lines);
+    while (counter.count(prompt) < TARGET_TOKENS) {
+      lines += lines / 2;
+      prompt = SampleSources.pythonModuleWithTraceback(lines);
+    }
+    trimmer = new ContextTrimmer(TrimSettings.DEFAULTS);
+    scorer = new SignalScorer(ShapingConfig.SignalConfig.DEFAULTS);
+    String trimmed = trimmer.trimCode(prompt, null);
+    if (trimmed == prompt) {
+      throw new IllegalStateException("the benchmark prompt was not trimmed");
+    }
+  }
+
+  @Benchmark
+  public String trim() {
+    return trimmer.trimCode(prompt, null);
+  }
+
+  @Benchmark
+  public String trimWithTokenGuard() {
+    return TokenGuard.fewerTokens(prompt, trimmer.trimCode(prompt, null), counter, (original, after) -> {});
+  }
+
+  @Benchmark
+  public Object scoreSignal() {
+    return scorer.score(List.of(prompt), null, 0);
+  }
+
+  @Benchmark
+  public int countAllTokens() {
+    return counter.count(prompt);
+  }
+
+  public static void main(String[] args) throws RunnerException {
+    String include = args.length > 0 ? args[0] : TrimBenchmark.class.getSimpleName();
+    new Runner(new OptionsBuilder().include(include).build()).run();
+  }
+}
