@@ -40,7 +40,8 @@ public record ShapingConfig(
 
   public ShapingConfig {
     degrade = degrade != null ? degrade : "pressure";
-    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    // Not TiersConfig.DEFAULTS: its initialisation reads STEPS, which may be running this very line.
+    tiers = tiers != null ? tiers : new TiersConfig(null, null, null);
     trim = trim != null ? trim : TrimConfig.DEFAULTS;
     downgrade = downgrade != null ? downgrade : DowngradeConfig.DEFAULTS;
     stop = stop != null ? stop : StopConfig.DEFAULTS;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.ShapingConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ class ShapingConfigTest {
     assertThat(c.signal().base64MinChars()).isEqualTo(1024);
     assertThat(c.tiers().gold().degrade()).isEqualTo("never");
     assertThat(c.tiers().bronze().degrade()).isNull();
+    assertThat(ShapingConfig.DEFAULTS.tiers()).isEqualTo(c.tiers());
   }
 
   @Test
@@ -68,6 +70,13 @@ class ShapingConfigTest {
     assertThat(c.ladder().always()).isEqualTo("local");
     assertThat(c.models()).containsExactly(new ShapingConfig.ModelRule("gpt-4o*", "gpt-4o-mini", "any"));
     assertThat(c.scenarios().shortPromptTokens()).isEqualTo(500);
+  }
+
+  @Test
+  void theDocumentedDefaultConfigSpellsOutTheDefaults() {
+    ShapingConfig documented = new ConfigLoader(Map.<String, String>of()::get)
+        .load(Path.of("../config/gateway.yaml")).shaping();
+    assertThat(documented).isEqualTo(ShapingConfig.DEFAULTS);
   }
 
   @Test

@@ -38,8 +38,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-Xmx1g"})
 public class TrimBenchmark {
   /** The prompt size the benchmark is about. */
@@ -53,12 +53,15 @@ public class TrimBenchmark {
   @Setup
   public void setUp() {
     counter = TokenCounter.forModel("gpt-4o");
-    int lines = 2000;
+    int sample = 2000;
+    double tokensPerLine = (double) counter.count(SampleSources.pythonModuleWithTraceback(sample)) / sample;
+    int lines = (int) (TARGET_TOKENS / tokensPerLine);
     prompt = SampleSources.pythonModuleWithTraceback(lines);
     while (counter.count(prompt) < TARGET_TOKENS) {
-      lines += lines / 2;
+      lines += lines / 50;
       prompt = SampleSources.pythonModuleWithTraceback(lines);
     }
+    System.out.printf("%nprompt: %d lines, %d characters, %d tokens%n", lines, prompt.length(), counter.count(prompt));
     trimmer = new ContextTrimmer(TrimSettings.DEFAULTS);
     scorer = new SignalScorer(ShapingConfig.SignalConfig.DEFAULTS);
     String trimmed = trimmer.trimCode(prompt, null);
