@@ -1,5 +1,7 @@
 package io.spillway.app;
 
+import io.spillway.app.sim.DemoCommand;
+import io.spillway.app.sim.SimulateCommand;
 import io.spillway.core.Version;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.ConfigLoader;
@@ -8,6 +10,7 @@ import io.spillway.core.config.GatewayConfig;
 import io.spillway.quota.keys.KeyHashes;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +31,9 @@ import picocli.CommandLine.Option;
     subcommands = {
       Main.Serve.class,
       Main.CheckConfig.class,
-      Main.HashKey.class
+      Main.HashKey.class,
+      DemoCommand.class,
+      SimulateCommand.class
     })
 public final class Main implements Callable<Integer> {
   @Option(names = "--config", description = "Config file for the default 'serve' command (default: ${DEFAULT-VALUE})")
@@ -39,7 +44,23 @@ public final class Main implements Callable<Integer> {
   }
 
   static int run(String... args) {
-    CommandLine cli = new CommandLine(new Main());
+    return run(System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+  }
+
+  /** Runs a command with the given standard streams (tests use this). */
+  static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+    CommandLine.IFactory defaults = CommandLine.defaultFactory();
+    CommandLine cli = new CommandLine(new Main(), new CommandLine.IFactory() {
+      @Override
+      public <K> K create(Class<K> type) throws Exception {
+        if (type == HashKey.class) {
+          return type.cast(new HashKey(in));
+        }
+        return defaults.create(type);
+      }
+    });
+    cli.setOut(out);
+    cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       if (e instanceof ConfigException) {
         commandLine.getErr().println("spillway: invalid config: " + e.getMessage());
@@ -107,10 +128,19 @@ public final class Main implements Callable<Integer> {
   @Command(name = "hash-key", description = "Read a gateway key on stdin; print the keyHash to put in the config.")
   static final class HashKey implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    private final InputStream stdin;
+
+    HashKey() {
+      this(System.in);
+    }
+
+    HashKey(InputStream stdin) {
+      this.stdin = stdin;
+    }
 
     @Override
     public Integer call() throws IOException {
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader in = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8));
       String key = in.readLine();
       if (key == null || key.strip().isEmpty()) {
         spec.commandLine().getErr().println("spillway: hash-key reads the key from stdin; got nothing");

@@ -125,7 +125,7 @@ class ShapingEndToEndTest {
   }
 
   @Test
-  void theRiskIndexIsOnTheAdminApi() throws IOException {
+  void theRiskIndexIsInTheAdminStatus() throws IOException {
     try (GatewayHarness h = GatewayHarness.start()) {
       h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
       for (int i = 0; i < 3; i++) {
@@ -133,10 +133,10 @@ class ShapingEndToEndTest {
             "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
       }
 
-      HttpResponse<String> status = h.get("/admin/risk", GatewayHarness.ADMIN_TOKEN);
+      HttpResponse<String> status = h.get("/admin/status", GatewayHarness.ADMIN_TOKEN);
 
       assertThat(status.statusCode()).isEqualTo(200);
-      JsonNode risk = Json.parse(status.body());
+      JsonNode risk = Json.parse(status.body()).get("risk");
       assertThat(risk.get("threshold").asDouble()).isEqualTo(0.65);
       assertThat(risk.at("/requests/recentErrors").asLong()).isEqualTo(3);
       assertThat(risk.has("index")).isTrue();
