@@ -112,6 +112,31 @@ class ShapingEndToEndTest {
   }
 
   @Test
+  void anOpenBreakerTakesBronzeDownTheLadderToLocalButNotGold() throws IOException {
+    try (GatewayHarness h = GatewayHarness.start("local:\n  kind: openai\n")) {
+      h.ollama.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("Served locally")));
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("Served by the cloud")));
+      HttpResponse<String> forced = h.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(h.url("/admin/breaker")))
+          .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN).header("Content-Type", "application/json")
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
+      assertThat(forced.statusCode()).isEqualTo(200);
+      String request = "{\"model\":\"gpt-4o\",\"temperature\":0.9,\"max_tokens\":100,"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+      HttpResponse<String> bronze = h.post("/v1/chat/completions", GatewayHarness.BRONZE_KEY, request);
+
+      assertThat(bronze.headers().firstValue("x-spillway-degraded")).hasValue("temperature,max_tokens,local");
+      assertThat(bronze.headers().firstValue("x-spillway-backend")).hasValue("local");
+      JsonNode local = Json.parse(h.ollama.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).get(0)
+          .getBodyAsString());
+      assertThat(local.get("temperature").asDouble()).isEqualTo(0.3);
+
+      HttpResponse<String> gold = h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY, request);
+      assertThat(gold.headers().firstValue("x-spillway-degraded")).isEmpty();
+    }
+  }
+
+  @Test
   void lowSignalRequestsAreToldSo() {
     try (GatewayHarness h = GatewayHarness.start()) {
       h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("ok")));
