@@ -90,8 +90,46 @@ public class TrimBenchmark {
     return counter.count(prompt);
   }
 
+  /**
+   * Runs the JMH benchmarks (optionally only those matching {@code args[0]}), or with {@code --cpu}
+   * measures each operation's CPU time on this thread instead: on a shared machine, wall-clock time
+   * mostly measures the neighbours.
+   */
   public static void main(String[] args) throws RunnerException {
+    if (args.length > 0 && args[0].equals("--cpu")) {
+      cpuTimes();
+      return;
+    }
     String include = args.length > 0 ? args[0] : TrimBenchmark.class.getSimpleName();
     new Runner(new OptionsBuilder().include(include).build()).run();
+  }
+
+  private static void cpuTimes() {
+    TrimBenchmark b = new TrimBenchmark();
+    b.setUp();
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    java.util.Map<String, Runnable> operations = new java.util.LinkedHashMap<>();
+    operations.put("trim", b::trim);
+    operations.put("trimWithTokenGuard", b::trimWithTokenGuard);
+    operations.put("scoreSignal", b::scoreSignal);
+    operations.put("countAllTokens", b::countAllTokens);
+    for (int warmUp = 0; warmUp < 100; warmUp++) {
+      operations.forEach((name, op) -> {
+        if (!name.equals("countAllTokens")) {
+          op.run();
+        }
+      });
+    }
+    for (java.util.Map.Entry<String, Runnable> op : operations.entrySet()) {
+      int runs = op.getKey().equals("countAllTokens") ? 20 : 200;
+      long[] cpu = new long[runs];
+      for (int i = 0; i < runs; i++) {
+        long start = mx.getCurrentThreadCpuTime();
+        op.getValue().run();
+        cpu[i] = mx.getCurrentThreadCpuTime() - start;
+      }
+      java.util.Arrays.sort(cpu);
+      System.out.printf("%-20s CPU ms/op: median %.2f, best %.2f%n", op.getKey(), cpu[runs / 2] / 1e6, cpu[0] / 1e6);
+    }
   }
 }

@@ -36,8 +36,16 @@ final class LineScanner {
   /** A ';' outside strings and comments at bracket depth 0 (SQL: ends a statement). */
   boolean statementEnd;
 
+  // First characters of the comment markers, so most characters are dismissed with one comparison.
+  private final char lineCommentStart;
+  private final char blockOpenStart;
+  private final char blockCloseStart;
+
   LineScanner(Language language) {
     this.language = language;
+    this.lineCommentStart = language.lineComments[0].charAt(0);
+    this.blockOpenStart = language.blockOpen != null ? language.blockOpen.charAt(0) : 0;
+    this.blockCloseStart = language.blockClose != null ? language.blockClose.charAt(0) : 0;
   }
 
   /** Whether the next line starts in code (not inside a string or block comment). */
@@ -64,10 +72,10 @@ final class LineScanner {
       char c = line.charAt(i);
       if (mode == BLOCK_COMMENT) {
         hasComment = true;
-        if (language.nestedBlockComments && line.startsWith(language.blockOpen, i)) {
+        if (c == blockOpenStart && language.nestedBlockComments && line.startsWith(language.blockOpen, i)) {
           commentDepth++;
           i += language.blockOpen.length();
-        } else if (line.startsWith(language.blockClose, i)) {
+        } else if (c == blockCloseStart && line.startsWith(language.blockClose, i)) {
           i += language.blockClose.length();
           if (--commentDepth == 0) {
             mode = CODE;
@@ -83,7 +91,7 @@ final class LineScanner {
         }
         if (escapes && c == '\\') {
           i += 2;
-        } else if (line.startsWith(closing, i)) {
+        } else if (c == closing.charAt(0) && line.startsWith(closing, i)) {
           i += closing.length();
           mode = CODE;
           lastCodeChar = closing.charAt(0);
@@ -96,11 +104,11 @@ final class LineScanner {
         i++;
         continue;
       }
-      if (startsLineComment(line, i)) {
+      if (c == lineCommentStart && startsLineComment(line, i)) {
         hasComment = true;
         break;
       }
-      if (language.blockOpen != null && line.startsWith(language.blockOpen, i)) {
+      if (c == blockOpenStart && language.blockOpen != null && line.startsWith(language.blockOpen, i)) {
         mode = BLOCK_COMMENT;
         commentDepth = 1;
         hasComment = true;
