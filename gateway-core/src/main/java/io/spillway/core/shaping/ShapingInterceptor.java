@@ -116,13 +116,14 @@ public final class ShapingInterceptor implements Interceptor {
     }
     Tier tier = caller.tier();
     ObjectNode body = request.body();
-    String lowSignal = score(request.route(), body);
+    List<String> texts = texts(request.route(), body);
+    String lowSignal = score(texts, body);
     if (lowSignal != null) {
       request.setAttribute(RequestAttributes.LOW_SIGNAL, true);
       metrics.lowSignal(lowSignal, tier);
     }
     ShapingPolicy.Plan plan = policy.plan(tier);
-    Shaped shaped = shape(request, plan);
+    Shaped shaped = shape(request, plan, texts);
     if (!shaped.steps().isEmpty()) {
       request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(shaped.steps()));
       for (String step : shaped.steps()) {
@@ -145,12 +146,10 @@ public final class ShapingInterceptor implements Interceptor {
     return response;
   }
 
-  private String score(Route route, ObjectNode body) {
+  private String score(List<String> texts, ObjectNode body) {
     if (!config.signal().enabled()) {
       return null;
     }
-    List<String> texts = new ArrayList<>();
-    RequestTexts.forEach(route, body, texts::add);
     JsonNode temperature = body.get("temperature");
     SignalScorer.Reason reason = scorer.score(texts,
         temperature != null && temperature.isNumber() ? temperature.doubleValue() : null, maxTokens(body));
@@ -170,13 +169,13 @@ public final class ShapingInterceptor implements Interceptor {
 
   private record Shaped(GatewayRequest request, List<String> steps, List<String> stops) {}
 
-  private Shaped shape(GatewayRequest request, ShapingPolicy.Plan plan) {
+  /** Applies what the plan allows; {@code texts} are every text of the request, for the size checks. */
+  private Shaped shape(GatewayRequest request, ShapingPolicy.Plan plan, List<String> texts) {
     Route route = request.route();
     ObjectNode body = request.body();
     List<String> steps = new ArrayList<>(4);
     ObjectNode copy = null;
     TokenCounter counter = TokenCounter.forModel(request.model());
-    List<String> texts = null;
 
     TierTrim trim = trims.get(plan.tier());
     boolean trimUnderPressure = plan.allows(LadderStep.TRIM);
@@ -185,7 +184,6 @@ public final class ShapingInterceptor implements Interceptor {
       if (trimUnderPressure) {
         limit = Math.min(limit, trim.underPressureAboveTokens());
       }
-      texts = texts(route, body);
       if (counter.exceeds(texts, limit)) {
         ObjectNode candidate = body.deepCopy();
         boolean trimmed = RequestTexts.rewrite(route, candidate, roles,
@@ -214,9 +212,8 @@ public final class ShapingInterceptor implements Interceptor {
     }
 
     if (plan.allows(LadderStep.MODEL)) {
-      List<String> promptTexts = texts != null ? texts : texts(route, body);
       String smaller = scenarios.smallerModel(request.model(), body,
-          () -> counter.exceeds(promptTexts, config.scenarios().shortPromptTokens()));
+          () -> counter.exceeds(texts, config.scenarios().shortPromptTokens()));
       if (smaller != null) {
         copy = copy != null ? copy : body.deepCopy();
         copy.put("model", smaller);
