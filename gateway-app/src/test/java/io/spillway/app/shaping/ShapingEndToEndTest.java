@@ -137,6 +137,31 @@ class ShapingEndToEndTest {
   }
 
   @Test
+  void aBronzePoolPastItsSoftBandSendsSingleLineCompletionsToTheSmallerModel() throws IOException {
+    // Bronze's pool is 30 % of 10,000 tokens: an answer of 2,900 tokens takes it past 95 %.
+    try (GatewayHarness h = GatewayHarness.start("quota: {monthlyTokens: 10000}\n")) {
+      h.cloud.stubFor(post("/v1/chat/completions")
+          .willReturn(OpenAiStubs.json(200, OpenAiStubs.chatCompletionBody("a long essay", 100, 2800))));
+      String request = "{\"model\":\"gpt-4o\",\"max_tokens\":16,\"stop\":[\"\\n\"],"
+          + "\"messages\":[{\"role\":\"user\",\"content\":\"total = \"}]}";
+
+      HttpResponse<String> first = h.post("/v1/chat/completions", GatewayHarness.BRONZE_KEY, request);
+      assertThat(first.headers().firstValue("x-spillway-degraded")).isEmpty();
+
+      HttpResponse<String> second = h.post("/v1/chat/completions", GatewayHarness.BRONZE_KEY, request);
+
+      assertThat(second.statusCode()).isEqualTo(200);
+      assertThat(second.headers().firstValue("x-spillway-degraded")).hasValue("max_tokens,model");
+      JsonNode upstream = lastUpstreamBody(h);
+      assertThat(upstream.get("model").asText()).isEqualTo("gpt-4o-mini");
+      assertThat(upstream.get("max_tokens").asInt()).isEqualTo(11);
+
+      HttpResponse<String> silver = h.post("/v1/chat/completions", GatewayHarness.SILVER_KEY, request);
+      assertThat(silver.headers().firstValue("x-spillway-degraded")).as("silver's pool is fine").isEmpty();
+    }
+  }
+
+  @Test
   void lowSignalRequestsAreToldSo() {
     try (GatewayHarness h = GatewayHarness.start()) {
       h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("ok")));
