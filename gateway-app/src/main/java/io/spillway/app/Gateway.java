@@ -30,8 +30,12 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Tier;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.shaping.PressureSignals;
+import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.risk.RiskIndex;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
 import io.spillway.quota.accounting.QuotaInterceptor;
@@ -123,6 +127,8 @@ public final class Gateway implements AutoCloseable {
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     Breaker breaker = new Breaker(config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
+    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
+    status.register("risk", risk::snapshot);
     Router router = Router.builder()
         .cloud(cloud)
         .local(meteredLocal)
@@ -147,6 +153,7 @@ public final class Gateway implements AutoCloseable {
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    interceptors.add(new ShapingInterceptor(config.shaping(), pressure(breaker, quota), risk, meters, clock));
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
@@ -212,6 +219,22 @@ public final class Gateway implements AutoCloseable {
       return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
     }
     return new LocalRequestLimiter(policy, clock);
+  }
+
+  /** What shaping asks about pressure: the breaker and the quota pools. */
+  private static PressureSignals pressure(Breaker breaker, QuotaPools quota) {
+    return new PressureSignals() {
+      @Override
+      public boolean cloudDegraded() {
+        Breaker.State state = breaker.state();
+        return state == Breaker.State.OPEN || state == Breaker.State.HALF_OPEN || state == Breaker.State.FORCED_OPEN;
+      }
+
+      @Override
+      public boolean poolPastSoftBand(Tier tier) {
+        return quota.pastSoftBand(tier);
+      }
+    };
   }
 
   private static GatewayResponse json(String body) {

@@ -77,9 +77,7 @@ final class ConfigValidator {
     } catch (RuntimeException e) {
       problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
     }
-    if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
-      problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
-    }
+    ShapingConfigValidator.check(c.shaping(), problems);
     MetricsConfig m = c.metrics();
     if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
       problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
