@@ -11,6 +11,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.routing.Router;
 import io.spillway.routing.cloud.CloudBackend;
@@ -34,7 +35,8 @@ public final class Gateway implements AutoCloseable {
   private final AtomicReference<KeyRegistry> keys;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
-    this.config = config;
+    // Only hashes of gateway keys stay in memory, in the registry and in the config kept here.
+    this.config = config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
 
@@ -91,6 +93,11 @@ public final class Gateway implements AutoCloseable {
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Response bytes waiting for slow clients to read them, over all connections. */
+  public long pendingWriteBytes() {
+    return server.pendingWriteBytes();
   }
 
   public GatewayConfig config() {

@@ -23,6 +23,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    checkPositive(problems, "server.idleTimeout", s.idleTimeout());
+    checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
+    checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
     if (s.tls() != null && (s.tls().certFile() == null || s.tls().keyFile() == null)) {
       problems.add("key 'server.tls': needs both certFile and keyFile");
     }
@@ -80,6 +83,12 @@ final class ConfigValidator {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      problems.add("key '" + key + "': must be longer than 0");
+    }
   }
 
   private static void checkUrl(List<String> problems, String key, String url) {

@@ -30,6 +30,21 @@ public final class ForwardedHeaders {
         && !lower.startsWith("proxy-");
   }
 
+  /**
+   * Whether a client header value can travel upstream byte for byte: visible ASCII, space and tab
+   * only. Anything else (obs-text such as Latin-1 letters, control characters) is dropped rather
+   * than re-encoded, so no value can be reinterpreted on the way.
+   */
+  public static boolean forwardableValue(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c != '\t' && (c < 0x20 || c > 0x7e)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether an upstream response header is passed back to the client. */
   public static boolean returnToClient(String name) {
     return RETURNED_TO_CLIENT.contains(name.toLowerCase(Locale.ROOT));

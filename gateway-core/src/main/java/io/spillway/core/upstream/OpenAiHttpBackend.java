@@ -30,8 +30,10 @@ import okhttp3.ResponseBody;
  * {@code /v1}): forwards the request as the client sent it, with the configured key instead of the
  * client's, a fresh {@code X-Request-ID} per attempt, and Spillway's User-Agent.
  *
- * <p>Upstream HTTP errors come back as responses with the upstream's status and body; transport
- * failures are thrown as {@link UpstreamException}. One instance serves all requests; it shares
+ * <p>Upstream HTTP errors come back as responses with the upstream's status and an OpenAI error
+ * body (the upstream's own when it sent one); transport failures, a 2xx answer that is not a JSON
+ * object, an answer over {@code maxResponseSize} and a 401 for the gateway's own key are thrown as
+ * {@link UpstreamException}. Client header values that are not visible ASCII are not forwarded. One instance serves all requests; it shares
  * nothing with other instances.
  */
 public final class OpenAiHttpBackend implements Backend {
@@ -86,6 +88,14 @@ public final class OpenAiHttpBackend implements Backend {
     } catch (IOException e) {
       throw UpstreamFailures.beforeResponse(name, e);
     }
+    if (response.code() == 401) {
+      // The upstream refused the gateway's own key (or wants one): never the client's fault, and
+      // its body may quote part of that key.
+      response.close();
+      throw new UpstreamException(name, UpstreamException.Failure.CREDENTIALS_REJECTED,
+          "The " + name + " backend refused the gateway's own credentials (HTTP 401). This is not a"
+              + " problem with your key; the gateway's operator must fix its configuration.", null);
+    }
     Headers headers = responseHeaders(response);
     ResponseBody body = response.body();
     String contentType = response.header("content-type", "");
@@ -95,14 +105,14 @@ public final class OpenAiHttpBackend implements Backend {
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
-      return GatewayResponse.buffered(response.code(), headers, bytes);
+      return UpstreamAnswers.checked(name, response.code(), headers, bytes, config.apiKey());
     }
   }
 
   private Request toUpstream(GatewayRequest request) {
     Request.Builder builder = new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
     request.headers().forEach((name, value) -> {
-      if (ForwardedHeaders.forwardUpstream(name)) {
+      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)) {
         builder.addHeader(name, value);
       }
     });
@@ -139,16 +149,23 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   private byte[] readBounded(ResponseBody body, long limit) {
+    if (body.contentLength() > limit) {
+      throw tooLarge();
+    }
     try (InputStream in = body.byteStream()) {
       byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
       if (bytes.length > limit) {
-        throw new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
-            "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
+        throw tooLarge();
       }
       return bytes;
     } catch (IOException e) {
-      throw UpstreamFailures.midStream(name, e);
+      throw UpstreamFailures.midBody(name, e);
     }
+  }
+
+  private UpstreamException tooLarge() {
+    return new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
+        "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
   }
 
   /** The configured timeout: the whole call for buffered answers. */
