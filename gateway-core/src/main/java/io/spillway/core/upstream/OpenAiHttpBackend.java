@@ -24,6 +24,7 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import okio.BufferedSink;
 
 /**
  * An OpenAI-compatible endpoint over OkHttp (the cloud, or a local vLLM / llama.cpp / Ollama
@@ -125,7 +126,7 @@ public final class OpenAiHttpBackend implements Backend {
     if (request.route() == Route.MODELS) {
       builder.get();
     } else {
-      builder.post(RequestBody.create(request.bodyBytes(), JSON));
+      builder.post(new OneShotBody(request.bodyBytes()));
       if (request.stream()) {
         builder.header("Accept", "text/event-stream");
       }
@@ -166,6 +167,41 @@ public final class OpenAiHttpBackend implements Backend {
   private UpstreamException tooLarge() {
     return new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
         "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
+  }
+
+  /**
+   * A request body OkHttp may send only once. Its connection-failure retry would otherwise re-send
+   * a POST after the upstream reset or closed the connection without answering, and by then the
+   * upstream may already be generating (and billing) the first copy. Failures before the request
+   * was sent (connect errors) are still retried on the next route; retrying elsewhere after that is
+   * the router's decision ({@link UpstreamException#unprocessed()}).
+   */
+  private static final class OneShotBody extends RequestBody {
+    private final byte[] bytes;
+
+    OneShotBody(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public MediaType contentType() {
+      return JSON;
+    }
+
+    @Override
+    public long contentLength() {
+      return bytes.length;
+    }
+
+    @Override
+    public boolean isOneShot() {
+      return true;
+    }
+
+    @Override
+    public void writeTo(BufferedSink sink) throws IOException {
+      sink.write(bytes);
+    }
   }
 
   /** The configured timeout: the whole call for buffered answers. */
