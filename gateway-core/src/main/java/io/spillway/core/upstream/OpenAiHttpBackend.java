@@ -14,6 +14,8 @@ import io.spillway.core.sse.InputStreamEventStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
@@ -112,8 +114,10 @@ public final class OpenAiHttpBackend implements Backend {
 
   private Request toUpstream(GatewayRequest request) {
     Request.Builder builder = new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
+    Set<String> hopByHop = ForwardedHeaders.connectionTokens(request.headers());
     request.headers().forEach((name, value) -> {
-      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)) {
+      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
+          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))) {
         builder.addHeader(name, value);
       }
     });
