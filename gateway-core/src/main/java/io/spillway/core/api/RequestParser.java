@@ -58,8 +58,9 @@ public final class RequestParser {
   }
 
   /**
-   * JSON between systems is UTF-8 (RFC 8259). Jackson would also accept UTF-16/32 and let some
-   * malformed sequences through; the body is forwarded byte for byte, so it is checked strictly.
+   * JSON between systems is UTF-8 (RFC 8259). Jackson detects and accepts UTF-16 and UTF-32 too,
+   * and the body is forwarded byte for byte, so the encoding is checked here, with the position of
+   * the first bad byte in the message.
    */
   private static void checkUtf8(byte[] body) {
     CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
