@@ -1,5 +1,7 @@
 package io.spillway.app;
 
+import io.spillway.app.sim.DemoCommand;
+import io.spillway.app.sim.SimulateCommand;
 import io.spillway.core.Version;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.ConfigLoader;
@@ -29,7 +31,9 @@ import picocli.CommandLine.Option;
     subcommands = {
       Main.Serve.class,
       Main.CheckConfig.class,
-      Main.HashKey.class
+      Main.HashKey.class,
+      DemoCommand.class,
+      SimulateCommand.class
     })
 public final class Main implements Callable<Integer> {
   @Option(names = "--config", description = "Config file for the default 'serve' command (default: ${DEFAULT-VALUE})")

@@ -4,7 +4,9 @@ import io.spillway.core.pipeline.Tier;
 import java.net.URI;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Checks that a bound config is usable as a whole: ranges, contradictions, references. */
@@ -34,9 +36,11 @@ final class ConfigValidator {
     if (!Set.of("ollama", "openai").contains(c.local().kind())) {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
+    checkLocal(problems, c.local());
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
+    checkFailover(problems, c.failover());
     for (int i = 0; i < c.keys().size(); i++) {
       KeyConfig k = c.keys().get(i);
       String at = "key 'keys[" + i + "]";
@@ -69,6 +73,7 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -77,12 +82,99 @@ final class ConfigValidator {
     if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
       problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
     }
+    checkCache(problems, c.cache());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkLocal(List<String> problems, LocalConfig local) {
+    java.time.Duration second = java.time.Duration.ofSeconds(1);
+    if (local.keepWarmEvery().compareTo(second) < 0) {
+      problems.add("key 'local.keepWarmEvery': must be at least 1s");
+    }
+    if (local.checkEvery().compareTo(second) < 0) {
+      problems.add("key 'local.checkEvery': must be at least 1s");
+    }
+    if (local.timeout().compareTo(second) < 0) {
+      problems.add("key 'local.timeout': must be at least 1s");
+    }
+    if (local.keepAlive().compareTo(local.keepWarmEvery()) <= 0) {
+      problems.add("key 'local.keepAlive': must be longer than local.keepWarmEvery ("
+          + Durations.format(local.keepWarmEvery()) + "), or the model unloads between keep-warm requests");
+    }
+    local.models().forEach((requested, target) -> {
+      if (requested == null || requested.isBlank() || target == null || target.isBlank()) {
+        problems.add("key 'local.models': every entry needs a requested model and a local model ('"
+            + requested + ": " + target + "')");
+      }
+    });
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
+    }
+  }
+
+  private static void checkCache(List<String> problems, CacheConfig cache) {
+    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
+      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
+    }
+    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
+      problems.add("key 'cache.ttl': must be longer than 0s");
+    }
+    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
+      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
+    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
+      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
+          + cache.maxSize());
+    }
+    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
+      String tool = cache.uncacheableTools().get(i);
+      if (tool == null || tool.isBlank()) {
+        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
+      }
+    }
+  }
+
+  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
+      if (tier.maxWait().isNegative()) {
+        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
+      }
+    });
+    q.teams().forEach((team, limits) -> {
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
+    });
+    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
+    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
+    if (q.admission().queueSize() < 0) {
+      problems.add("key 'quota.admission.queueSize': must not be negative");
+    }
+  }
+
+  private static void atLeastOne(List<String> problems, String key, Integer value) {
+    if (value != null && value < 1) {
+      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
+    }
   }
 
   private static void checkPositive(List<String> problems, String key, java.time.Duration value) {

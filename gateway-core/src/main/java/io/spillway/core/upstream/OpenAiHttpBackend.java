@@ -104,7 +104,11 @@ public final class OpenAiHttpBackend implements Backend {
     String contentType = response.header("content-type", "");
     if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
       InputStream in = body.byteStream();
-      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, call::cancel));
+      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, () -> {
+        // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
+        call.cancel();
+        response.close();
+      }));
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());

@@ -1,0 +1,78 @@
+package io.spillway.quota.ratelimit;
+
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.pipeline.RequestAttributes;
+
+/**
+ * Enforces request rate limits right after authentication. A caller over its limit gets 429
+ * {@code rate_limit_exceeded} with {@code Retry-After} (seconds until its next request would be
+ * allowed) and the request goes no further.
+ *
+ * <p>Every response of a limited caller, success or error, carries the headers OpenAI clients read:
+ * {@code x-ratelimit-limit-requests}, {@code x-ratelimit-remaining-requests} and
+ * {@code x-ratelimit-reset-requests} (time until the bucket is full again, as {@code 1.2s} or
+ * {@code 6m0s}). When several limits apply, the headers describe the one with the fewest requests
+ * left. A caller without any request limit (gold by default) gets none of these headers: there is
+ * no number that would be true, and OpenAI's SDKs treat their absence as "no limit known".
+ *
+ * <p>To put the headers on errors too, a {@link GatewayException} from later stages is turned into
+ * its error response here (exactly as the front end would render it).
+ */
+public final class RateLimitInterceptor implements Interceptor {
+  public static final String LIMIT = "x-ratelimit-limit-requests";
+  public static final String REMAINING = "x-ratelimit-remaining-requests";
+  public static final String RESET = "x-ratelimit-reset-requests";
+
+  private final RequestLimiter limiter;
+
+  public RateLimitInterceptor(RequestLimiter limiter) {
+    this.limiter = limiter;
+  }
+
+  @Override
+  public GatewayResponse intercept(Chain chain) {
+    Caller caller = chain.request().attribute(RequestAttributes.CALLER);
+    if (caller == null) {
+      return chain.proceed(chain.request());
+    }
+    Decision decision = limiter.acquire(caller);
+    if (!decision.allowed()) {
+      return withHeaders(GatewayResponse.error(rejection(decision)), decision);
+    }
+    GatewayResponse response;
+    try {
+      response = chain.proceed(chain.request());
+    } catch (GatewayException e) {
+      response = GatewayResponse.error(e);
+    }
+    return withHeaders(response, decision);
+  }
+
+  private static GatewayException rejection(Decision decision) {
+    RateLimit limit = decision.limit();
+    String message = "Rate limit reached for " + limit.scope() + " on " + limit.periodName() + ": Limit "
+        + limit.capacity() + ", Used " + (limit.capacity() - decision.remaining()) + ", Requested 1. "
+        + "Please try again in " + ResetFormat.format(decision.retryAfter()) + ".";
+    return GatewayException.of(ErrorKind.RATE_LIMITED, message, decision.retryAfter());
+  }
+
+  private static GatewayResponse withHeaders(GatewayResponse response, Decision decision) {
+    if (!decision.limited()) {
+      return response;
+    }
+    return response.withHeaders(response.headers().toBuilder()
+        .set(LIMIT, Long.toString(decision.limit().capacity()))
+        .set(REMAINING, Long.toString(decision.remaining()))
+        .set(RESET, ResetFormat.format(decision.reset()))
+        .build());
+  }
+
+  @Override
+  public String toString() {
+    return "RateLimitInterceptor";
+  }
+}

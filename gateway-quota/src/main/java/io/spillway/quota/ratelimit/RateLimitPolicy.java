@@ -1,0 +1,74 @@
+package io.spillway.quota.ratelimit;
+
+import io.spillway.core.config.QuotaConfig;
+import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.Tier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which request limits apply to a caller, from {@code quota.tiers.<tier>} and {@code quota.teams}.
+ * Resolving who calls (key → team, tier) is the auth stage's job; this only maps a caller to limits.
+ *
+ * <ul>
+ *   <li>{@code requestsPerMinutePerTeam}: one bucket per team of the tier (silver: 50 by default).
+ *   <li>{@code requestsPerHour}: one bucket for the whole tier, shared by all its teams (bronze: 200
+ *       by default).
+ *   <li>{@code quota.teams.<team>.requestsPerMinute} replaces the tier's per-minute limit for that
+ *       team; {@code requestsPerHour} gives the team its own hourly bucket instead of a share of the
+ *       tier's. Overrides apply to any tier, gold included.
+ * </ul>
+ *
+ * A tier with neither field set and no team override (gold by default) has no request limit.
+ * Thread-safe; results are computed once per team and tier.
+ */
+public final class RateLimitPolicy {
+  private final QuotaConfig config;
+  private final Map<Caller, List<RateLimit>> resolved = new ConcurrentHashMap<>();
+
+  public RateLimitPolicy(QuotaConfig config) {
+    this.config = config;
+  }
+
+  /** The limits that apply to {@code caller}, empty when none does. */
+  public List<RateLimit> limitsFor(Caller caller) {
+    return resolved.computeIfAbsent(new Caller(caller.team(), caller.tier(), ""), this::resolve);
+  }
+
+  private List<RateLimit> resolve(Caller caller) {
+    Tier tier = caller.tier();
+    String team = caller.team();
+    QuotaConfig.TierConfig tierConfig = tierConfig(tier);
+    QuotaConfig.TeamConfig teamConfig = config.teams().get(team);
+    List<RateLimit> limits = new ArrayList<>(2);
+
+    Integer perMinute = teamConfig != null && teamConfig.requestsPerMinute() != null
+        ? teamConfig.requestsPerMinute()
+        : tierConfig.requestsPerMinutePerTeam();
+    if (perMinute != null) {
+      limits.add(new RateLimit(tier.tag() + ":team:" + team + ":1m:" + perMinute, "team " + team,
+          perMinute, Duration.ofMinutes(1)));
+    }
+    if (teamConfig != null && teamConfig.requestsPerHour() != null) {
+      int perHour = teamConfig.requestsPerHour();
+      limits.add(new RateLimit(tier.tag() + ":team:" + team + ":1h:" + perHour, "team " + team,
+          perHour, Duration.ofHours(1)));
+    } else if (tierConfig.requestsPerHour() != null) {
+      int perHour = tierConfig.requestsPerHour();
+      limits.add(new RateLimit(tier.tag() + ":tier:1h:" + perHour, "the " + tier.tag() + " tier",
+          perHour, Duration.ofHours(1)));
+    }
+    return List.copyOf(limits);
+  }
+
+  private QuotaConfig.TierConfig tierConfig(Tier tier) {
+    return switch (tier) {
+      case GOLD -> config.tiers().gold();
+      case SILVER -> config.tiers().silver();
+      case BRONZE -> config.tiers().bronze();
+    };
+  }
+}
