@@ -22,6 +22,7 @@ import io.spillway.app.testing.LogCapture;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.RawHttp;
 import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.KeyConfig;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.http.Headers;
@@ -168,7 +169,8 @@ class SecretHandlingTest {
       harness.ollama.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("local answer")));
       CloudConfig cloud = harness.config().cloud();
       assertThat(cloud.apiKey()).isEqualTo(CLOUD_KEY);
-      LocalConfig local = new LocalConfig(true, "openai", harness.ollama.baseUrl(), null, null, null, null);
+      LocalConfig local = new ConfigLoader(Map.<String, String>of()::get)
+          .parse("local.yaml", "local:\n  kind: openai\n  baseUrl: " + harness.ollama.baseUrl()).local();
       OpenAiHttpBackend backend = new OpenAiHttpBackend("local", UpstreamSettings.from(local, cloud));
       byte[] body = chatBody("llama3.2:3b", "hi", false).getBytes(StandardCharsets.UTF_8);
       GatewayRequest request = GatewayRequest.create("req_local_1", Route.CHAT_COMPLETIONS,
