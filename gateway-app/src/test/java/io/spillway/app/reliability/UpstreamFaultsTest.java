@@ -7,7 +7,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
-import static io.spillway.app.testing.GatewayHarness.SILVER_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -53,10 +52,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class UpstreamFaultsTest {
   /** Small limits so faults show quickly; generous enough for a loaded CI machine. */
+  /**
+   * Small limits so faults show quickly, generous enough for a loaded CI machine. The local backend
+   * is off: these tests are about what a cloud fault does when nothing can take over (failover
+   * itself is tested with the router).
+   */
   static String limits(String baseUrl) {
     return "cloud:\n  timeout: 5s\n  maxResponseSize: 256KiB\n"
         + (baseUrl != null ? "  baseUrl: " + baseUrl + "\n" : "")
-        + "server:\n  streamTimeLimit: 3s\n";
+        + "server:\n  streamTimeLimit: 8s\nlocal:\n  enabled: false\n";
   }
   static final String PROBE = "healthy-probe";
 
@@ -81,10 +85,10 @@ class UpstreamFaultsTest {
         .withRequestBody(containing(PROBE)).willReturn(OpenAiStubs.chatCompletion("still serving")));
   }
 
-  /** Another client's ordinary request, answered normally. */
+  /** Another client's ordinary request, answered normally (a gold key: no rate limit gets in the way). */
   static void assertOthersAreServed(GatewayHarness gateway) {
     HttpResponse<String> response =
-        gateway.post("/v1/chat/completions", SILVER_KEY, chatBody("gpt-4o", PROBE, false));
+        gateway.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", PROBE, false));
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     assertThat(response.body()).contains("still serving");
   }
@@ -206,7 +210,7 @@ class UpstreamFaultsTest {
         assertThat(lines.get(lines.size() - 2)).startsWith("data: {\"error\"");
         assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");
       }
-      HttpResponse<String> probe = gateway.post("/v1/chat/completions", SILVER_KEY,
+      HttpResponse<String> probe = gateway.post("/v1/chat/completions", GOLD_KEY,
           chatBody("gpt-4o", PROBE, false), "X-Scenario", "probe");
       assertThat(probe.statusCode()).isEqualTo(200);
       assertThat(probe.body()).contains("still serving");
@@ -249,20 +253,22 @@ class UpstreamFaultsTest {
     }
   }
 
-  @Test
-  void errorWithoutAnOpenAiBodyKeepsItsStatusAndRetryAfterAndBecomesAnOpenAiError() throws Exception {
+  /** What a load balancer or CDN in front of the upstream answers: its own HTML page. */
+  @ParameterizedTest(name = "HTTP {0}")
+  @ValueSource(ints = {413, 429})
+  void errorWithoutAnOpenAiBodyKeepsItsStatusAndRetryAfterAndBecomesAnOpenAiError(int status) throws Exception {
     harness.cloud.stubFor(post("/v1/chat/completions").withRequestBody(containing("html-error"))
-        .willReturn(aResponse().withStatus(503).withHeader("Content-Type", "text/html")
-            .withHeader("Retry-After", "7").withBody("<html><h1>503 Service Temporarily Unavailable</h1></html>")));
+        .willReturn(aResponse().withStatus(status).withHeader("Content-Type", "text/html")
+            .withHeader("Retry-After", "7").withBody("<html><h1>" + status + " from the edge</h1></html>")));
 
     HttpResponse<String> response =
         harness.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "html-error", false));
 
-    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.statusCode()).isEqualTo(status);
     assertThat(response.headers().firstValue("retry-after")).hasValue("7");
     JsonNode error = openAiError(response);
-    assertThat(error.get("type").asText()).isEqualTo("server_error");
-    assertThat(error.get("message").asText()).contains("HTTP 503");
+    assertThat(error.get("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(error.get("message").asText()).contains("HTTP " + status);
     assertOthersAreServed(harness);
   }
 
@@ -273,15 +279,46 @@ class UpstreamFaultsTest {
       events.append("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,")
           .append("\"delta\":{\"content\":\"tick ").append(i).append("\"}}]}\n\n");
     }
-    assertStreamCutAtTimeLimit(events.toString(), true);
+    assertStreamCutAtTimeLimit(events.toString());
   }
 
   @Test
-  void streamOfOnlyKeepAliveCommentsIsCutAtTheStreamTimeLimit() throws Exception {
-    assertStreamCutAtTimeLimit(": keep-alive\n\n".repeat(300), false);
+  void streamOfOnlyKeepAliveCommentsTimesOutAsSilenceBeforeItsFirstEvent() throws Exception {
+    harness.cloud.stubFor(post("/v1/chat/completions").withRequestBody(containing("comments-only"))
+        .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "text/event-stream")
+            .withBody(": keep-alive\n\n".repeat(300)).withChunkedDribbleDelay(150, 60_000)));
+    long started = System.nanoTime();
+
+    HttpResponse<String> response =
+        harness.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "comments-only", true));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+    assertThat(response.statusCode()).isEqualTo(504);
+    assertThat(openAiError(response).get("code").asText()).isEqualTo("upstream_timeout");
+    await().atMost(Duration.ofSeconds(5)).until(() -> harness.gateway().inFlightRequests() == 0);
+    assertOthersAreServed(harness);
   }
 
-  private void assertStreamCutAtTimeLimit(String endlessBody, boolean eventsFlow) throws Exception {
+  @Test
+  void streamThatGoesQuietAfterItsFirstEventsEndsWithAnErrorEvent() throws Exception {
+    String events = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+        + "\"delta\":{\"content\":\"early\"}}]}\n\n";
+    harness.cloud.stubFor(post("/v1/chat/completions").withRequestBody(containing("goes-quiet"))
+        .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "text/event-stream")
+            .withBody(events + ": keep-alive\n\n".repeat(300)).withChunkedDribbleDelay(150, 60_000)));
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader reader = openStream(harness, chatBody("gpt-4o", "goes-quiet", true))) {
+      reader.lines().filter(line -> !line.isEmpty()).forEach(lines::add);
+    }
+
+    assertThat(lines.get(0)).contains("early");
+    JsonNode error = Json.parse(lines.get(lines.size() - 2).substring("data: ".length())).get("error");
+    assertThat(error.get("code").asText()).isEqualTo("upstream_timeout");
+    assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");
+    await().atMost(Duration.ofSeconds(5)).until(() -> harness.gateway().inFlightRequests() == 0);
+  }
+
+  private void assertStreamCutAtTimeLimit(String endlessBody) throws Exception {
     harness.cloud.stubFor(post("/v1/chat/completions").withRequestBody(containing("endless"))
         .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "text/event-stream")
             .withBody(endlessBody).withChunkedDribbleDelay(150, 60_000)));
@@ -300,9 +337,7 @@ class UpstreamFaultsTest {
     Duration took = Duration.ofNanos(System.nanoTime() - started);
 
     assertThat(took).isLessThan(Duration.ofSeconds(30));
-    if (eventsFlow) {
-      assertThat(lines.get(0)).contains("tick 0");
-    }
+    assertThat(lines.get(0)).contains("tick 0");
     JsonNode error = Json.parse(lines.get(lines.size() - 2).substring("data: ".length())).get("error");
     assertThat(error.get("code").asText()).isEqualTo("stream_time_limit");
     assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");

@@ -108,7 +108,7 @@ public final class OpenAiHttpBackend implements Backend {
         // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
         call.cancel();
         response.close();
-      }));
+      }, config.timeout(), System::nanoTime));
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
