@@ -173,6 +173,38 @@ class BadInputTest {
   }
 
   @Test
+  void bodyOverTheLimitGets413EvenWhileTheClientIsStillUploading() throws Exception {
+    byte[] megabyte = "x".repeat(1024 * 1024).getBytes(StandardCharsets.US_ASCII);
+    for (int attempt = 0; attempt < 10; attempt++) {
+      // a real client: it keeps sending its 1 MiB body while the gateway already answers
+      HttpResponse<String> response = harness.send(HttpRequest.newBuilder(URI.create(harness.url("/v1/chat/completions")))
+          .header("Authorization", "Bearer " + GOLD_KEY).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofByteArray(megabyte)).build());
+      assertThat(response.statusCode()).as("attempt " + attempt).isEqualTo(413);
+      assertThat(UpstreamFaultsTest.openAiError(response).get("code").asText()).isEqualTo("request_too_large");
+    }
+    try (RawHttp raw = new RawHttp(harness.gateway().port())) {
+      raw.send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + (8 * megabyte.length) + "\r\n\r\n");
+      CompletableFuture<Void> uploading = CompletableFuture.runAsync(() -> {
+        try {
+          for (int i = 0; i < 8; i++) {
+            raw.send(megabyte);
+          }
+        } catch (IOException stoppedByTheGateway) {
+          // expected once the gateway has answered and closed
+        }
+      });
+      RawHttp.Answer answer = raw.read();
+      assertThat(answer.status()).isEqualTo(413);
+      assertThat(answer.header("connection")).isEqualTo("close");
+      uploading.join();
+    }
+    assertThat(upstreamRequests()).isEmpty();
+    UpstreamFaultsTest.assertOthersAreServed(harness);
+  }
+
+  @Test
   void unknownModelGetsTheUpstreams404AsAnOpenAiError() throws Exception {
     harness.cloud.stubFor(post("/v1/chat/completions").withRequestBody(containing("gpt-9"))
         .willReturn(OpenAiStubs.invalidModel()));

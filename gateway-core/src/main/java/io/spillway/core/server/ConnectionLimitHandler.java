@@ -1,7 +1,6 @@
 package io.spillway.core.server;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -39,7 +38,7 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
           : RawResponses.closing(ErrorKind.UNAVAILABLE, "Service Unavailable",
               "Spillway is at its connection limit (server.maxConnections); retry shortly",
               "too_many_connections", 1);
-      ctx.writeAndFlush(Unpooled.wrappedBuffer(refusal)).addListener(ChannelFutureListener.CLOSE);
+      LingeringClose.after(ctx.writeAndFlush(Unpooled.wrappedBuffer(refusal)));
       return;
     }
     ctx.channel().attr(COUNTED).set(Boolean.TRUE);

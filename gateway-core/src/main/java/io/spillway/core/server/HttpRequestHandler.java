@@ -67,6 +67,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest msg) {
+    if (LingeringClose.discarding(ctx.channel())) {
+      return;
+    }
     if (readTimeout != null) {
       readTimeout.requestReceived();
     }
@@ -109,7 +112,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     ctx.channel().config().setAutoRead(false);
     if (work.rejection() != null) {
       queue.clear();
-      writer.writeDetached(work.rejection(), work.request().requestId(), false, work.status());
+      writer.writeAndEnd(work.rejection(), work.request().requestId(), work.status());
       return;
     }
     boolean keepAlive = work.keepAlive() && !connections.draining();
@@ -119,9 +122,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     } catch (RejectedExecutionException e) {
       connections.requestFinished();
       queue.clear();
-      writer.writeDetached(
+      writer.writeAndEnd(
           GatewayResponse.error(GatewayException.of(ErrorKind.UNAVAILABLE, "Spillway is shutting down", null)),
-          work.request().requestId(), false, null);
+          work.request().requestId(), null);
     }
   }
 

@@ -2,7 +2,6 @@ package io.spillway.core.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -15,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * Bounds how long a client may take to send one request, head and body, from its first byte
  * ({@code server.requestReadTimeout}). The idle timeout alone cannot do this: a slowloris client
  * that sends a byte every few hundred milliseconds is never idle. Past the limit the client gets
- * 408 and the connection is closed.
+ * 408 and the connection is closed (after a short linger, so the answer is not lost to a reset).
  *
  * <p>Sits below the HTTP codec so it sees raw bytes. The request handler tells it when a whole
  * request has arrived ({@link #requestReceived}) and when its answer is written
@@ -43,7 +42,7 @@ final class RequestReadTimeoutHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (expired) {
+    if (expired || LingeringClose.discarding(ctx.channel())) {
       ReferenceCountUtil.release(msg);
       return;
     }
@@ -66,14 +65,14 @@ final class RequestReadTimeoutHandler extends ChannelInboundHandlerAdapter {
 
   private void expired() {
     timer = null;
-    if (serving || !ctx.channel().isActive()) {
+    if (serving || !ctx.channel().isActive() || LingeringClose.discarding(ctx.channel())) {
       return;
     }
     expired = true;
     byte[] answer = RawResponses.closing(ErrorKind.REQUEST_TIMEOUT, "Request Timeout",
         "The request was not received completely within " + timeout.toMillis()
             + " ms (server.requestReadTimeout)", ErrorKind.REQUEST_TIMEOUT.code(), null);
-    ctx.writeAndFlush(Unpooled.wrappedBuffer(answer)).addListener(ChannelFutureListener.CLOSE);
+    LingeringClose.after(ctx.writeAndFlush(Unpooled.wrappedBuffer(answer)));
   }
 
   private void cancel() {

@@ -72,12 +72,20 @@ final class ResponseWriter {
     }
   }
 
-  /** Writes a buffered response without blocking; safe on the event loop. */
-  void writeDetached(GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
-    writeBuffered(response, requestId, keepAlive, statusOverride);
+  /**
+   * Writes an error answer and ends the connection without losing the answer to a reset (see
+   * {@link LingeringClose}); safe on the event loop.
+   */
+  void writeAndEnd(GatewayResponse response, String requestId, Integer statusOverride) {
+    LingeringClose.after(writeBuffered(response, requestId, false, statusOverride, false));
   }
 
   private void writeBuffered(GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
+    writeBuffered(response, requestId, keepAlive, statusOverride, true);
+  }
+
+  private ChannelFuture writeBuffered(
+      GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride, boolean closeIfNotKept) {
     byte[] body = response.body() != null ? response.body() : new byte[0];
     int status = statusOverride != null ? statusOverride : response.status();
     FullHttpResponse out =
@@ -86,9 +94,10 @@ final class ResponseWriter {
     copyHeaders(response, out.headers(), requestId, keepAlive);
     out.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
     ChannelFuture future = channel.writeAndFlush(out);
-    if (!keepAlive) {
+    if (!keepAlive && closeIfNotKept) {
       future.addListener(ChannelFutureListener.CLOSE);
     }
+    return future;
   }
 
   private void writeStream(
