@@ -1,5 +1,6 @@
 package io.spillway.app;
 
+import io.spillway.app.reload.HangupSignal;
 import io.spillway.app.sim.DemoCommand;
 import io.spillway.app.sim.SimulateCommand;
 import io.spillway.core.Version;
@@ -91,6 +92,7 @@ public final class Main implements Callable<Integer> {
     public Integer call() throws Exception {
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
+      HangupSignal.install(gateway::reload);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         gateway.close();

@@ -73,6 +73,7 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
@@ -82,6 +83,16 @@ final class ConfigValidator {
     if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
       problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
     }
+    MetricsConfig m = c.metrics();
+    if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
+      problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
+    }
+    if (m.seriesWindow().toMinutes() < 1 || m.seriesWindow().toHours() > 24) {
+      problems.add("key 'metrics.seriesWindow': must be between 1m and 24h");
+    }
+    if (m.maxModelTags() < 1) {
+      problems.add("key 'metrics.maxModelTags': must be at least 1");
+    }
     checkCache(problems, c.cache());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
@@ -89,6 +100,33 @@ final class ConfigValidator {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      if (tier.share() < 0 || tier.overdraft() < 0) {
+        problems.add("key 'quota.tiers." + name + "': share and overdraft must not be negative");
+      }
+    });
+    if (q.defaultMaxTokens() < 1) {
+      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
+    }
+    checkPositive(problems, "quota.flushInterval", q.flushInterval());
+    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
+    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
+    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
+      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
+    }
+  }
+
+  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      problems.add("key '" + key + "': must be longer than zero");
+    }
   }
 
   private static void checkLocal(List<String> problems, LocalConfig local) {
