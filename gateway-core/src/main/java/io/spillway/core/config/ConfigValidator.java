@@ -215,12 +215,6 @@ final class ConfigValidator {
     }
   }
 
-  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      problems.add("key '" + key + "': must be longer than 0");
-    }
-  }
-
   private static void checkUrl(List<String> problems, String key, String url) {
     try {
       URI uri = URI.create(url);
