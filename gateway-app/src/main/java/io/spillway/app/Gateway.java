@@ -43,6 +43,7 @@ import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
@@ -95,7 +96,8 @@ public final class Gateway implements AutoCloseable {
   private final QuotaPools quota;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
-    this.config = config;
+    // Only hashes of gateway keys stay in memory, in the registry and in the config kept here.
+    this.config = config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
     this.metrics = new GatewayMetrics(config.metrics(), clock);
@@ -276,6 +278,11 @@ public final class Gateway implements AutoCloseable {
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Response bytes waiting for slow clients to read them, over all connections. */
+  public long pendingWriteBytes() {
+    return server.pendingWriteBytes();
   }
 
   public GatewayConfig config() {
