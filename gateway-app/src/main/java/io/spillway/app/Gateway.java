@@ -14,6 +14,7 @@ import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RequestObserver;
 import io.spillway.app.reload.ConfigReloader;
+import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
@@ -95,11 +96,13 @@ public final class Gateway implements AutoCloseable {
   private final UsageStore usageStore;
   private final QuotaPools quota;
 
-  private Gateway(GatewayConfig config, Clock clock, Path configFile) {
-    // Only hashes of gateway keys stay in memory, in the registry and in the config kept here.
-    this.config = config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
+  private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
+    // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
+    // everything built below from it (lambdas capture `config`, never `loaded`).
+    this.keys = new AtomicReference<>(KeyRegistry.from(loaded.keys()));
+    this.config = loaded.withKeys(loaded.keys().stream().map(KeyHashes::hashed).toList());
+    GatewayConfig config = this.config;
     this.clock = clock;
-    this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
     this.metrics = new GatewayMetrics(config.metrics(), clock);
     AccessLog accessLog = new AccessLog(config.logging());
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
@@ -155,7 +158,11 @@ public final class Gateway implements AutoCloseable {
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
-    interceptors.add(new ShapingInterceptor(config.shaping(), pressure(breaker, quota), risk, meters, clock));
+    PressureSignals pressure = pressure(breaker, quota);
+    ReloadableInterceptor shaping = new ReloadableInterceptor(config,
+        next -> new ShapingInterceptor(next.shaping(), pressure, risk, meters, clock));
+    reloader.register(shaping, "shaping");
+    interceptors.add(shaping);
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));

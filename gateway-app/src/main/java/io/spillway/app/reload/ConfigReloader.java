@@ -3,6 +3,7 @@ package io.spillway.app.reload;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
+import io.spillway.quota.keys.KeyHashes;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,7 +43,12 @@ public final class ConfigReloader {
   public ConfigReloader(Path file, Function<Path, GatewayConfig> loader, GatewayConfig initial) {
     this.file = file;
     this.loader = loader;
-    this.current = initial;
+    this.current = withoutPlainKeys(initial);
+  }
+
+  /** The config as kept here: gateway keys only as hashes, so no plain key outlives the load. */
+  private static GatewayConfig withoutPlainKeys(GatewayConfig config) {
+    return config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
   }
 
   private record Registration(Reloadable reloadable, Set<String> sections) {}
@@ -98,8 +104,8 @@ public final class ConfigReloader {
         failed.add(String.valueOf(registration.reloadable()));
       }
     }
-    current = next;
-    List<String> restartNeeded = restartNeeded(previous, next);
+    current = withoutPlainKeys(next);
+    List<String> restartNeeded = restartNeeded(previous, current);
     if (restartNeeded.isEmpty()) {
       log.info("config reloaded from {} ({} keys)", file, next.keys().size());
     } else {

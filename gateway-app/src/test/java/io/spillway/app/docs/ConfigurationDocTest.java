@@ -3,6 +3,7 @@ package io.spillway.app.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.app.deploy.RepositoryFiles;
+import io.spillway.core.config.DataSize;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.pipeline.Tier;
 import java.io.IOException;
@@ -47,7 +48,8 @@ class ConfigurationDocTest {
       Type generic = component.getGenericType();
       if (isSection(type)) {
         keys.addAll(keys(type, path + "."));
-      } else if (List.class.isAssignableFrom(type) && isSection(argument(generic, 0))) {
+      } else if (List.class.isAssignableFrom(type) && isSection(argument(generic, 0))
+          && argument(generic, 0).getSimpleName().endsWith("Config")) {
         keys.addAll(keys(argument(generic, 0), path + "[]."));
       } else if (Map.class.isAssignableFrom(type) && isSection(argument(generic, 1))) {
         String entry = component.getName().endsWith("s")
@@ -73,9 +75,13 @@ class ConfigurationDocTest {
     return spelled;
   }
 
-  /** A record of keys ({@code ...Config}); a value type such as {@code DataSize} is one key. */
+  /**
+   * A record of keys from the config model; a value type such as {@code DataSize} is one key, and so
+   * is a list of small rule records (such as {@code shaping.models}) documented as one table row.
+   */
   private static boolean isSection(Class<?> type) {
-    return type.isRecord() && type.getSimpleName().endsWith("Config");
+    return type.isRecord() && type.getPackageName().equals(GatewayConfig.class.getPackageName())
+        && type != DataSize.class;
   }
 
   private static Class<?> argument(Type type, int index) {

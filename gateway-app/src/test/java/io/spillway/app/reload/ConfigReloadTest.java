@@ -180,7 +180,7 @@ class ConfigReloadTest {
     ConfigReloader.Result result = gateway.reload();
 
     assertThat(result.ok()).isTrue();
-    assertThat(result.restartNeeded()).as("changed sections no component applies").containsExactly("server", "shaping");
+    assertThat(result.restartNeeded()).as("changed sections no component applies").containsExactly("server");
     assertThat(seen).singleElement().satisfies(c -> assertThat(c.quota().monthlyTokens()).isEqualTo(1234));
   }
 
@@ -238,6 +238,21 @@ class ConfigReloadTest {
 
       assertThat(connection.send("POST", "/v1/chat/completions", OLD_KEY, chat())[0]).isEqualTo("200");
       assertThat(connection.send("POST", "/v1/chat/completions", OLD_KEY, chat())[0]).isEqualTo("429");
+    }
+  }
+
+  @Test
+  void reloadAppliesNewShaping() throws IOException {
+    String hot = "{\"model\":\"gpt-4o\",\"temperature\":0.9,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    try (Connection connection = new Connection(gateway.port())) {
+      Files.writeString(file, config(OLD_KEY, "bronze") + "shaping:\n  degrade: never\n");
+      assertThat(gateway.reload().ok()).isTrue();
+      assertThat(connection.sendFull("POST", "/v1/chat/completions", OLD_KEY, hot)).doesNotContain("x-spillway-degraded");
+
+      Files.writeString(file, config(OLD_KEY, "bronze") + "shaping:\n  degrade: always\n");
+      assertThat(gateway.reload().ok()).isTrue();
+      assertThat(connection.sendFull("POST", "/v1/chat/completions", OLD_KEY, hot)).contains("x-spillway-degraded: ")
+          .contains("temperature");
     }
   }
 
