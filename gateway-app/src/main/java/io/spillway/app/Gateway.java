@@ -14,6 +14,10 @@ import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RequestObserver;
 import io.spillway.app.reload.ConfigReloader;
+import io.spillway.app.reload.ReloadableRequestLimiter;
+import io.spillway.core.pipeline.Caller;
+import java.util.HashSet;
+import java.util.Set;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.ConfigLoader;
@@ -39,6 +43,7 @@ import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
@@ -91,16 +96,19 @@ public final class Gateway implements AutoCloseable {
   private final QuotaPools quota;
 
   private Gateway(GatewayConfig config, Clock clock, Path configFile) {
-    this.config = config;
+    // Only hashes of gateway keys stay in memory, in the registry and in the config kept here.
+    this.config = config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
     this.clock = clock;
     this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
     this.metrics = new GatewayMetrics(config.metrics(), clock);
     AccessLog accessLog = new AccessLog(config.logging());
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
-    reloader.register(next -> keys.set(KeyRegistry.from(next.keys())), "keys");
+    reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
 
-    this.requestLimiter = requestLimiter(config, clock);
+    ReloadableRequestLimiter limiter = new ReloadableRequestLimiter(requestLimiter(config, clock), clock);
+    reloader.register(limiter, "quota");
+    this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
     status.register("admission", admission::snapshot);
 
@@ -143,6 +151,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
     interceptors.add(new TokenReportInterceptor(quota));
+    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
@@ -192,6 +201,18 @@ public final class Gateway implements AutoCloseable {
   /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
   public MeterRegistry meters() {
     return metrics.registry();
+  }
+
+  /** Swaps in the new keys; a team that lost a key loses its cached answers with it. */
+  private void reloadKeys(GatewayConfig next) {
+    KeyRegistry previous = keys.getAndSet(KeyRegistry.from(next.keys()));
+    Set<String> stillValid = new HashSet<>();
+    keys.get().callers().forEach(caller -> stillValid.add(caller.keyId()));
+    previous.callers().stream()
+        .filter(caller -> !stillValid.contains(caller.keyId()))
+        .map(Caller::team)
+        .distinct()
+        .forEach(team -> cache.invalidateTeam(team));
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
@@ -257,6 +278,11 @@ public final class Gateway implements AutoCloseable {
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Response bytes waiting for slow clients to read them, over all connections. */
+  public long pendingWriteBytes() {
+    return server.pendingWriteBytes();
   }
 
   public GatewayConfig config() {

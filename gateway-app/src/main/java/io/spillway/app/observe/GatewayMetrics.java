@@ -57,7 +57,6 @@ public final class GatewayMetrics {
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.series = new RequestSeries(clock, config.seriesWindow());
     this.models = new BoundedTagValues(config.maxModelTags());
-    registry.config().commonTags("application", "spillway");
     Gauge.builder("spillway.info", () -> 1).tag("version", Version.VERSION)
         .description("Always 1; the version is in the tag").register(registry);
     Gauge.builder(CAPACITY_RATE, this, m -> m.series.capacityRate(m.config.capacityWindow()))

@@ -85,6 +85,34 @@ public final class RequestObserver implements Interceptor {
   }
 
   /**
+   * A stage to place inside any stage that may strip the usage chunk from a stream (quota's token
+   * report does when the client did not ask for usage): it notes the stream's usage for this
+   * observer's log line and metrics, and changes nothing.
+   */
+  public Interceptor usageTap() {
+    return chain -> {
+      GatewayRequest request = chain.request();
+      GatewayResponse response = chain.proceed(request);
+      if (!response.isStream()) {
+        return response;
+      }
+      return response.withStream(new ForwardingEventStream(response.stream()) {
+        @Override
+        public SseEvent next() {
+          SseEvent event = delegate.next();
+          if (event != null) {
+            long[] usage = Usage.ofEvent(event);
+            if (usage != null) {
+              request.setAttribute(ObserveAttributes.STREAM_USAGE, usage);
+            }
+          }
+          return event;
+        }
+      });
+    };
+  }
+
+  /**
    * Wraps an endpoint so that a request it refuses before the pipeline runs (unparseable JSON, wrong
    * content type, a missing field) is counted and logged like every other one.
    */
@@ -201,22 +229,10 @@ public final class RequestObserver implements Interceptor {
       if (firstByteAt < 0) {
         firstByteAt = ticker.nanos();
       }
-      String data = event.data();
-      if (data.contains("\"usage\"") && !event.isDone()) {
-        try {
-          JsonNode chunk = Json.parse(data);
-          JsonNode usage = chunk.get("usage");
-          if ((usage == null || usage.isNull()) && chunk.get("response") != null) {
-            usage = chunk.get("response").get("usage");
-          }
-          long[] counts = Usage.of(usage);
-          if (counts[0] >= 0 || counts[1] >= 0) {
-            promptTokens = counts[0];
-            completionTokens = counts[1];
-          }
-        } catch (IOException | RuntimeException e) {
-          // A chunk that is not JSON carries no usage.
-        }
+      long[] counts = Usage.ofEvent(event);
+      if (counts != null) {
+        promptTokens = counts[0];
+        completionTokens = counts[1];
       }
       if (payloads && !event.isDone()) {
         Completions.appendStreamed(event, completion, MAX_COMPLETION_CHARS);
@@ -226,6 +242,11 @@ public final class RequestObserver implements Interceptor {
     void finish(int finalStatus, String outcome, String error, long end) {
       if (!finished.compareAndSet(false, true)) {
         return;
+      }
+      long[] tapped = request.attribute(ObserveAttributes.STREAM_USAGE);
+      if (tapped != null && promptTokens < 0 && completionTokens < 0) {
+        promptTokens = tapped[0];
+        completionTokens = tapped[1];
       }
       Caller caller = request.attribute(RequestAttributes.CALLER);
       String tier = caller == null ? "none" : caller.tier().name().toLowerCase(Locale.ROOT);

@@ -14,17 +14,20 @@ public final class LogCapture implements AutoCloseable {
   private final Logger root;
   private final Logger access;
   private final Level accessLevel;
+  private final boolean accessAdditive;
 
   public LogCapture() {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     access = context.getLogger(AccessLog.LOGGER);
     accessLevel = access.getLevel();
+    accessAdditive = access.isAdditive();
     access.setLevel(Level.INFO);
+    // Each event reaches the root's appenders exactly once, whatever Logback file is in force.
+    access.setAdditive(true);
     appender.setContext(context);
     appender.start();
     root.addAppender(appender);
-    access.addAppender(appender);
   }
 
   /** Every message, formatted, including the MDC request id. */
@@ -50,8 +53,8 @@ public final class LogCapture implements AutoCloseable {
   @Override
   public void close() {
     root.detachAppender(appender);
-    access.detachAppender(appender);
     access.setLevel(accessLevel);
+    access.setAdditive(accessAdditive);
     appender.stop();
   }
 }

@@ -82,7 +82,7 @@ class ConfigReloadTest {
       out = socket.getOutputStream();
     }
 
-    /** Returns {status, body}. */
+    /** Returns {status, body, lower-cased head}. */
     String[] send(String method, String path, String bearer, String body) throws IOException {
       byte[] payload = body.getBytes(StandardCharsets.UTF_8);
       String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + bearer
@@ -105,7 +105,13 @@ class ConfigReloadTest {
         }
       }
       assertThat(response.toString()).doesNotContainIgnoringCase("connection: close");
-      return new String[] {response.substring(9, 12), new String(in.readNBytes(length), StandardCharsets.UTF_8)};
+      return new String[] {response.substring(9, 12), new String(in.readNBytes(length), StandardCharsets.UTF_8),
+          response.toString().toLowerCase()};
+    }
+
+    /** The response head, lower-cased, for header checks. */
+    String sendFull(String method, String path, String bearer, String body) throws IOException {
+      return send(method, path, bearer, body)[2];
     }
 
     @Override
@@ -207,6 +213,31 @@ class ConfigReloadTest {
           assertThat(connection.send("POST", "/v1/chat/completions", NEW_KEY, chat())[0]).isEqualTo("200"));
     } finally {
       handler.close();
+    }
+  }
+
+  @Test
+  void revokingATeamsKeyDropsItsCachedAnswers() throws IOException {
+    String deterministic = "{\"model\":\"gpt-4o\",\"temperature\":0,\"messages\":[{\"role\":\"user\",\"content\":\"lint\"}]}";
+    try (Connection connection = new Connection(gateway.port())) {
+      connection.send("POST", "/v1/chat/completions", OLD_KEY, deterministic);
+      assertThat(connection.sendFull("POST", "/v1/chat/completions", OLD_KEY, deterministic)).contains("x-spillway-cache: hit");
+
+      Files.writeString(file, config(NEW_KEY, "gold"));
+      assertThat(gateway.reload().ok()).isTrue();
+
+      assertThat(connection.sendFull("POST", "/v1/chat/completions", NEW_KEY, deterministic)).contains("x-spillway-cache: miss");
+    }
+  }
+
+  @Test
+  void reloadAppliesNewRateLimits() throws IOException {
+    try (Connection connection = new Connection(gateway.port())) {
+      Files.writeString(file, config(OLD_KEY, "silver") + "quota:\n  tiers:\n    silver: { requestsPerMinutePerTeam: 1 }\n");
+      assertThat(gateway.reload().ok()).isTrue();
+
+      assertThat(connection.send("POST", "/v1/chat/completions", OLD_KEY, chat())[0]).isEqualTo("200");
+      assertThat(connection.send("POST", "/v1/chat/completions", OLD_KEY, chat())[0]).isEqualTo("429");
     }
   }
 

@@ -25,6 +25,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    checkPositive(problems, "server.idleTimeout", s.idleTimeout());
+    checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
+    checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
     if (s.tls() != null && (s.tls().certFile() == null || s.tls().keyFile() == null)) {
       problems.add("key 'server.tls': needs both certFile and keyFile");
     }

@@ -1,7 +1,6 @@
 package io.spillway.core.server;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -41,7 +40,8 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
 
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    ctx.writeAndFlush(tooLarge()).addListener(ChannelFutureListener.CLOSE);
+    // The client may still be sending the body: linger, so the 413 is not lost to a reset.
+    LingeringClose.after(ctx.writeAndFlush(tooLarge()));
   }
 
   private FullHttpResponse tooLarge() {

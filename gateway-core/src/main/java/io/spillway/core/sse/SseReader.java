@@ -12,12 +12,22 @@ import java.nio.charset.StandardCharsets;
 public final class SseReader {
   private final InputStream in;
   private final int maxLineBytes;
+  private final Runnable onLineWithoutData;
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
   private boolean sawCarriageReturn;
 
   public SseReader(InputStream in, int maxLineBytes) {
+    this(in, maxLineBytes, () -> {});
+  }
+
+  /**
+   * @param onLineWithoutData runs for every line read that carries no event data (comments such as
+   *     {@code : keep-alive}, blank lines, {@code retry:}); it may throw to stop reading
+   */
+  public SseReader(InputStream in, int maxLineBytes, Runnable onLineWithoutData) {
     this.in = in;
     this.maxLineBytes = maxLineBytes;
+    this.onLineWithoutData = onLineWithoutData;
   }
 
   /** The next event, or null at the end of the input. Comments and retry lines are skipped. */
@@ -34,9 +44,11 @@ public final class SseReader {
           return new SseEvent(event, data.toString());
         }
         event = null;
+        onLineWithoutData.run();
         continue;
       }
       if (text.charAt(0) == ':') {
+        onLineWithoutData.run();
         continue;
       }
       int colon = text.indexOf(':');
@@ -55,7 +67,7 @@ public final class SseReader {
           data.append(value);
         }
         case "event" -> event = value;
-        default -> {}
+        default -> onLineWithoutData.run();
       }
     }
   }

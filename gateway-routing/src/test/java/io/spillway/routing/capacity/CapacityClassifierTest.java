@@ -83,7 +83,8 @@ class CapacityClassifierTest {
         arguments(Failure.TIMEOUT, Outcome.TRANSIENT, "timeout"),
         arguments(Failure.INVALID_RESPONSE, Outcome.TRANSIENT, "invalid_response"),
         arguments(Failure.RESET_MID_STREAM, Outcome.TRANSIENT, "stream_broken_before_first_event"),
-        arguments(Failure.RESPONSE_TOO_LARGE, Outcome.FINAL, "response_too_large"));
+        arguments(Failure.RESPONSE_TOO_LARGE, Outcome.FINAL, "response_too_large"),
+        arguments(Failure.CREDENTIALS_REJECTED, Outcome.TRANSIENT, "credentials_rejected"));
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
