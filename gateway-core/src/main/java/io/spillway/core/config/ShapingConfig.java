@@ -219,7 +219,7 @@ public record ShapingConfig(
       Boolean enabled,
       Double threshold,
       Duration hold,
-      RiskWeights weights,
+      WeightsConfig weights,
       Duration latencyBaseline,
       Duration growthWindow,
       Duration window,
@@ -232,7 +232,7 @@ public record ShapingConfig(
       enabled = enabled != null ? enabled : true;
       threshold = threshold != null ? threshold : 0.65;
       hold = hold != null ? hold : Duration.ofMinutes(15);
-      weights = weights != null ? weights : RiskWeights.DEFAULTS;
+      weights = weights != null ? weights : WeightsConfig.DEFAULTS;
       latencyBaseline = latencyBaseline != null ? latencyBaseline : Duration.ofMillis(800);
       growthWindow = growthWindow != null ? growthWindow : Duration.ofHours(1);
       window = window != null ? window : Duration.ofMinutes(5);
@@ -242,10 +242,10 @@ public record ShapingConfig(
     }
   }
 
-  public record RiskWeights(Double growth, Double latency, Double errors) {
-    public static final RiskWeights DEFAULTS = new RiskWeights(null, null, null);
+  public record WeightsConfig(Double growth, Double latency, Double errors) {
+    public static final WeightsConfig DEFAULTS = new WeightsConfig(null, null, null);
 
-    public RiskWeights {
+    public WeightsConfig {
       growth = growth != null ? growth : 0.4;
       latency = latency != null ? latency : 0.3;
       errors = errors != null ? errors : 0.3;

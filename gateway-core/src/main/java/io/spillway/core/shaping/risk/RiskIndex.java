@@ -103,7 +103,7 @@ public final class RiskIndex {
       latencyPart = clamp((meanLatency - baseline) / baseline);
       errorPart = clamp(errors / requests);
     }
-    ShapingConfig.RiskWeights w = config.weights();
+    ShapingConfig.WeightsConfig w = config.weights();
     double index = w.growth() * growthPart + w.latency() * latencyPart + w.errors() * errorPart;
     if (config.enabled() && index > config.threshold()) {
       holdUntilMillis = Math.max(holdUntilMillis, now + config.hold().toMillis());

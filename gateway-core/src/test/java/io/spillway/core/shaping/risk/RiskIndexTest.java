@@ -136,7 +136,7 @@ class RiskIndexTest {
   @Test
   void customWeightsAndThresholdAreUsed() {
     ShapingConfig.RiskConfig growthOnly = new ShapingConfig.RiskConfig(null, 0.5, Duration.ofMinutes(1),
-        new ShapingConfig.RiskWeights(1.0, 0.0, 0.0), null, Duration.ofMinutes(10), null, 10, null, null);
+        new ShapingConfig.WeightsConfig(1.0, 0.0, 0.0), null, Duration.ofMinutes(10), null, 10, null, null);
     RiskIndex index = new RiskIndex(growthOnly, clock);
     for (int i = 0; i < 20; i++) {
       index.record(100, false);
