@@ -3,6 +3,7 @@ package io.spillway.app.reload;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
+import io.spillway.quota.keys.KeyHashes;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ public final class ConfigReloader {
   public ConfigReloader(Path file, Function<Path, GatewayConfig> loader, GatewayConfig initial) {
     this.file = file;
     this.loader = loader;
-    this.current = initial;
+    this.current = withoutPlainKeys(initial);
   }
 
   private record Registration(Reloadable reloadable, Set<String> sections) {}
@@ -59,6 +60,11 @@ public final class ConfigReloader {
       }
     }
     reloadables.add(new Registration(Objects.requireNonNull(reloadable), names));
+  }
+
+  /** The running config, keys as hashes only: a plain key is not kept past the registry build. */
+  private static GatewayConfig withoutPlainKeys(GatewayConfig config) {
+    return config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
   }
 
   public GatewayConfig current() {
@@ -98,7 +104,7 @@ public final class ConfigReloader {
         failed.add(String.valueOf(registration.reloadable()));
       }
     }
-    current = next;
+    current = withoutPlainKeys(next);
     List<String> restartNeeded = restartNeeded(previous, next);
     if (restartNeeded.isEmpty()) {
       log.info("config reloaded from {} ({} keys)", file, next.keys().size());
