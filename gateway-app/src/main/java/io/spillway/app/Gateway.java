@@ -62,6 +62,7 @@ import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -167,10 +168,11 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
+    Duration capacityWindow = config.metrics().capacityWindow();
     status.register("traffic", () -> Json.object()
         .put("requests", metrics.series().totalRequests())
-        .put("capacityRate", metrics.series().capacityRate(config.metrics().capacityWindow()))
-        .put("capacityWindow", Durations.format(config.metrics().capacityWindow())));
+        .put("capacityRate", metrics.series().capacityRate(capacityWindow))
+        .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
     admin.get("/admin/keys", new KeysEndpoint(keys::get));

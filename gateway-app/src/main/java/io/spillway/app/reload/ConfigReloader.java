@@ -46,11 +46,6 @@ public final class ConfigReloader {
     this.current = withoutPlainKeys(initial);
   }
 
-  /** The config as kept here: gateway keys only as hashes, so no plain key outlives the load. */
-  private static GatewayConfig withoutPlainKeys(GatewayConfig config) {
-    return config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
-  }
-
   private record Registration(Reloadable reloadable, Set<String> sections) {}
 
   /**
@@ -65,6 +60,11 @@ public final class ConfigReloader {
       }
     }
     reloadables.add(new Registration(Objects.requireNonNull(reloadable), names));
+  }
+
+  /** The running config, keys as hashes only: a plain key is not kept past the registry build. */
+  private static GatewayConfig withoutPlainKeys(GatewayConfig config) {
+    return config.withKeys(config.keys().stream().map(KeyHashes::hashed).toList());
   }
 
   public GatewayConfig current() {
@@ -105,7 +105,7 @@ public final class ConfigReloader {
       }
     }
     current = withoutPlainKeys(next);
-    List<String> restartNeeded = restartNeeded(previous, current);
+    List<String> restartNeeded = restartNeeded(previous, next);
     if (restartNeeded.isEmpty()) {
       log.info("config reloaded from {} ({} keys)", file, next.keys().size());
     } else {

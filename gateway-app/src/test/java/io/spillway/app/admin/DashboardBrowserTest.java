@@ -28,8 +28,6 @@ class DashboardBrowserTest {
         HeadlessChromium chromium = HeadlessChromium.start()) {
       harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
       harness.ollama.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("served locally")));
-      // No risk component in this build yet: its status section, as the shaping stage will register it.
-      harness.gateway().status().register("risk", () -> Json.object().put("index", 0.71).put("threshold", 0.65));
       chat(harness);
       chat(harness);
       chat(harness);
@@ -51,7 +49,9 @@ class DashboardBrowserTest {
       String cloudLimit = String.valueOf(harness.config().quota().admission().cloudConcurrency());
       assertThat(chromium.eval(text("admission"))).as("the real waiting area's snapshot")
           .startsWith("0waiting").contains("cloud.limit" + cloudLimit, "cloud.waiting.bronze0");
-      assertThat(chromium.eval(text("risk"))).contains("0.71", "threshold 0.65");
+      String threshold = String.format(java.util.Locale.ROOT, "threshold %.2f",
+          harness.config().shaping().risk().threshold());
+      assertThat(chromium.eval(text("risk"))).as("the real risk index").contains(threshold, "components.growth");
       assertThat(chromium.eval(text("quota"))).as("the real quota pools from /admin/quota")
           .contains("gold", "silver", "bronze", "0 % · ok");
       assertThat(chromium.eval("String(document.querySelectorAll('#quota .pool').length)")).isEqualTo("3");
