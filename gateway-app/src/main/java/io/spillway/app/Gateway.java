@@ -1,84 +1,227 @@
 package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.BreakerAdmin;
 import io.spillway.app.admin.CacheAdmin;
+import io.spillway.app.admin.Dashboard;
+import io.spillway.app.admin.KeysEndpoint;
+import io.spillway.app.admin.ReloadEndpoint;
+import io.spillway.app.admin.StatusEndpoint;
+import io.spillway.app.admin.StatusRegistry;
+import io.spillway.app.observe.AccessLog;
+import io.spillway.app.observe.CapacitySignal;
+import io.spillway.app.observe.GatewayMetrics;
+import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.reload.ConfigReloader;
+import io.spillway.app.reload.ReloadableInterceptor;
+import io.spillway.app.reload.ReloadableRequestLimiter;
+import io.spillway.core.pipeline.Caller;
+import java.util.HashSet;
+import java.util.Set;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
+import io.spillway.core.config.ConfigLoader;
+import io.spillway.core.config.Durations;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.config.Reloadable;
+import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Tier;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
+import io.spillway.core.shaping.PressureSignals;
+import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.risk.RiskIndex;
+import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalBackends;
+import io.spillway.quota.accounting.QuotaInterceptor;
+import io.spillway.quota.accounting.TokenEstimator;
+import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
+import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
+import io.spillway.quota.store.UsageStore;
+import io.spillway.quota.store.UsageStores;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: auth → cache → shaping → quota → admission → router (terminal).
+ * <p>Pipeline order: observe (metrics, access log) → auth → cache → shaping → quota → admission →
+ * router (terminal, metered).
+ *
+ * <p>For the parts that other components plug into: {@link #meters()} (pass it to
+ * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
+ * {@code GET /admin/status}), and {@link #onReload} (a {@link Reloadable} gets every validated new
+ * config on {@code SIGHUP} or {@code POST /admin/reload}).
  */
 public final class Gateway implements AutoCloseable {
   private final GatewayConfig config;
   private final Clock clock;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
+  private final GatewayMetrics metrics;
+  private final StatusRegistry status = new StatusRegistry();
+  private final ConfigReloader reloader;
+  private final ScheduledExecutorService localScheduler;
+  private final LocalBackend local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
-  private final MeterRegistry meters;
   private final ResponseCache cache;
+  private final UsageStore usageStore;
+  private final QuotaPools quota;
 
-  private Gateway(GatewayConfig config, Clock clock, Path configFile) {
-    this.config = config;
+  private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
+    // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
+    // everything built below from it (lambdas capture `config`, never `loaded`).
+    this.keys = new AtomicReference<>(KeyRegistry.from(loaded.keys()));
+    this.config = loaded.withKeys(loaded.keys().stream().map(KeyHashes::hashed).toList());
+    GatewayConfig config = this.config;
     this.clock = clock;
-    this.keys = new AtomicReference<>(KeyRegistry.from(config.keys()));
+    this.metrics = new GatewayMetrics(config.metrics(), clock);
+    AccessLog accessLog = new AccessLog(config.logging());
+    this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
+    reloader.register(this::reloadKeys, "keys");
+    reloader.register(accessLog, "logging");
 
-    MeterRegistry meters = new SimpleMeterRegistry();
-    this.meters = meters;
-    this.requestLimiter = requestLimiter(config, clock);
-    this.admission = PriorityAdmissionGate.from(config.quota(), clock, meters);
+    ReloadableRequestLimiter limiter = new ReloadableRequestLimiter(requestLimiter(config, clock), clock);
+    reloader.register(limiter, "quota");
+    this.requestLimiter = limiter;
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+    status.register("admission", admission::snapshot);
 
-    Backend cloud = CloudBackend.create(config.cloud());
-    Router router = new Router(cloud, admission);
+    MeterRegistry meters = metrics.registry();
+    CapacityClassifier classifier = new CapacityClassifier(clock);
+    CapacitySignal capacity = classifier::isCapacity;
+    Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), capacity);
+    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-local").daemon().factory());
+    this.local = config.local().enabled()
+        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
+            meters)
+        : null;
+    if (local != null) {
+      status.register("local", () -> local.readiness().toJson(true));
+    }
+    Backend meteredLocal = local == null ? null : metrics.meter(local, capacity);
+    List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
+    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    status.register("breaker", breaker::snapshot);
+    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
+    status.register("risk", risk::snapshot);
+    Router router = Router.builder()
+        .cloud(cloud)
+        .local(meteredLocal)
+        .breaker(breaker)
+        .classifier(classifier)
+        .admission(admission)
+        .failover(config.failover())
+        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .meters(meters)
+        .build();
+
+    this.usageStore = UsageStores.open(config, clock);
+    this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
+    status.register("quota", quota::report);
 
     List<Interceptor> interceptors = new ArrayList<>();
+    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
+    interceptors.add(observer);
     interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new TokenReportInterceptor(quota));
+    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    PressureSignals pressure = pressure(breaker, quota);
+    ReloadableInterceptor shaping = new ReloadableInterceptor(config,
+        next -> new ShapingInterceptor(next.shaping(), pressure, risk, meters, clock));
+    reloader.register(shaping, "shaping");
+    interceptors.add(shaping);
     interceptors.add(new RateLimitInterceptor(requestLimiter));
-    Pipeline pipeline = new Pipeline(interceptors, router);
+    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
+    Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
+    Duration capacityWindow = config.metrics().capacityWindow();
+    status.register("traffic", () -> Json.object()
+        .put("requests", metrics.series().totalRequests())
+        .put("capacityRate", metrics.series().capacityRate(capacityWindow))
+        .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
+    admin.get("/admin/keys", new KeysEndpoint(keys::get));
+    admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
+    admin.post("/admin/reload", new ReloadEndpoint(reloader));
+    admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
+    BreakerAdmin.register(admin, breaker);
     CacheAdmin.register(admin, cache);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
+      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
+          observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", request -> json("{\"status\":\"ready\"}"));
-    routes.prefix("/admin/", admin.build());
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
+    if (config.metrics().enabled()) {
+      routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
+    }
+    if (config.admin().enabled()) {
+      routes.get("/dashboard", new Dashboard());
+    }
+    AdminApi adminApi = admin.build();
+    status.register("admin", () -> {
+      var endpoints = Json.object().putArray("endpoints");
+      adminApi.paths().forEach(endpoints::add);
+      return Json.object().set("endpoints", endpoints);
+    });
+    routes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), routes.build(), clock);
+  }
+
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  /** The registry every component registers its meters in; {@code /metrics} scrapes it. */
+  public MeterRegistry meters() {
+    return metrics.registry();
+  }
+
+  /** Swaps in the new keys; a team that lost a key loses its cached answers with it. */
+  private void reloadKeys(GatewayConfig next) {
+    KeyRegistry previous = keys.getAndSet(KeyRegistry.from(next.keys()));
+    Set<String> stillValid = new HashSet<>();
+    keys.get().callers().forEach(caller -> stillValid.add(caller.keyId()));
+    previous.callers().stream()
+        .filter(caller -> !stillValid.contains(caller.keyId()))
+        .map(Caller::team)
+        .distinct()
+        .forEach(team -> cache.invalidateTeam(team));
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
@@ -89,6 +232,22 @@ public final class Gateway implements AutoCloseable {
     return new LocalRequestLimiter(policy, clock);
   }
 
+  /** What shaping asks about pressure: the breaker and the quota pools. */
+  private static PressureSignals pressure(Breaker breaker, QuotaPools quota) {
+    return new PressureSignals() {
+      @Override
+      public boolean cloudDegraded() {
+        Breaker.State state = breaker.state();
+        return state == Breaker.State.OPEN || state == Breaker.State.HALF_OPEN || state == Breaker.State.FORCED_OPEN;
+      }
+
+      @Override
+      public boolean poolPastSoftBand(Tier tier) {
+        return quota.pastSoftBand(tier);
+      }
+    };
+  }
+
   private static GatewayResponse json(String body) {
     return GatewayResponse.json(200, body.getBytes(StandardCharsets.UTF_8));
   }
@@ -96,7 +255,12 @@ public final class Gateway implements AutoCloseable {
   /** Starts a gateway; {@code configFile} (may be null) is what a reload reads again. */
   public static Gateway start(GatewayConfig config, Clock clock, Path configFile) {
     Gateway gateway = new Gateway(config, clock, configFile);
-    gateway.server.start();
+    try {
+      gateway.server.start();
+    } catch (RuntimeException e) {
+      gateway.close();
+      throw e;
+    }
     return gateway;
   }
 
@@ -125,12 +289,41 @@ public final class Gateway implements AutoCloseable {
     return server.inFlightRequests();
   }
 
+  /** Response bytes waiting for slow clients to read them, over all connections. */
+  public long pendingWriteBytes() {
+    return server.pendingWriteBytes();
+  }
+
   public GatewayConfig config() {
     return config;
   }
 
-  public MeterRegistry meters() {
-    return meters;
+  public GatewayMetrics metrics() {
+    return metrics;
+  }
+
+  /** The sections of {@code GET /admin/status}. */
+  public StatusRegistry status() {
+    return status;
+  }
+
+  /**
+   * Adds a component that gets every validated new config on reload and applies the named sections
+   * (e.g. {@code onReload(limiter::reload, "quota")}); other changed sections are reported as
+   * needing a restart.
+   */
+  public void onReload(Reloadable reloadable, String... sections) {
+    reloader.register(reloadable, sections);
+  }
+
+  /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
+  public ConfigReloader.Result reload() {
+    return reloader.reload();
+  }
+
+  /** The local backend, or null when {@code local.enabled} is false. */
+  public LocalBackend local() {
+    return local;
   }
 
   /** The response cache; a config reload that revokes a team's key calls {@code invalidateTeam}. */
@@ -143,9 +336,20 @@ public final class Gateway implements AutoCloseable {
     return admission;
   }
 
+  /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
+  public QuotaPools quota() {
+    return quota;
+  }
+
   @Override
   public void close() {
     server.stop(config.server().drainTimeout());
+    if (local != null) {
+      local.close();
+    }
+    localScheduler.shutdownNow();
     requestLimiter.close();
+    quota.close();
+    usageStore.close();
   }
 }

@@ -1,5 +1,8 @@
 package io.spillway.app;
 
+import io.spillway.app.reload.HangupSignal;
+import io.spillway.app.sim.DemoCommand;
+import io.spillway.app.sim.SimulateCommand;
 import io.spillway.core.Version;
 import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.ConfigLoader;
@@ -29,7 +32,9 @@ import picocli.CommandLine.Option;
     subcommands = {
       Main.Serve.class,
       Main.CheckConfig.class,
-      Main.HashKey.class
+      Main.HashKey.class,
+      DemoCommand.class,
+      SimulateCommand.class
     })
 public final class Main implements Callable<Integer> {
   @Option(names = "--config", description = "Config file for the default 'serve' command (default: ${DEFAULT-VALUE})")
@@ -87,6 +92,7 @@ public final class Main implements Callable<Integer> {
     public Integer call() throws Exception {
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
+      HangupSignal.install(gateway::reload);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         gateway.close();

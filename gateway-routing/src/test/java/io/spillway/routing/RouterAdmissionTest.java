@@ -1,8 +1,10 @@
 package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.config.FailoverConfig;
+import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
@@ -15,6 +17,9 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -37,7 +42,7 @@ class RouterAdmissionTest {
 
   @Test
   void bufferedAnswerGivesThePermitBackWhenItArrives() {
-    Router router = new Router(backend(request -> {
+    Router router = router(backend(request -> {
       assertThat(held).as("called inside the permit").hasValue(1);
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     }), gate);
@@ -51,17 +56,19 @@ class RouterAdmissionTest {
 
   @Test
   void failedCallGivesThePermitBack() {
-    Router router = new Router(backend(request -> {
+    Router router = router(backend(request -> {
       throw new UpstreamException("cloud", UpstreamException.Failure.CONNECT_FAILED, "connection refused", null);
     }), gate);
 
-    assertThatThrownBy(() -> router.handle(request())).isInstanceOf(UpstreamException.class);
+    GatewayResponse answer = router.handle(request());
+
+    assertThat(answer.status()).as("the cloud's own failure: there is no local backend here").isEqualTo(502);
     assertThat(held).hasValue(0);
   }
 
   @Test
   void streamHoldsThePermitUntilItEnds() {
-    Router router = new Router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
+    Router router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
     EventStream stream = router.handle(request()).stream();
     assertThat(held).hasValue(1);
@@ -76,7 +83,7 @@ class RouterAdmissionTest {
 
   @Test
   void streamClosedEarlyGivesThePermitBack() {
-    Router router = new Router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
+    Router router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
     EventStream stream = router.handle(request()).stream();
     stream.next();
@@ -91,13 +98,30 @@ class RouterAdmissionTest {
     AdmissionGate full = (backend, request) -> {
       throw GatewayException.of(ErrorKind.UNAVAILABLE, "full", null);
     };
-    Router router = new Router(backend(request -> {
+    Router router = router(backend(request -> {
       calls.incrementAndGet();
       return GatewayResponse.json(200, new byte[0]);
     }), full);
 
-    assertThatThrownBy(() -> router.handle(request())).isInstanceOf(GatewayException.class);
+    GatewayResponse answer = router.handle(request());
+
+    assertThat(answer.status()).isEqualTo(503);
+    assertThat(answer.headers().get("retry-after")).isNotNull();
     assertThat(calls).hasValue(0);
+  }
+
+  /** The router with only a cloud backend (local.enabled: false). */
+  private static Router router(Backend cloud, AdmissionGate gate) {
+    FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+    return Router.builder()
+        .cloud(cloud)
+        .breaker(new Breaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
+        .classifier(new CapacityClassifier(clock))
+        .admission(gate)
+        .failover(FailoverConfig.DEFAULTS)
+        .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
+        .meters(new SimpleMeterRegistry())
+        .build();
   }
 
   private static Backend streaming(SseEvent... events) {

@@ -10,6 +10,9 @@ import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * {@code /admin/*}: JSON endpoints behind the admin token ({@code Authorization: Bearer}),
@@ -19,10 +22,17 @@ import java.security.MessageDigest;
 public final class AdminApi implements HttpService {
   private final byte[] token;
   private final HttpRoutes routes;
+  private final List<String> paths;
 
-  private AdminApi(byte[] token, HttpRoutes routes) {
+  private AdminApi(byte[] token, HttpRoutes routes, List<String> paths) {
     this.token = token;
     this.routes = routes;
+    this.paths = List.copyOf(paths);
+  }
+
+  /** The registered paths, in registration order (for the status page: what this gateway offers). */
+  public List<String> paths() {
+    return paths;
   }
 
   public static Builder builder(String token) {
@@ -79,6 +89,7 @@ public final class AdminApi implements HttpService {
   public static final class Builder {
     private final String token;
     private final HttpRoutes.Builder routes = HttpRoutes.builder();
+    private final Set<String> paths = new LinkedHashSet<>();
 
     private Builder(String token) {
       this.token = token;
@@ -86,16 +97,19 @@ public final class AdminApi implements HttpService {
 
     public Builder get(String path, HttpService service) {
       routes.get(path, service);
+      paths.add(path);
       return this;
     }
 
     public Builder post(String path, HttpService service) {
       routes.post(path, service);
+      paths.add(path);
       return this;
     }
 
     public AdminApi build() {
-      return new AdminApi(token == null ? null : token.getBytes(StandardCharsets.UTF_8), routes.build());
+      return new AdminApi(token == null ? null : token.getBytes(StandardCharsets.UTF_8), routes.build(),
+          List.copyOf(paths));
     }
   }
 }

@@ -48,14 +48,25 @@ public final class ScriptedUpstream implements AutoCloseable {
     }
   }
 
+  /** Thrown by a script to end its connection with a TCP reset (RST) instead of a clean close. */
+  public static final class Reset extends RuntimeException {
+    public Reset() {
+      super("reset by the script", null, false, false);
+    }
+  }
+
   private void serve(Socket socket) {
     try (socket) {
       InputStream in = socket.getInputStream();
       String head = readHead(in);
       int length = contentLength(head);
       in.readNBytes(length);
-      script.answer(head, socket.getOutputStream());
-      socket.getOutputStream().flush();
+      try {
+        script.answer(head, socket.getOutputStream());
+        socket.getOutputStream().flush();
+      } catch (Reset reset) {
+        socket.setSoLinger(true, 0);
+      }
     } catch (IOException e) {
       connectionClosedByPeer.countDown();
     } catch (Exception e) {

@@ -9,6 +9,13 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * Parses and checks an OpenAI request body once, before any stage sees it. Only what Spillway itself
@@ -26,12 +33,13 @@ public final class RequestParser {
       throw new GatewayException(ErrorKind.INVALID_JSON,
           "The request body is empty; send a JSON object", null, ErrorKind.INVALID_JSON.code(), null, null);
     }
+    checkUtf8(body);
     JsonNode node;
     try {
       node = Json.parse(body);
     } catch (StreamConstraintsException e) {
       throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body nests JSON deeper than " + Json.MAX_DEPTH + " levels", null,
+          "The request body exceeds a JSON limit of the gateway: " + e.getOriginalMessage(), null,
           ErrorKind.INVALID_JSON.code(), null, null);
     } catch (JsonProcessingException e) {
       throw new GatewayException(ErrorKind.INVALID_JSON,
@@ -49,16 +57,70 @@ public final class RequestParser {
     return object;
   }
 
+  /**
+   * JSON between systems is UTF-8 (RFC 8259). Jackson detects and accepts UTF-16 and UTF-32 too,
+   * and the body is forwarded byte for byte, so the encoding is checked here, with the position of
+   * the first bad byte in the message.
+   */
+  private static void checkUtf8(byte[] body) {
+    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(body);
+    CharBuffer out = CharBuffer.allocate(Math.min(body.length, 8192));
+    while (true) {
+      CoderResult result = decoder.decode(in, out, true);
+      if (result.isError()) {
+        throw new GatewayException(ErrorKind.INVALID_JSON,
+            "The request body is not valid UTF-8 (at byte " + in.position() + ")", null,
+            ErrorKind.INVALID_JSON.code(), null, null);
+      }
+      if (result.isUnderflow()) {
+        break;
+      }
+      out.clear();
+    }
+    boolean nul = false;
+    for (int i = 0; i < Math.min(4, body.length); i++) {
+      nul |= body[i] == 0;
+    }
+    if (nul) {
+      throw new GatewayException(ErrorKind.INVALID_JSON,
+          "The request body must be UTF-8 JSON (it looks like UTF-16 or UTF-32)", null,
+          ErrorKind.INVALID_JSON.code(), null, null);
+    }
+  }
+
   private static void checkContentType(String contentType) {
     if (contentType == null) {
       return;
     }
-    String type = contentType.toLowerCase(java.util.Locale.ROOT);
-    if (!type.startsWith("application/json") && !type.contains("+json")) {
+    String[] parts = contentType.toLowerCase(Locale.ROOT).split(";");
+    String type = parts[0].strip();
+    boolean json = type.equals("application/json")
+        || (type.startsWith("application/") && type.endsWith("+json"));
+    String charset = null;
+    for (int i = 1; i < parts.length; i++) {
+      String parameter = parts[i].strip();
+      if (parameter.startsWith("charset=")) {
+        charset = parameter.substring("charset=".length()).replace("\"", "").strip();
+      }
+    }
+    if (!json || (charset != null && !charset.equals("utf-8") && !charset.equals("utf8"))) {
       throw new GatewayException(ErrorKind.UNSUPPORTED_MEDIA_TYPE,
-          "Content-Type must be application/json, not " + contentType, null,
+          "Content-Type must be application/json (UTF-8), not " + printable(contentType), null,
           ErrorKind.UNSUPPORTED_MEDIA_TYPE.code(), null, null);
     }
+  }
+
+  /** A client value safe to quote in an error message: printable ASCII, at most 100 characters. */
+  private static String printable(String value) {
+    StringBuilder out = new StringBuilder(Math.min(value.length(), 100));
+    for (int i = 0; i < value.length() && out.length() < 100; i++) {
+      char c = value.charAt(i);
+      out.append(c >= 0x20 && c < 0x7f ? c : '?');
+    }
+    return value.length() > 100 ? out + "…" : out.toString();
   }
 
   private static void checkFields(Route route, ObjectNode body) {
@@ -69,6 +131,10 @@ public final class RequestParser {
     }
     if (!model.isTextual() || model.textValue().isBlank() || model.textValue().length() > 256) {
       throw GatewayException.invalid("'model' must be a non-empty string of at most 256 characters", "model");
+    }
+    if (model.textValue().chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+      // Model names reach logs, metrics and the local backend's mapping: no control characters.
+      throw GatewayException.invalid("'model' must not contain control characters", "model");
     }
     checkType(body, "stream", JsonNode::isBoolean, "a boolean");
     checkRange(body, "max_tokens", 1, MAX_TOKENS_LIMIT);
@@ -87,6 +153,7 @@ public final class RequestParser {
         if (!messages.isArray()) {
           throw GatewayException.invalid("'messages' must be an array", "messages");
         }
+        checkMessages(messages);
       }
       case COMPLETIONS -> {
         JsonNode prompt = body.get("prompt");
@@ -101,6 +168,29 @@ public final class RequestParser {
         }
       }
       default -> {}
+    }
+  }
+
+  /**
+   * Each message must be an object with a string {@code role} and a string, array or null
+   * {@code content}: the shape every stage that reads messages (token estimate, trimming, cache
+   * key) relies on. Everything else inside a message passes through unchecked.
+   */
+  private static void checkMessages(JsonNode messages) {
+    for (int i = 0; i < messages.size(); i++) {
+      JsonNode message = messages.get(i);
+      String at = "messages.[" + i + "]";
+      if (!message.isObject()) {
+        throw GatewayException.invalid("'" + at + "' must be an object", at);
+      }
+      JsonNode role = message.get("role");
+      if (role == null || !role.isTextual()) {
+        throw GatewayException.invalid("'" + at + ".role' must be a string", at + ".role");
+      }
+      JsonNode content = message.get("content");
+      if (content != null && !content.isNull() && !content.isTextual() && !content.isArray()) {
+        throw GatewayException.invalid("'" + at + ".content' must be a string, an array or null", at + ".content");
+      }
     }
   }
 

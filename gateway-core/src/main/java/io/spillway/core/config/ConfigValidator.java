@@ -25,6 +25,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    checkPositive(problems, "server.idleTimeout", s.idleTimeout());
+    checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
+    checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
     if (s.tls() != null && (s.tls().certFile() == null || s.tls().keyFile() == null)) {
       problems.add("key 'server.tls': needs both certFile and keyFile");
     }
@@ -33,9 +36,11 @@ final class ConfigValidator {
     if (!Set.of("ollama", "openai").contains(c.local().kind())) {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
+    checkLocal(problems, c.local());
     if (c.failover().capacityStreak() < 1) {
       problems.add("key 'failover.capacityStreak': must be at least 1");
     }
+    checkFailover(problems, c.failover());
     for (int i = 0; i < c.keys().size(); i++) {
       KeyConfig k = c.keys().get(i);
       String at = "key 'keys[" + i + "]";
@@ -68,14 +73,23 @@ final class ConfigValidator {
     if (shares > 1.0 + 1e-9) {
       problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
     }
+    checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
       problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
     }
-    if (!Set.of("never", "pressure", "always").contains(c.shaping().degrade())) {
-      problems.add("key 'shaping.degrade': '" + c.shaping().degrade() + "' is not one of never, pressure, always");
+    ShapingConfigValidator.check(c.shaping(), problems);
+    MetricsConfig m = c.metrics();
+    if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
+      problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
+    }
+    if (m.seriesWindow().toMinutes() < 1 || m.seriesWindow().toHours() > 24) {
+      problems.add("key 'metrics.seriesWindow': must be between 1m and 24h");
+    }
+    if (m.maxModelTags() < 1) {
+      problems.add("key 'metrics.maxModelTags': must be at least 1");
     }
     checkCache(problems, c.cache());
     String store = c.store();
@@ -84,6 +98,69 @@ final class ConfigValidator {
       problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
     }
     return problems;
+  }
+
+  private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      if (tier.share() < 0 || tier.overdraft() < 0) {
+        problems.add("key 'quota.tiers." + name + "': share and overdraft must not be negative");
+      }
+    });
+    if (q.defaultMaxTokens() < 1) {
+      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
+    }
+    checkPositive(problems, "quota.flushInterval", q.flushInterval());
+    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
+    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
+    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
+      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
+    }
+  }
+
+  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      problems.add("key '" + key + "': must be longer than zero");
+    }
+  }
+
+  private static void checkLocal(List<String> problems, LocalConfig local) {
+    java.time.Duration second = java.time.Duration.ofSeconds(1);
+    if (local.keepWarmEvery().compareTo(second) < 0) {
+      problems.add("key 'local.keepWarmEvery': must be at least 1s");
+    }
+    if (local.checkEvery().compareTo(second) < 0) {
+      problems.add("key 'local.checkEvery': must be at least 1s");
+    }
+    if (local.timeout().compareTo(second) < 0) {
+      problems.add("key 'local.timeout': must be at least 1s");
+    }
+    if (local.keepAlive().compareTo(local.keepWarmEvery()) <= 0) {
+      problems.add("key 'local.keepAlive': must be longer than local.keepWarmEvery ("
+          + Durations.format(local.keepWarmEvery()) + "), or the model unloads between keep-warm requests");
+    }
+    local.models().forEach((requested, target) -> {
+      if (requested == null || requested.isBlank() || target == null || target.isBlank()) {
+        problems.add("key 'local.models': every entry needs a requested model and a local model ('"
+            + requested + ": " + target + "')");
+      }
+    });
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
+    }
   }
 
   private static void checkCache(List<String> problems, CacheConfig cache) {

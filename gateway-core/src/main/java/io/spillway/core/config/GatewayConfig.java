@@ -41,6 +41,11 @@ public record GatewayConfig(
     return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
+  public GatewayConfig withKeys(List<KeyConfig> newKeys) {
+    return new GatewayConfig(
+        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging);
+  }
+
   public GatewayConfig withServer(ServerConfig newServer) {
     return new GatewayConfig(
         newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging);

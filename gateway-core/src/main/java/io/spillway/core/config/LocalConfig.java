@@ -11,6 +11,8 @@ import java.util.Map;
  * @param models requested model → local model; the {@code default} entry serves everything else
  * @param keepWarmEvery how often a tiny request keeps the mapped models loaded
  * @param checkEvery how often readiness (server up, models present) is checked
+ * @param keepAlive how long Ollama keeps a model loaded after each request Spillway sends (its
+ *     {@code keep_alive}); longer than {@code keepWarmEvery} so the model never unloads in between
  */
 public record LocalConfig(
     Boolean enabled,
@@ -19,9 +21,13 @@ public record LocalConfig(
     Map<String, String> models,
     Duration keepWarmEvery,
     Duration checkEvery,
-    Duration timeout) {
+    Duration timeout,
+    Duration keepAlive) {
 
-  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null);
+  /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
+  public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
+
+  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null);
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -38,7 +44,9 @@ public record LocalConfig(
     keepWarmEvery = keepWarmEvery != null ? keepWarmEvery : Duration.ofMinutes(15);
     checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
     timeout = timeout != null ? timeout : Duration.ofSeconds(300);
+    keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
   }
+
 
   /** The local model for a requested one: its mapping, else {@code default}. */
   public String mapModel(String requested) {

@@ -12,6 +12,9 @@ import java.util.Map;
  * @param defaultMaxTokens completion tokens assumed for the estimate when a request sets none
  * @param flushInterval how often the embedded store writes usage to disk (the most lost on kill -9)
  * @param teams per-team rate-limit overrides
+ * @param failClosed with the Redis store unreachable: refuse requests instead of serving on local accounting
+ * @param storeTimeout the longest one call to the Redis store may take before it counts as unreachable
+ * @param alertWebhookTimeout the longest one band-alert webhook POST may take
  */
 public record QuotaConfig(
     Long monthlyTokens,
@@ -24,10 +27,12 @@ public record QuotaConfig(
     Duration flushInterval,
     Map<String, TeamConfig> teams,
     AdmissionConfig admission,
-    Boolean failClosed) {
+    Boolean failClosed,
+    Duration storeTimeout,
+    Duration alertWebhookTimeout) {
 
   public static final QuotaConfig DEFAULTS =
-      new QuotaConfig(null, null, null, null, null, null, null, null, null, null, null);
+      new QuotaConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   public QuotaConfig {
     monthlyTokens = monthlyTokens != null ? monthlyTokens : 50_000_000L;
@@ -40,6 +45,8 @@ public record QuotaConfig(
     teams = teams != null ? Map.copyOf(teams) : Map.of();
     admission = admission != null ? admission : AdmissionConfig.DEFAULTS;
     failClosed = failClosed != null ? failClosed : false;
+    storeTimeout = storeTimeout != null ? storeTimeout : Duration.ofSeconds(1);
+    alertWebhookTimeout = alertWebhookTimeout != null ? alertWebhookTimeout : Duration.ofSeconds(10);
   }
 
   public record TiersConfig(TierConfig gold, TierConfig silver, TierConfig bronze) {

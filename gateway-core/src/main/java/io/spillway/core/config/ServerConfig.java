@@ -7,7 +7,9 @@ import java.time.Duration;
  *
  * @param maxConnections open client connections beyond this are refused (closed at accept)
  * @param drainTimeout how long a graceful stop waits for in-flight requests
- * @param streamTimeLimit the longest a single streamed response may run
+ * @param streamTimeLimit the longest a single streamed response may run, however steadily it flows
+ * @param requestReadTimeout the longest a client may take to send one whole request (head and
+ *     body), counted from its first byte; slower senders get 408 and are closed
  */
 public record ServerConfig(
     String host,
@@ -18,9 +20,10 @@ public record ServerConfig(
     Integer maxConnections,
     Duration drainTimeout,
     Duration streamTimeLimit,
-    TlsConfig tls) {
+    TlsConfig tls,
+    Duration requestReadTimeout) {
 
-  public static final ServerConfig DEFAULTS = new ServerConfig(null, null, null, null, null, null, null, null, null);
+  public static final ServerConfig DEFAULTS = new ServerConfig(null, null, null, null, null, null, null, null, null, null);
 
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
@@ -31,18 +34,19 @@ public record ServerConfig(
     maxConnections = maxConnections != null ? maxConnections : 20_000;
     drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
     streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
+    requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls);
+        streamTimeLimit, tls, requestReadTimeout);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls);
+        streamTimeLimit, tls, requestReadTimeout);
   }
 
   /** Optional TLS on the front end, from PEM files. */

@@ -13,8 +13,10 @@ public enum ErrorKind {
   NOT_FOUND(404, "invalid_request_error", "unknown_url"),
   MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
   METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
+  REQUEST_TIMEOUT(408, "invalid_request_error", "request_timeout"),
   REQUEST_TOO_LARGE(413, "invalid_request_error", "request_too_large"),
   UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error", "unsupported_media_type"),
+  EXPECTATION_FAILED(417, "invalid_request_error", "expectation_failed"),
   HEADERS_TOO_LARGE(431, "invalid_request_error", "request_header_fields_too_large"),
   RATE_LIMITED(429, "requests", "rate_limit_exceeded"),
   QUOTA_EXCEEDED(429, "insufficient_quota", "insufficient_quota"),
@@ -22,6 +24,7 @@ public enum ErrorKind {
   INTERNAL(500, "server_error", "internal_error"),
   BAD_GATEWAY(502, "server_error", "upstream_unreachable"),
   UPSTREAM_INVALID(502, "server_error", "upstream_invalid_response"),
+  UPSTREAM_AUTH(502, "server_error", "upstream_auth_failed"),
   CAPACITY(503, "server_error", "model_at_capacity"),
   UNAVAILABLE(503, "server_error", "service_unavailable"),
   GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout");

@@ -14,7 +14,9 @@ public final class UpstreamException extends GatewayException {
     TIMEOUT(ErrorKind.GATEWAY_TIMEOUT, false),
     INVALID_RESPONSE(ErrorKind.UPSTREAM_INVALID, false),
     RESET_MID_STREAM(ErrorKind.BAD_GATEWAY, false),
-    RESPONSE_TOO_LARGE(ErrorKind.UPSTREAM_INVALID, false);
+    RESPONSE_TOO_LARGE(ErrorKind.UPSTREAM_INVALID, false),
+    /** The upstream refused Spillway's own credentials (HTTP 401): nothing ran there. */
+    CREDENTIALS_REJECTED(ErrorKind.UPSTREAM_AUTH, true);
 
     private final ErrorKind kind;
     private final boolean unprocessed;

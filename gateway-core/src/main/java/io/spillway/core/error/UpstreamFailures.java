@@ -39,6 +39,17 @@ public final class UpstreamFailures {
         e);
   }
 
+  /** A failure while reading a buffered (non-streamed) answer whose head had arrived. */
+  public static UpstreamException midBody(String backend, IOException e) {
+    boolean timeout = e instanceof SocketTimeoutException || e instanceof InterruptedIOException;
+    return new UpstreamException(backend,
+        timeout ? UpstreamException.Failure.TIMEOUT : UpstreamException.Failure.RESET_MID_STREAM,
+        timeout
+            ? "The " + backend + " backend did not finish its answer in time"
+            : "The " + backend + " backend's answer broke off before it was complete",
+        e);
+  }
+
   private static String capitalize(String s) {
     return Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }

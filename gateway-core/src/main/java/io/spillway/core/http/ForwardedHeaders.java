@@ -5,17 +5,20 @@ import java.util.Set;
 
 /**
  * Which client headers may travel upstream, and which upstream headers may travel back. Hop-by-hop
- * headers, credentials and anything that names a host never cross.
+ * headers, credentials, anything that names a host, and the routing headers some proxies honour
+ * (original URL, method override) never cross.
  */
 public final class ForwardedHeaders {
   private static final Set<String> NOT_FORWARDED_UPSTREAM =
       Set.of(
           "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization",
-          "te", "trailer", "trailers", "transfer-encoding", "upgrade", "host", "content-length",
+          "te", "trailer", "trailers", "transfer-encoding", "upgrade", "http2-settings", "host", "content-length",
           "content-type", "authorization", "api-key", "x-api-key", "cookie", "x-request-id",
           "user-agent", "accept-encoding", "expect", "forwarded", "x-forwarded-for", "x-forwarded-host",
           "x-forwarded-proto", "x-real-ip", "openai-organization", "openai-project", "cache-control",
-          "origin", "referer");
+          "origin", "referer", "via", "x-forwarded-server", "x-forwarded-port", "x-forwarded-prefix",
+          "x-host", "x-original-url", "x-rewrite-url", "x-original-host", "x-http-method-override",
+          "x-http-method", "x-method-override");
 
   private static final Set<String> RETURNED_TO_CLIENT =
       Set.of("content-type", "retry-after", "retry-after-ms", "openai-processing-ms", "openai-version",
@@ -23,11 +26,43 @@ public final class ForwardedHeaders {
 
   private ForwardedHeaders() {}
 
+  /**
+   * The header names a message declares hop-by-hop in its {@code Connection} header (RFC 9110
+   * 7.6.1): they belong to the client's connection and are never forwarded.
+   */
+  public static Set<String> connectionTokens(Headers headers) {
+    Set<String> tokens = new java.util.HashSet<>();
+    for (String value : headers.values("connection")) {
+      for (String token : value.split(",")) {
+        String name = token.strip().toLowerCase(Locale.ROOT);
+        if (!name.isEmpty()) {
+          tokens.add(name);
+        }
+      }
+    }
+    return tokens;
+  }
+
   /** Whether a client header is passed to the upstream as it is. */
   public static boolean forwardUpstream(String name) {
     String lower = name.toLowerCase(Locale.ROOT);
     return !NOT_FORWARDED_UPSTREAM.contains(lower) && !lower.startsWith("x-spillway-")
         && !lower.startsWith("proxy-");
+  }
+
+  /**
+   * Whether a client header value can travel upstream byte for byte: visible ASCII, space and tab
+   * only. Anything else (obs-text such as Latin-1 letters, control characters) is dropped rather
+   * than re-encoded, so no value can be reinterpreted on the way.
+   */
+  public static boolean forwardableValue(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c != '\t' && (c < 0x20 || c > 0x7e)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Whether an upstream response header is passed back to the client. */

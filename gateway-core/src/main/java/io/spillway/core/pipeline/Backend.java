@@ -18,4 +18,11 @@ public interface Backend {
   default boolean ready() {
     return true;
   }
+
+  /**
+   * Asks the backend to load its models now, because traffic may be about to arrive (the router
+   * calls this when the first capacity answer of a streak comes back from the cloud). Must not
+   * block for long and must not throw; the default does nothing.
+   */
+  default void warmUp() {}
 }

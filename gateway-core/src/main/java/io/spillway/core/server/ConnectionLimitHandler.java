@@ -1,24 +1,23 @@
 package io.spillway.core.server;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.util.AttributeKey;
+import io.netty.util.ReferenceCountUtil;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.OpenAiError;
-import java.nio.charset.StandardCharsets;
 
 /**
- * Refuses connections past {@code server.maxConnections} with a plain 503 and an OpenAI error body,
- * so a flood of idle keep-alive connections cannot starve everyone else.
+ * Refuses connections past {@code server.maxConnections} with a 503 and an OpenAI error body, so a
+ * flood of idle keep-alive connections cannot starve everyone else. A refused connection is never
+ * served: whatever it sends before it is closed is discarded.
  */
 @ChannelHandler.Sharable
 final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
   private static final AttributeKey<Boolean> COUNTED = AttributeKey.valueOf("spillway.counted");
-  private static final byte[] REFUSAL = refusal();
+  private static final AttributeKey<Boolean> REFUSED = AttributeKey.valueOf("spillway.refused");
 
   private final ConnectionTracker connections;
   private final ChannelGroup channels;
@@ -30,8 +29,16 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
-    if (connections.draining() || !connections.tryOpen()) {
-      ctx.writeAndFlush(Unpooled.wrappedBuffer(REFUSAL)).addListener(ChannelFutureListener.CLOSE);
+    boolean draining = connections.draining();
+    if (draining || !connections.tryOpen()) {
+      ctx.channel().attr(REFUSED).set(Boolean.TRUE);
+      byte[] refusal = draining
+          ? RawResponses.closing(ErrorKind.UNAVAILABLE, "Service Unavailable",
+              "Spillway is shutting down; retry shortly", ErrorKind.UNAVAILABLE.code(), 1)
+          : RawResponses.closing(ErrorKind.UNAVAILABLE, "Service Unavailable",
+              "Spillway is at its connection limit (server.maxConnections); retry shortly",
+              "too_many_connections", 1);
+      LingeringClose.after(ctx.writeAndFlush(Unpooled.wrappedBuffer(refusal)));
       return;
     }
     ctx.channel().attr(COUNTED).set(Boolean.TRUE);
@@ -40,25 +47,19 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (ctx.channel().hasAttr(REFUSED)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    super.channelRead(ctx, msg);
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     if (ctx.channel().attr(COUNTED).getAndSet(null) != null) {
       connections.closed();
     }
     super.channelInactive(ctx);
-  }
-
-  private static byte[] refusal() {
-    byte[] body =
-        new OpenAiError(
-                "Spillway is at its connection limit (server.maxConnections); retry shortly",
-                ErrorKind.UNAVAILABLE.type(), null, "too_many_connections")
-            .toBytes();
-    String head = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
-        + "retry-after: 1\r\nconnection: close\r\ncontent-length: " + body.length + "\r\n\r\n";
-    byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
-    byte[] all = new byte[headBytes.length + body.length];
-    System.arraycopy(headBytes, 0, all, 0, headBytes.length);
-    System.arraycopy(body, 0, all, headBytes.length, body.length);
-    return all;
   }
 }

@@ -45,15 +45,17 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
   @Override
   protected void initChannel(SocketChannel ch) {
     ChannelPipeline pipeline = ch.pipeline();
-    addTcpHandlers(pipeline);
     addTlsHandlers(ch, pipeline);
+    addConnectionHandlers(pipeline);
     HttpRequestHandler requests = new HttpRequestHandler(service, requestThreads, connections, config, clock);
     addHttp1Handlers(pipeline, requests);
     pipeline.addLast("request", requests);
   }
 
-  private void addTcpHandlers(ChannelPipeline pipeline) {
+  /** After TLS, so that even a refusal reaches a TLS client encrypted. */
+  private void addConnectionHandlers(ChannelPipeline pipeline) {
     pipeline.addLast("connection-limit", connectionLimit);
+    pipeline.addLast("request-read-timeout", new RequestReadTimeoutHandler(config.requestReadTimeout()));
   }
 
   private void addTlsHandlers(SocketChannel ch, ChannelPipeline pipeline) {

@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class GatewayServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+  private static final int WRITE_LOW_WATER_MARK = 32 * 1024;
+  private static final int WRITE_HIGH_WATER_MARK = 128 * 1024;
 
   private final ServerConfig config;
   private final HttpService service;
@@ -74,7 +76,7 @@ public final class GatewayServer implements AutoCloseable {
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childOption(
-                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 128 * 1024))
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK))
             .childHandler(
                 new GatewayChannelInitializer(
                     config, ssl, connections, channels, service, requestThreads, clock));
@@ -119,6 +121,27 @@ public final class GatewayServer implements AutoCloseable {
 
   public int inFlightRequests() {
     return connections.inFlight();
+  }
+
+  /**
+   * Bytes written to clients but not yet taken by their sockets, over all connections. Each
+   * connection stops producing at the high water mark, so this stays bounded however slowly
+   * clients read.
+   */
+  public long pendingWriteBytes() {
+    long total = 0;
+    for (Channel channel : channels) {
+      var buffer = channel.unsafe().outboundBuffer();
+      if (buffer != null) {
+        total += buffer.totalPendingWriteBytes();
+      }
+    }
+    return total;
+  }
+
+  /** The outbound buffer size at which a connection stops taking more until its client reads. */
+  public static int writeHighWaterMark() {
+    return WRITE_HIGH_WATER_MARK;
   }
 
   public boolean stopping() {

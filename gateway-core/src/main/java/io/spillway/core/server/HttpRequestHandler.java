@@ -3,16 +3,13 @@ package io.spillway.core.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.util.ReferenceCountUtil;
 import io.spillway.core.config.ServerConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -26,34 +23,40 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The event-loop side of one connection: turns a decoded request into a {@link ServerRequest} and
- * hands it to a virtual thread.
+ * The event-loop side of one connection: turns each decoded request into a {@link ServerRequest}
+ * and serves it on a virtual thread, one at a time, so answers are never interleaved or reordered.
  *
- * <p>Requests on one connection are answered one at a time, in the order they arrived. A client
- * that waits for each answer (every SDK) is served without touching the socket's read interest:
- * reading stays on, and the answer's virtual thread writes and is done. A client that pipelines
- * gets its further requests queued here, in order, and reading stops while any wait, so a busy
- * client cannot pile up work; the next one starts when the answer before it has been written.
+ * <p>A client that waits for each answer (every SDK) is served without touching the socket's read
+ * interest: reading stays on, and the answer's last write and the start of whatever comes next run
+ * in one event-loop task. Toggling reads per request cost two {@code epoll_ctl} calls and a second
+ * event-loop wake-up (docs/performance.md). A request that arrives while an answer is still owed
+ * (pipelining) waits in order, and reading stops until none waits, so a busy client cannot pile up
+ * work.
+ *
+ * <p>All fields except the writer are confined to the channel's event loop.
  */
-final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
+final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
+
+  /** A refusal from an earlier handler ({@link RequestBodyAggregator}), answered in turn, then the end. */
+  record Refusal(GatewayResponse response) {}
+
+  /** One decoded request: to be served, or already known to be answered with an error and a close. */
+  private record Work(ServerRequest request, boolean keepAlive, GatewayResponse rejection, Integer status) {}
 
   private final HttpService service;
   private final Executor requestThreads;
   private final ConnectionTracker connections;
   private final ServerConfig config;
   private final Clock clock;
-  /** Requests received and not yet answered: the one being served and those queued behind it. */
-  private final AtomicInteger unanswered = new AtomicInteger();
-  /** Pipelined requests (and refusals) waiting for their turn; touched on the event loop only. */
-  private final ArrayDeque<Object> waiting = new ArrayDeque<>();
-  private ChannelHandlerContext ctx;
+  private final ArrayDeque<Work> queue = new ArrayDeque<>();
   private ResponseWriter writer;
+  private RequestReadTimeoutHandler readTimeout;
+  private boolean busy;
 
   HttpRequestHandler(
       HttpService service, Executor requestThreads, ConnectionTracker connections, ServerConfig config,
@@ -65,116 +68,106 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     this.clock = clock;
   }
 
-  /** A refusal from an earlier handler (see {@link RequestBodyAggregator}), answered in turn. */
-  record Refusal(FullHttpResponse response) {}
-
-  /** Whether an answer is still owed on this connection; any thread. */
-  boolean answerPending() {
-    return unanswered.get() > 0;
-  }
-
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    this.ctx = ctx;
-    writer = new ResponseWriter(ctx.channel(), config.streamTimeLimit(), clock);
+    writer = new ResponseWriter(ctx.channel(), config.streamTimeLimit());
+    readTimeout = ctx.pipeline().get(RequestReadTimeoutHandler.class);
+  }
+
+  /** Whether an answer is owed on this connection. Event loop only. */
+  boolean answerPending() {
+    return busy || !queue.isEmpty();
   }
 
   @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (!(msg instanceof FullHttpRequest) && !(msg instanceof Refusal)) {
-      ctx.fireChannelRead(msg);
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof Refusal refusal) {
+      if (!LingeringClose.discarding(ctx.channel())) {
+        enqueue(ctx, new Work(rejectedRequest(RequestIds.fresh()), false, refusal.response(), null));
+      }
       return;
     }
-    if (unanswered.getAndIncrement() > 0) {
-      waiting.add(msg);
+    super.channelRead(ctx, msg);
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest msg) {
+    if (LingeringClose.discarding(ctx.channel())) {
+      return;
+    }
+    enqueue(ctx, decode(ctx, msg));
+  }
+
+  private void enqueue(ChannelHandlerContext ctx, Work work) {
+    if (readTimeout != null) {
+      readTimeout.requestReceived();
+    }
+    queue.add(work);
+    if (!busy) {
+      next(ctx);
+    } else {
       ctx.channel().config().setAutoRead(false);
-      return;
-    }
-    startAndRelease(msg);
-  }
-
-  /** Starts answering {@code msg}, which the caller counted in {@link #unanswered}; event loop. */
-  private void startAndRelease(Object msg) {
-    try {
-      if (msg instanceof Refusal refusal) {
-        ctx.writeAndFlush(refusal.response()).addListener(ChannelFutureListener.CLOSE);
-        answered(false);
-      } else {
-        start((FullHttpRequest) msg);
-      }
-    } finally {
-      if (msg instanceof FullHttpRequest request) {
-        request.release();
-      }
     }
   }
 
-  private void start(FullHttpRequest msg) {
+  private Work decode(ChannelHandlerContext ctx, FullHttpRequest msg) {
     String requestId = RequestIds.acceptable(msg.headers().get("x-request-id"));
     if (requestId == null) {
       requestId = RequestIds.fresh();
     }
     if (msg.decoderResult().isFailure()) {
-      rejectUndecodable(msg.decoderResult().cause(), requestId);
-      answered(false);
-      return;
+      return undecodable(msg.decoderResult().cause(), requestId);
     }
-    boolean keepAlive = HttpUtil.isKeepAlive(msg) && !connections.draining();
-    ServerRequest request;
     try {
-      request = toServerRequest(ctx, msg, requestId);
+      return new Work(toServerRequest(ctx, msg, requestId), HttpUtil.isKeepAlive(msg), null, null);
     } catch (IllegalArgumentException e) {
-      writer.writeDetached(
-          GatewayResponse.error(GatewayException.invalid("Invalid request header: " + e.getMessage(), null)),
-          requestId, false, null);
-      answered(false);
+      GatewayResponse rejection =
+          GatewayResponse.error(GatewayException.invalid("Invalid request header: " + e.getMessage(), null));
+      return new Work(rejectedRequest(requestId), false, rejection, null);
+    }
+  }
+
+  /** Starts the next queued request, or reads more when there is none. Event loop only. */
+  private void next(ChannelHandlerContext ctx) {
+    Work work = queue.poll();
+    if (work == null) {
+      busy = false;
+      if (readTimeout != null) {
+        readTimeout.requestAnswered();
+      }
+      if (!ctx.channel().config().isAutoRead()) {
+        ctx.channel().config().setAutoRead(true);
+      }
       return;
     }
+    busy = true;
+    if (work.rejection() != null) {
+      ctx.channel().config().setAutoRead(false);
+      queue.clear();
+      writer.writeAndEnd(work.rejection(), work.request().requestId(), work.status());
+      return;
+    }
+    boolean keepAlive = work.keepAlive() && !connections.draining();
     connections.requestStarted();
     try {
-      requestThreads.execute(() -> serve(request, keepAlive));
+      requestThreads.execute(() -> serve(ctx, work.request(), keepAlive));
     } catch (RejectedExecutionException e) {
       connections.requestFinished();
-      writer.writeDetached(
+      ctx.channel().config().setAutoRead(false);
+      queue.clear();
+      writer.writeAndEnd(
           GatewayResponse.error(GatewayException.of(ErrorKind.UNAVAILABLE, "Spillway is shutting down", null)),
-          requestId, false, null);
-      answered(false);
+          work.request().requestId(), null);
     }
   }
 
-  /**
-   * The current answer's last write is issued; the next waiting request, if any, starts on the
-   * event loop. Any thread, though answers written from a request thread call it on the event loop
-   * (see {@link ResponseWriter#write}), so a client that waits for each answer never finds one owed.
-   */
-  private void answered(boolean keepOpen) {
-    if (unanswered.decrementAndGet() > 0 && keepOpen) {
-      ctx.executor().execute(this::startNext);
-    }
-  }
-
-  private void startNext() {
-    Object next = waiting.poll();
-    if (next == null) {
-      return;
-    }
-    if (!ctx.channel().isActive()) {
-      release(next);
-      return;
-    }
-    if (waiting.isEmpty()) {
-      ctx.channel().config().setAutoRead(true);
-    }
-    startAndRelease(next);
-  }
-
-  private void serve(ServerRequest request, boolean keepAlive) {
+  private void serve(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive) {
     GatewayResponse response;
     try {
       response = service.serve(request);
     } catch (GatewayException e) {
       response = GatewayResponse.error(e);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | StackOverflowError e) {
       log.error("request {} failed unexpectedly", request.requestId(), e);
       response = GatewayResponse.error(
           GatewayException.of(ErrorKind.INTERNAL, "Spillway failed to handle the request; see its log for "
@@ -182,21 +175,45 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     }
     boolean keepOpen = keepAlive && !connections.draining();
     AtomicBoolean done = new AtomicBoolean();
-    Runnable written = () -> {
-      if (done.compareAndSet(false, true)) {
-        connections.requestFinished();
-        answered(keepOpen && ctx.channel().isActive());
-      }
-    };
     try {
-      writer.write(response, request.requestId(), keepOpen, request.path(), written);
+      writer.write(response, request.requestId(), keepOpen, request.path(), () -> {
+        if (done.compareAndSet(false, true)) {
+          afterAnswer(ctx, keepOpen, true);
+        }
+      });
     } catch (RuntimeException | Error e) {
-      written.run();
+      if (done.compareAndSet(false, true)) {
+        afterAnswer(ctx, keepOpen, false);
+      }
       throw e;
     }
   }
 
-  private void rejectUndecodable(Throwable cause, String requestId) {
+  /**
+   * Runs when the answer's last write is issued (on the event loop, in the same task: see
+   * {@link ResponseWriter#write}), or when writing it failed.
+   */
+  private void afterAnswer(ChannelHandlerContext ctx, boolean keepOpen, boolean answered) {
+    connections.requestFinished();
+    Runnable then = () -> {
+      if (keepOpen && answered && ctx.channel().isActive()) {
+        next(ctx);
+      } else {
+        queue.clear();
+        if (!answered) {
+          // Whatever went wrong, the client must not wait for an answer that will never come.
+          ctx.close();
+        }
+      }
+    };
+    if (ctx.executor().inEventLoop()) {
+      then.run();
+    } else {
+      ctx.executor().execute(then);
+    }
+  }
+
+  private Work undecodable(Throwable cause, String requestId) {
     GatewayException error;
     if (cause instanceof TooLongHttpHeaderException) {
       error = GatewayException.of(ErrorKind.HEADERS_TOO_LARGE,
@@ -210,8 +227,12 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
       error = GatewayException.invalid("Malformed HTTP request", null);
     }
     GatewayResponse response = GatewayResponse.error(error);
-    int status = cause instanceof TooLongHttpLineException ? 414 : response.status();
-    writer.writeDetached(response, requestId, false, status == response.status() ? null : status);
+    Integer status = cause instanceof TooLongHttpLineException ? 414 : null;
+    return new Work(rejectedRequest(requestId), false, response, status);
+  }
+
+  private ServerRequest rejectedRequest(String requestId) {
+    return new ServerRequest("", "", null, Headers.EMPTY, new byte[0], requestId, null, clock.instant());
   }
 
   private ServerRequest toServerRequest(ChannelHandlerContext ctx, FullHttpRequest msg, String requestId) {
@@ -221,13 +242,36 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
     }
     ByteBuf content = msg.content();
     byte[] body = content.isReadable() ? ByteBufUtil.getBytes(content) : new byte[0];
-    String uri = msg.uri();
+    String uri = originForm(msg.uri());
     int q = uri.indexOf('?');
     String path = q < 0 ? uri : uri.substring(0, q);
     String query = q < 0 ? null : uri.substring(q + 1);
     return new ServerRequest(
         msg.method().name(), path, query, headers.build(), body, requestId,
         remote(ctx.channel().remoteAddress()), clock.instant());
+  }
+
+  /**
+   * The path and query of a request target. HTTP/1.1 servers must accept the absolute form
+   * ({@code POST http://host/v1/...}); its scheme and authority are dropped, never used: where the
+   * gateway connects is fixed by its configuration alone.
+   */
+  static String originForm(String uri) {
+    int schemeEnd = uri.indexOf("://");
+    boolean absolute = (schemeEnd == 4 && uri.regionMatches(true, 0, "http", 0, 4))
+        || (schemeEnd == 5 && uri.regionMatches(true, 0, "https", 0, 5));
+    if (!absolute) {
+      return uri;
+    }
+    int authorityStart = schemeEnd + 3;
+    int end = authorityStart;
+    while (end < uri.length() && uri.charAt(end) != '/' && uri.charAt(end) != '?') {
+      end++;
+    }
+    if (end == uri.length()) {
+      return "/";
+    }
+    return uri.charAt(end) == '?' ? "/" + uri.substring(end) : uri.substring(end);
   }
 
   private static String remote(SocketAddress address) {
@@ -242,31 +286,21 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    queue.clear();
     writer.connectionClosed();
-    releaseWaiting();
     super.channelInactive(ctx);
   }
 
-  @Override
-  public void handlerRemoved(ChannelHandlerContext ctx) {
-    releaseWaiting();
-  }
-
-  private void releaseWaiting() {
-    Object msg;
-    while ((msg = waiting.poll()) != null) {
-      release(msg);
-    }
-  }
-
-  private static void release(Object msg) {
-    ReferenceCountUtil.release(msg instanceof Refusal refusal ? refusal.response() : msg);
-  }
-
+  /**
+   * Idle past {@code server.idleTimeout}: closes a connection with nothing in flight, and one whose
+   * answer is stuck because the client stopped reading (nothing moved either way for that long).
+   */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof IdleStateEvent && !answerPending()) {
-      ctx.close();
+    if (evt instanceof IdleStateEvent) {
+      if (!busy || writer.waitingForClient()) {
+        ctx.close();
+      }
       return;
     }
     super.userEventTriggered(ctx, evt);
@@ -274,7 +308,7 @@ final class HttpRequestHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    log.debug("connection error, closing: {}", cause.toString());
+    log.debug("connection error, closing: {}", cause.getClass().getName());
     ctx.close();
   }
 }

@@ -1,7 +1,6 @@
 package io.spillway.core.server;
 
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -12,7 +11,9 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
+import io.spillway.core.pipeline.GatewayResponse;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -59,18 +60,21 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
     if (answerPending.getAsBoolean()) {
-      ctx.fireChannelRead(new HttpRequestHandler.Refusal(tooLarge()));
+      ctx.fireChannelRead(new HttpRequestHandler.Refusal(
+          GatewayResponse.error(GatewayException.of(ErrorKind.REQUEST_TOO_LARGE, tooLargeMessage(), null))));
     } else {
-      ctx.writeAndFlush(tooLarge()).addListener(ChannelFutureListener.CLOSE);
+      // The client may still be sending the body: linger, so the 413 is not lost to a reset.
+      LingeringClose.after(ctx.writeAndFlush(tooLarge()));
     }
+  }
+
+  private String tooLargeMessage() {
+    return "Request body is larger than the gateway's limit of " + maxBytes + " bytes (server.maxRequestSize)";
   }
 
   private FullHttpResponse tooLarge() {
     byte[] body =
-        new OpenAiError(
-                "Request body is larger than the gateway's limit of " + maxBytes
-                    + " bytes (server.maxRequestSize)",
-                ErrorKind.REQUEST_TOO_LARGE.type(), null, ErrorKind.REQUEST_TOO_LARGE.code())
+        new OpenAiError(tooLargeMessage(), ErrorKind.REQUEST_TOO_LARGE.type(), null, ErrorKind.REQUEST_TOO_LARGE.code())
             .toBytes();
     FullHttpResponse response =
         new DefaultFullHttpResponse(

@@ -17,15 +17,14 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.sse.StreamErrors;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -37,28 +36,35 @@ import org.slf4j.LoggerFactory;
  * Writes responses to one connection from the request's virtual thread. A stream is relayed event
  * by event as it arrives; while the client's socket buffer is full the writer waits for it to drain
  * before pulling the next event, so a slow reader slows the upstream read instead of growing memory.
+ *
+ * <p>A stream is cut at {@code server.streamTimeLimit} by a timer on the event loop, whether events
+ * keep coming, only keep-alive comments arrive, or the writer is waiting for a slow client: the
+ * upstream call is cancelled and the client gets a final error event. Closing a stream (on
+ * timeout, or when the client goes away) happens on a fresh virtual thread, never on the event
+ * loop, because a wrapped stream may settle usage when it closes.
  */
 final class ResponseWriter {
   private static final Logger log = LoggerFactory.getLogger(ResponseWriter.class);
 
   private final Channel channel;
   private final Duration streamTimeLimit;
-  private final Clock clock;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
   private volatile EventStream activeStream;
+  private volatile boolean streamExpired;
+  private volatile boolean waitingForClient;
 
-  ResponseWriter(Channel channel, Duration streamTimeLimit, Clock clock) {
+  ResponseWriter(Channel channel, Duration streamTimeLimit) {
     this.channel = channel;
     this.streamTimeLimit = streamTimeLimit;
-    this.clock = clock;
   }
 
   /**
    * Writes a response from the request's thread; blocks for streams until the stream ends or the
    * client goes away. {@code written} runs once the answer's last write is issued, on the event
-   * loop and in the same task as that write, so nothing the event loop reads afterwards can find
-   * the answer still owed; it runs at once when the connection is already gone.
+   * loop and in the same task as that write (one wake-up, and nothing the event loop reads
+   * afterwards can find the answer still owed); it runs at once when the connection is gone. It
+   * does not run when this throws.
    */
   void write(GatewayResponse response, String requestId, boolean keepAlive, String path, Runnable written) {
     if (!response.isStream()) {
@@ -75,12 +81,21 @@ final class ResponseWriter {
     }
   }
 
-  /** Writes a buffered response without blocking; on the event loop. */
-  void writeDetached(GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride) {
+  /**
+   * Writes an error answer and ends the connection without losing the answer to a reset (see
+   * {@link LingeringClose}); safe on the event loop.
+   */
+  void writeAndEnd(GatewayResponse response, String requestId, Integer statusOverride) {
+    LingeringClose.after(writeBuffered(response, requestId, false, statusOverride, false));
+  }
+
+  private ChannelFuture writeBuffered(
+      GatewayResponse response, String requestId, boolean keepAlive, Integer statusOverride, boolean closeIfNotKept) {
     ChannelFuture future = channel.writeAndFlush(buffered(response, requestId, keepAlive, statusOverride));
-    if (!keepAlive) {
+    if (!keepAlive && closeIfNotKept) {
       future.addListener(ChannelFutureListener.CLOSE);
     }
+    return future;
   }
 
   private static FullHttpResponse buffered(
@@ -95,7 +110,7 @@ final class ResponseWriter {
     return out;
   }
 
-  /** The answer's last write and {@code written}, in one event-loop task (one wake-up). */
+  /** The answer's last write and {@code written}, in one event-loop task. */
   private void finish(Object last, boolean keepAlive, Runnable written) {
     Runnable task = () -> {
       ChannelFuture future = channel.writeAndFlush(last);
@@ -128,41 +143,62 @@ final class ResponseWriter {
         .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
         .set("x-accel-buffering", "no");
     channel.writeAndFlush(head);
-    Instant deadline = clock.instant().plus(streamTimeLimit);
+    streamExpired = false;
+    ScheduledFuture<?> limit =
+        channel.eventLoop().schedule(() -> expire(stream), streamTimeLimit.toNanos(), TimeUnit.NANOSECONDS);
     boolean responses = "/v1/responses".equals(path);
     try {
       SseEvent event;
-      while ((event = stream.next()) != null) {
+      while ((event = stream.next()) != null && !streamExpired) {
         if (!awaitWritable()) {
           written.run();
           return;
         }
         channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
-        if (clock.instant().isAfter(deadline)) {
-          throw GatewayException.of(ErrorKind.GATEWAY_TIMEOUT,
-              "Stream ran longer than the gateway's limit (server.streamTimeLimit " + streamTimeLimit + ")", null);
-        }
+      }
+      if (streamExpired) {
+        throw streamTooLong();
       }
     } catch (GatewayException e) {
-      if (channel.isActive()) {
-        writeEvent(StreamErrors.errorEvent(e, responses));
-        if (!responses) {
-          writeEvent(SseEvent.DONE);
-        }
-      }
+      endWithError(streamExpired ? streamTooLong() : e, responses);
     } catch (RuntimeException e) {
-      log.error("request {}: stream failed unexpectedly", requestId, e);
-      if (channel.isActive()) {
-        writeEvent(StreamErrors.errorEvent(
-            GatewayException.of(ErrorKind.INTERNAL, "Spillway failed while streaming; see its log for " + requestId, null),
-            responses));
+      if (streamExpired) {
+        endWithError(streamTooLong(), responses);
+      } else {
+        log.error("request {}: stream failed unexpectedly", requestId, e);
+        endWithError(GatewayException.of(ErrorKind.INTERNAL,
+            "Spillway failed while streaming; see its log for " + requestId, null), responses);
       }
+    } finally {
+      limit.cancel(false);
     }
     if (!channel.isActive()) {
       written.run();
       return;
     }
     finish(LastHttpContent.EMPTY_LAST_CONTENT, keepAlive, written);
+  }
+
+  private GatewayException streamTooLong() {
+    return new GatewayException(ErrorKind.GATEWAY_TIMEOUT,
+        "The stream ran longer than the gateway's limit of " + streamTimeLimit.toSeconds()
+            + " s (server.streamTimeLimit) and was cut off", null, "stream_time_limit", null, null);
+  }
+
+  private void endWithError(GatewayException e, boolean responses) {
+    if (channel.isActive()) {
+      writeEvent(StreamErrors.errorEvent(e, responses));
+      if (!responses) {
+        writeEvent(SseEvent.DONE);
+      }
+    }
+  }
+
+  /** Runs on the event loop when the stream time limit passes. */
+  private void expire(EventStream stream) {
+    streamExpired = true;
+    closeAside(stream);
+    signal();
   }
 
   private void writeEvent(SseEvent event) {
@@ -183,17 +219,24 @@ final class ResponseWriter {
       return true;
     }
     lock.lock();
+    waitingForClient = true;
     try {
-      while (channel.isActive() && !channel.isWritable()) {
+      while (channel.isActive() && !channel.isWritable() && !streamExpired) {
         writable.await(1, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
     } finally {
+      waitingForClient = false;
       lock.unlock();
     }
     return channel.isActive();
+  }
+
+  /** Whether an answer is stuck because the client does not read it. */
+  boolean waitingForClient() {
+    return waitingForClient;
   }
 
   void writabilityChanged() {
@@ -204,9 +247,13 @@ final class ResponseWriter {
   void connectionClosed() {
     EventStream stream = activeStream;
     if (stream != null) {
-      stream.close();
+      closeAside(stream);
     }
     signal();
+  }
+
+  private static void closeAside(EventStream stream) {
+    Thread.ofVirtual().name("spillway-stream-close").start(stream::close);
   }
 
   private void signal() {

@@ -20,6 +20,7 @@ public final class SseReader {
 
   private final InputStream in;
   private final int maxLineBytes;
+  private final Runnable onLineWithoutData;
   private final byte[] buffer = new byte[READ_SIZE];
   private int position;
   private int limit;
@@ -28,8 +29,17 @@ public final class SseReader {
   private boolean sawCarriageReturn;
 
   public SseReader(InputStream in, int maxLineBytes) {
+    this(in, maxLineBytes, () -> {});
+  }
+
+  /**
+   * @param onLineWithoutData runs for every line read that carries no event data (comments such as
+   *     {@code : keep-alive}, blank lines, {@code retry:}); it may throw to stop reading
+   */
+  public SseReader(InputStream in, int maxLineBytes, Runnable onLineWithoutData) {
     this.in = in;
     this.maxLineBytes = maxLineBytes;
+    this.onLineWithoutData = onLineWithoutData;
   }
 
   /** The next event, or null at the end of the input. Comments and retry lines are skipped. */
@@ -47,10 +57,12 @@ public final class SseReader {
           return new SseEvent(event, lines != null ? lines.toString() : data);
         }
         event = null;
+        onLineWithoutData.run();
         continue;
       }
       byte[] text = line;
       if (text[0] == ':') {
+        onLineWithoutData.run();
         continue;
       }
       int colon = indexOf(text, length, (byte) ':');
@@ -71,6 +83,8 @@ public final class SseReader {
         }
       } else if (named(text, fieldEnd, EVENT)) {
         event = new String(text, valueStart, length - valueStart, StandardCharsets.UTF_8);
+      } else {
+        onLineWithoutData.run();
       }
     }
   }

@@ -15,7 +15,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Connection;
@@ -29,14 +31,17 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import okio.BufferedSink;
 
 /**
  * An OpenAI-compatible endpoint over OkHttp (the cloud, or a local vLLM / llama.cpp / Ollama
  * {@code /v1}): forwards the request as the client sent it, with the configured key instead of the
  * client's, a fresh {@code X-Request-ID} per attempt, and Spillway's User-Agent.
  *
- * <p>Upstream HTTP errors come back as responses with the upstream's status and body; transport
- * failures are thrown as {@link UpstreamException}. One instance serves all requests; it shares
+ * <p>Upstream HTTP errors come back as responses with the upstream's status and an OpenAI error
+ * body (the upstream's own when it sent one); transport failures, a 2xx answer that is not a JSON
+ * object, an answer over {@code maxResponseSize} and a 401 for the gateway's own key are thrown as
+ * {@link UpstreamException}. Client header values that are not visible ASCII are not forwarded. One instance serves all requests; it shares
  * nothing with other instances.
  */
 public final class OpenAiHttpBackend implements Backend {
@@ -97,8 +102,8 @@ public final class OpenAiHttpBackend implements Backend {
    * enforces its read timeout twice: with okio's watchdog on the socket's source, which closes the
    * socket when a read outlasts it, and with {@code SO_TIMEOUT}. On a virtual thread the latter
    * turns every blocking read into a timed park, which schedules and cancels a timer on the
-   * virtual-thread scheduler (a thread wake-up and four futex calls per read, ~10% of Spillway's
-   * CPU). The watchdog alone still ends a read that waits longer than the configured timeout.
+   * virtual-thread scheduler (a wake-up of its delay-scheduler thread per read, which alone used
+   * ~7% of the JVM's CPU under load). The watchdog alone still ends a read that waits longer than the configured timeout.
    */
   static Response untimedSocketReads(Interceptor.Chain chain) throws IOException {
     Connection connection = chain.connection();
@@ -126,16 +131,28 @@ public final class OpenAiHttpBackend implements Backend {
     } catch (IOException e) {
       throw UpstreamFailures.beforeResponse(name, e);
     }
+    if (response.code() == 401) {
+      // The upstream refused the gateway's own key (or wants one): never the client's fault, and
+      // its body may quote part of that key.
+      response.close();
+      throw new UpstreamException(name, UpstreamException.Failure.CREDENTIALS_REJECTED,
+          "The " + name + " backend refused the gateway's own credentials (HTTP 401). This is not a"
+              + " problem with your key; the gateway's operator must fix its configuration.", null);
+    }
     Headers headers = responseHeaders(response);
     ResponseBody body = response.body();
     String contentType = response.header("content-type", "");
     if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
       InputStream in = body.byteStream();
-      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, call::cancel));
+      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, () -> {
+        // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
+        call.cancel();
+        response.close();
+      }, config.timeout(), System::nanoTime));
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
-      return GatewayResponse.buffered(response.code(), headers, bytes);
+      return UpstreamAnswers.checked(name, response.code(), headers, bytes, config.apiKey());
     }
   }
 
@@ -144,8 +161,10 @@ public final class OpenAiHttpBackend implements Backend {
     Request.Builder builder = url != null
         ? new Request.Builder().url(url)
         : new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
+    Set<String> hopByHop = ForwardedHeaders.connectionTokens(request.headers());
     request.headers().forEach((name, value) -> {
-      if (ForwardedHeaders.forwardUpstream(name)) {
+      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
+          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))) {
         builder.addHeader(name, value);
       }
     });
@@ -158,7 +177,7 @@ public final class OpenAiHttpBackend implements Backend {
     if (request.route() == Route.MODELS) {
       builder.get();
     } else {
-      builder.post(RequestBody.create(request.bodyBytes(), JSON));
+      builder.post(new OneShotBody(request.bodyBytes()));
       if (request.stream()) {
         builder.header("Accept", "text/event-stream");
       }
@@ -182,15 +201,57 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   private byte[] readBounded(ResponseBody body, long limit) {
+    if (body.contentLength() > limit) {
+      throw tooLarge();
+    }
     try (InputStream in = body.byteStream()) {
       byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
       if (bytes.length > limit) {
-        throw new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
-            "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
+        throw tooLarge();
       }
       return bytes;
     } catch (IOException e) {
-      throw UpstreamFailures.midStream(name, e);
+      throw UpstreamFailures.midBody(name, e);
+    }
+  }
+
+  private UpstreamException tooLarge() {
+    return new UpstreamException(name, UpstreamException.Failure.RESPONSE_TOO_LARGE,
+        "The " + name + " backend's answer is larger than the gateway's limit (maxResponseSize)", null);
+  }
+
+  /**
+   * A request body OkHttp may send only once. Its connection-failure retry would otherwise re-send
+   * a POST after the upstream reset or closed the connection without answering, and by then the
+   * upstream may already be generating (and billing) the first copy. Failures before the request
+   * was sent (connect errors) are still retried on the next route; retrying elsewhere after that is
+   * the router's decision ({@link UpstreamException#unprocessed()}).
+   */
+  private static final class OneShotBody extends RequestBody {
+    private final byte[] bytes;
+
+    OneShotBody(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public MediaType contentType() {
+      return JSON;
+    }
+
+    @Override
+    public long contentLength() {
+      return bytes.length;
+    }
+
+    @Override
+    public boolean isOneShot() {
+      return true;
+    }
+
+    @Override
+    public void writeTo(BufferedSink sink) throws IOException {
+      sink.write(bytes);
     }
   }
 

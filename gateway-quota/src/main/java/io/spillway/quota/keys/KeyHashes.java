@@ -1,5 +1,6 @@
 package io.spillway.quota.keys;
 
+import io.spillway.core.config.KeyConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -13,6 +14,14 @@ public final class KeyHashes {
 
   public static String hash(String key) {
     return PREFIX + HexFormat.of().formatHex(digest(key));
+  }
+
+  /** The same entry with a plain {@code key} replaced by its {@code keyHash}, so nothing keeps the key. */
+  public static KeyConfig hashed(KeyConfig entry) {
+    if (entry.key() == null || entry.key().isEmpty()) {
+      return entry;
+    }
+    return new KeyConfig(null, hash(entry.key()), entry.team(), entry.tier());
   }
 
   static byte[] digest(String key) {

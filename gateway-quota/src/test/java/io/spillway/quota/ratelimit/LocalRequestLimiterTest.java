@@ -99,7 +99,7 @@ class LocalRequestLimiterTest {
   void refusedRequestCostsNothingInTheOtherLimits() {
     TiersConfig tiers = new TiersConfig(null, null, new TierConfig(null, null, 3, 5, null));
     LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(
-        new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null)), clock);
+        new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null, null, null)), clock);
 
     for (int i = 0; i < 3; i++) {
       assertThat(limiter.acquire(SANDBOX).allowed()).isTrue();
@@ -125,7 +125,7 @@ class LocalRequestLimiterTest {
   @Test
   void teamOverrideGivesGoldTeamALimit() {
     LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(new QuotaConfig(
-        null, null, null, null, null, null, null, null, Map.of("release", new TeamConfig(2, null)), null, null)), clock);
+        null, null, null, null, null, null, null, null, Map.of("release", new TeamConfig(2, null)), null, null, null, null)), clock);
 
     assertThat(limiter.acquire(RELEASE).allowed()).isTrue();
     assertThat(limiter.acquire(RELEASE).allowed()).isTrue();

@@ -58,7 +58,7 @@ class RateLimitPolicyTest {
   void teamOverridesReplaceTheTiersLimitsAndApplyToGoldToo() {
     QuotaConfig config = new QuotaConfig(null, null, null, null, null, null, null, null,
         Map.of("web", new TeamConfig(120, null), "nightly", new TeamConfig(null, 30), "release", new TeamConfig(600, null)),
-        null, null);
+        null, null, null, null);
     RateLimitPolicy policy = new RateLimitPolicy(config);
 
     assertThat(policy.limitsFor(new Caller("web", Tier.SILVER, "k")))
@@ -81,7 +81,7 @@ class RateLimitPolicyTest {
         new TierConfig(null, null, 20, 500, null),
         new TierConfig(null, null, 5, null, null));
     RateLimitPolicy policy = new RateLimitPolicy(
-        new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null));
+        new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null, null, null));
 
     assertThat(policy.limitsFor(new Caller("release", Tier.GOLD, "k")))
         .extracting(RateLimit::capacity, RateLimit::period)

@@ -1,0 +1,68 @@
+package io.spillway.app;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.server.HttpService;
+import io.spillway.core.server.ServerRequest;
+import io.spillway.local.LocalBackend;
+
+/**
+ * {@code GET /readyz}: 200 when some backend can serve, 503 (with the reasons as JSON) when neither
+ * can — the cloud is not configured (no key for OpenAI's API) and the local backend is off,
+ * unreachable or lacks its default model. The local part carries the readiness snapshot, missing
+ * models with their fix included; the local server's address is not shown here (this endpoint needs
+ * no token).
+ */
+final class ReadinessService implements HttpService {
+  private final CloudConfig cloud;
+  private final LocalConfig localConfig;
+  private final LocalBackend local;
+
+  /** {@code local} is null when {@code local.enabled} is false. */
+  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local) {
+    this.cloud = cloud;
+    this.localConfig = localConfig;
+    this.local = local;
+  }
+
+  @Override
+  public GatewayResponse serve(ServerRequest request) {
+    ObjectNode out = Json.object();
+    ArrayNode reasons = Json.MAPPER.createArrayNode();
+    boolean cloudUsable = cloudConfigured(cloud);
+    out.putObject("cloud").put("configured", cloudUsable);
+    if (!cloudUsable) {
+      reasons.add("cloud: no cloud.apiKey for " + cloud.baseUrl());
+    }
+    boolean localUsable = false;
+    if (local == null) {
+      out.putObject("local").put("enabled", false);
+      reasons.add("local: switched off (local.enabled: false)");
+    } else {
+      out.set("local", local.readiness().toJson(false));
+      localUsable = local.ready();
+      if (!localUsable) {
+        local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
+      }
+    }
+    boolean ready = cloudUsable || localUsable;
+    out.put("status", ready ? "ready" : "not_ready");
+    out.set("reasons", reasons);
+    if (ready) {
+      return GatewayResponse.json(200, Json.toBytes(out));
+    }
+    long retryAfter = GatewayResponse.retryAfterSeconds(localConfig.checkEvery());
+    return GatewayResponse.buffered(503,
+        Headers.of("content-type", GatewayResponse.JSON, "retry-after", Long.toString(retryAfter)), Json.toBytes(out));
+  }
+
+  /** A cloud endpoint is usable with a key, or without one when it is not OpenAI's own API. */
+  static boolean cloudConfigured(CloudConfig cloud) {
+    return cloud.apiKey() != null || !cloud.baseUrl().startsWith("https://api.openai.com");
+  }
+}

@@ -1,0 +1,180 @@
+package io.spillway.app.observe;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.spillway.core.Version;
+import io.spillway.core.config.MetricsConfig;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Terminal;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Spillway's meters, in one place so their names and tags stay consistent. Owns the Prometheus
+ * registry that {@code GET /metrics} scrapes; other components receive {@link #registry()} in their
+ * constructors and register their own meters there (breaker state, pool usage, queue depth, ...).
+ *
+ * <p>Every timer is a Prometheus histogram (buckets from 1 ms to 10 min), so p50/p95/p99 are
+ * computed in Prometheus with {@code histogram_quantile} and can be aggregated across replicas.
+ *
+ * <p>Tags are bounded by construction: route (enum), backend, tier (enum), model (capped by
+ * {@code metrics.maxModelTags}, the rest counted as {@code other}), outcome and status class. Never a
+ * key, a team, a user or a raw path. Thread-safe.
+ */
+public final class GatewayMetrics {
+  /** Meter names; Prometheus shows them with dots as underscores and units as suffixes. */
+  public static final String REQUESTS = "spillway.requests";
+  public static final String REQUEST_DURATION = "spillway.request.duration";
+  public static final String GATEWAY_DURATION = "spillway.gateway.duration";
+  public static final String UPSTREAM_DURATION = "spillway.upstream.duration";
+  public static final String STREAM_FIRST_BYTE = "spillway.stream.first.byte";
+  public static final String BACKEND_CALLS = "spillway.backend.calls";
+  public static final String BACKEND_CALL_DURATION = "spillway.backend.call.duration";
+  public static final String UPSTREAM_ERRORS = "spillway.upstream.errors";
+  public static final String CAPACITY_ANSWERS = "spillway.capacity.answers";
+  public static final String CAPACITY_RATE = "spillway.capacity.rate";
+  public static final String TOKENS = "spillway.tokens";
+  public static final String DEGRADED = "spillway.degraded";
+
+  private final PrometheusMeterRegistry registry;
+  private final MetricsConfig config;
+  private final RequestSeries series;
+  private final BoundedTagValues models;
+  private final BoundedTagValues steps = new BoundedTagValues(32);
+  private final BoundedTagValues backends = new BoundedTagValues(8);
+
+  public GatewayMetrics(MetricsConfig config, Clock clock) {
+    this.config = config;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.series = new RequestSeries(clock, config.seriesWindow());
+    this.models = new BoundedTagValues(config.maxModelTags());
+    Gauge.builder("spillway.info", () -> 1).tag("version", Version.VERSION)
+        .description("Always 1; the version is in the tag").register(registry);
+    Gauge.builder(CAPACITY_RATE, this, m -> m.series.capacityRate(m.config.capacityWindow()))
+        .description("Capacity answers / cloud answers over metrics.capacityWindow (the north-star number)")
+        .register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+  }
+
+  /** The registry to hand to other components' constructors. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public RequestSeries series() {
+    return series;
+  }
+
+  public MetricsConfig config() {
+    return config;
+  }
+
+  /** The Prometheus text exposition of every meter. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /** Wraps the terminal stage so the time spent upstream is measured apart from the gateway's own. */
+  public Terminal meter(Terminal terminal) {
+    return new MeteredTerminal(terminal, this, System::nanoTime);
+  }
+
+  /** Wraps a backend so each call to it is timed, classified and counted. */
+  public Backend meter(Backend backend, CapacitySignal capacity) {
+    return new MeteredBackend(backend, this, capacity, System::nanoTime);
+  }
+
+  String modelTag(String model) {
+    return models.tag(model);
+  }
+
+  String stepTag(String step) {
+    return steps.tag(step);
+  }
+
+  String backendTag(String backend) {
+    return backends.tag(backend);
+  }
+
+  void countRequest(String route, String backend, String tier, String model, String outcome, String statusClass) {
+    Counter.builder(REQUESTS)
+        .description("Requests answered, by route, backend, tier, model and outcome")
+        .tags("route", route, "backend", backend, "tier", tier, "model", model, "outcome", outcome,
+            "status", statusClass)
+        .register(registry)
+        .increment();
+  }
+
+  void recordRequestDuration(String route, String backend, String tier, boolean stream, long nanos) {
+    timer(REQUEST_DURATION, "Whole request, from the pipeline's start to the last byte",
+        "route", route, "backend", backend, "tier", tier, "stream", Boolean.toString(stream))
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  void recordGatewayDuration(String route, long nanos) {
+    timer(GATEWAY_DURATION, "Time spent in Spillway itself: the request minus the upstream part",
+        "route", route).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  void recordUpstreamDuration(String route, String backend, long nanos) {
+    timer(UPSTREAM_DURATION, "Time in the routing stage (admission wait, backend calls) until the answer began",
+        "route", route, "backend", backend).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  void recordFirstByte(String route, String backend, long nanos) {
+    timer(STREAM_FIRST_BYTE, "Streams: from the request's start to the first event sent to the client",
+        "route", route, "backend", backend).record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  void recordBackendCall(String backend, String statusClass, long nanos) {
+    timer(BACKEND_CALL_DURATION, "One call to a backend, until its answer (headers, for a stream)",
+        "backend", backend, "status", statusClass).record(nanos, TimeUnit.NANOSECONDS);
+    Counter.builder(BACKEND_CALLS).description("Calls to each backend by status class")
+        .tags("backend", backend, "status", statusClass).register(registry).increment();
+  }
+
+  void countUpstreamError(String backend, String errorClass) {
+    Counter.builder(UPSTREAM_ERRORS)
+        .description("Upstream failures by class: transport failures and HTTP error answers")
+        .tags("backend", backend, "class", errorClass).register(registry).increment();
+  }
+
+  void countCapacityAnswer(String backend) {
+    Counter.builder(CAPACITY_ANSWERS).description("Upstream answers that said the model is at capacity")
+        .tags("backend", backend).register(registry).increment();
+  }
+
+  void countTokens(String tier, String backend, String kind, long tokens) {
+    if (tokens > 0) {
+      Counter.builder(TOKENS).description("Tokens reported by the backends (prompt, completion)")
+          .tags("tier", tier, "backend", backend, "kind", kind).register(registry).increment(tokens);
+    }
+  }
+
+  void countDegraded(String step) {
+    Counter.builder(DEGRADED).description("Requests changed by a shaping step")
+        .tags("step", stepTag(step)).register(registry).increment();
+  }
+
+  private Timer timer(String name, String description, String... tags) {
+    return Timer.builder(name)
+        .description(description)
+        .tags(tags)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofMinutes(10))
+        .register(registry);
+  }
+}

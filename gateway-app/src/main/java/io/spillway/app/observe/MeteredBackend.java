@@ -1,0 +1,87 @@
+package io.spillway.app.observe;
+
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import java.util.Locale;
+
+/**
+ * A backend whose every call is timed and classified: status class, upstream errors by class
+ * (transport failures by {@link UpstreamException.Failure}, HTTP answers by status), and capacity
+ * answers per {@link CapacitySignal}. Answers from the {@code cloud} backend feed the capacity rate.
+ * Adds nothing to the request or response.
+ */
+final class MeteredBackend implements Backend {
+  private final Backend delegate;
+  private final GatewayMetrics metrics;
+  private final CapacitySignal capacity;
+  private final Ticker ticker;
+  private final String name;
+
+  MeteredBackend(Backend delegate, GatewayMetrics metrics, CapacitySignal capacity, Ticker ticker) {
+    this.delegate = delegate;
+    this.metrics = metrics;
+    this.capacity = capacity;
+    this.ticker = ticker;
+    this.name = metrics.backendTag(delegate.name());
+  }
+
+  @Override
+  public String name() {
+    return delegate.name();
+  }
+
+  @Override
+  public boolean ready() {
+    return delegate.ready();
+  }
+
+  @Override
+  public void warmUp() {
+    delegate.warmUp();
+  }
+
+  @Override
+  public GatewayResponse call(GatewayRequest request) {
+    long start = ticker.nanos();
+    GatewayResponse response;
+    try {
+      response = delegate.call(request);
+    } catch (UpstreamException e) {
+      metrics.recordBackendCall(name, "error", ticker.nanos() - start);
+      metrics.countUpstreamError(name, e.failure().name().toLowerCase(Locale.ROOT));
+      throw e;
+    } catch (GatewayException e) {
+      metrics.recordBackendCall(name, "error", ticker.nanos() - start);
+      metrics.countUpstreamError(name, e.kind().name().toLowerCase(Locale.ROOT));
+      throw e;
+    }
+    long elapsed = ticker.nanos() - start;
+    int status = response.status();
+    metrics.recordBackendCall(name, RequestObserver.statusClass(status), elapsed);
+    boolean atCapacity = !response.isStream() && capacity.isCapacity(response);
+    if (atCapacity) {
+      metrics.countCapacityAnswer(name);
+      metrics.countUpstreamError(name, "capacity");
+    } else if (status == 429) {
+      metrics.countUpstreamError(name, "http_429");
+    } else if (status >= 500) {
+      metrics.countUpstreamError(name, "http_5xx");
+    }
+    if (isCloud()) {
+      metrics.series().recordCloudAnswer(atCapacity);
+    }
+    return response;
+  }
+
+  private boolean isCloud() {
+    return "cloud".equals(delegate.name());
+  }
+
+  @Override
+  public String toString() {
+    return "Metered(" + delegate + ")";
+  }
+}

@@ -1,0 +1,66 @@
+package io.spillway.app.sim;
+
+import io.spillway.core.config.Durations;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code spillway.jar demo}: the gateway with a simulated cloud and a simulated Ollama, on loopback. */
+@Command(
+    name = "demo",
+    description = "Run the gateway on loopback with a simulated cloud (at capacity on a schedule) and a "
+        + "simulated Ollama; print the URL, demo keys and curl lines that show a failover. No network, no GPU.")
+public final class DemoCommand implements Callable<Integer> {
+  @Option(names = "--port", description = "Gateway port (default: ${DEFAULT-VALUE}; 0 picks a free one)")
+  int port = Demo.Options.defaults().port();
+
+  @Option(names = "--healthy-for", converter = DurationConverter.class,
+      description = "How long the simulated cloud answers before it goes at capacity (default: 20s)")
+  Duration healthyFor = Demo.Options.defaults().healthyFor();
+
+  @Option(names = "--capacity-for", converter = DurationConverter.class,
+      description = "How long it then answers 'Selected model is at capacity' (default: 25s)")
+  Duration atCapacityFor = Demo.Options.defaults().atCapacityFor();
+
+  @Option(names = "--local-for", converter = DurationConverter.class,
+      description = "failover.localFor for the demo (default: 30s)")
+  Duration localFor = Demo.Options.defaults().localFor();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Demo demo;
+    try {
+      demo = Demo.start(new Demo.Options(port, healthyFor, atCapacityFor, localFor,
+          Demo.Options.defaults().tokenPause()), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      spec.commandLine().getErr().println("spillway demo: could not start: " + e.getMessage()
+          + (port != 0 ? " (is port " + port + " in use? try --port 0)" : ""));
+      return 1;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      demo.close();
+      stopped.countDown();
+    }, "spillway-demo-shutdown"));
+    PrintWriter out = spec.commandLine().getOut();
+    out.println(demo.instructions());
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  /** Durations written as in the config ({@code 20s}, {@code 1m}). */
+  public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      return Durations.parse(value);
+    }
+  }
+}

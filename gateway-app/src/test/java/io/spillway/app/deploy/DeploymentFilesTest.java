@@ -1,0 +1,184 @@
+package io.spillway.app.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.spillway.core.config.ConfigLoader;
+import io.spillway.core.config.GatewayConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No Docker engine runs here, so the deployment files are checked for what can be checked without
+ * one: they parse, every file they build from or mount exists, every variable the config needs is
+ * given, and the config they run passes the real {@link ConfigLoader}.
+ */
+class DeploymentFilesTest {
+  static final Path ROOT = RepositoryFiles.root();
+  static final Path DOCKER = ROOT.resolve("docker");
+  static final Pattern REQUIRED_VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
+  static final YAMLMapper YAML = new YAMLMapper();
+
+  /** Loads a config as the container would, with placeholder values for the variables it is given. */
+  static GatewayConfig load(String source, String yaml, Iterable<String> variablesGiven) {
+    Map<String, String> env = new HashMap<>();
+    variablesGiven.forEach(name -> env.put(name, "value-of-" + name.toLowerCase()));
+    env.put("SPILLWAY_STORE", "redis://redis:6379");
+    env.put("OPENAI_BASE_URL", "https://api.openai.com/v1");
+    env.put("OLLAMA_URL", "http://ollama:11434");
+    return new ConfigLoader(env::get).parse(source, yaml);
+  }
+
+  static List<String> requiredVariables(String yaml) {
+    List<String> names = new ArrayList<>();
+    Matcher m = REQUIRED_VARIABLE.matcher(yaml);
+    while (m.find()) {
+      names.add(m.group(1));
+    }
+    return names;
+  }
+
+  @Test
+  void composeBuildsFromFilesThatExistAndMountsAConfigThatLoads() throws IOException {
+    JsonNode compose = YAML.readTree(DOCKER.resolve("compose.yaml").toFile());
+    JsonNode spillway = compose.path("services").path("spillway");
+
+    Path context = DOCKER.resolve(spillway.path("build").path("context").asText()).normalize();
+    assertThat(context).isEqualTo(ROOT);
+    assertThat(context.resolve(spillway.path("build").path("dockerfile").asText())).isRegularFile();
+
+    Path config = null;
+    for (JsonNode service : compose.path("services")) {
+      for (JsonNode volume : service.path("volumes")) {
+        String[] parts = volume.asText().split(":");
+        if (parts[0].startsWith(".")) {
+          Path source = DOCKER.resolve(parts[0]).normalize();
+          assertThat(source).as(volume.asText()).exists();
+          if (parts[1].equals("/etc/spillway/gateway.yaml")) {
+            config = source;
+          }
+        } else {
+          assertThat(compose.path("volumes").has(parts[0])).as("named volume " + parts[0]).isTrue();
+        }
+      }
+    }
+    assertThat(config).as("compose mounts a config at /etc/spillway/gateway.yaml").isNotNull();
+    List<String> given = new ArrayList<>();
+    spillway.path("environment").fieldNames().forEachRemaining(given::add);
+    String yaml = Files.readString(config);
+    assertThat(given).as("every ${VAR} without a default in " + config.getFileName() + " is set by compose")
+        .containsAll(requiredVariables(yaml));
+
+    GatewayConfig loaded = load(config.toString(), yaml, given);
+    assertThat(loaded.store()).isEqualTo("redis://redis:6379");
+    assertThat(loaded.local().baseUrl()).isEqualTo("http://ollama:11434");
+    assertThat(loaded.server().port()).isEqualTo(8080);
+  }
+
+  @Test
+  void composeRunsOllamaOnTheGpuAndWaitsForRedis() throws IOException {
+    JsonNode compose = YAML.readTree(DOCKER.resolve("compose.yaml").toFile());
+
+    JsonNode devices = compose.at("/services/ollama/deploy/resources/reservations/devices/0");
+    assertThat(devices.path("driver").asText()).isEqualTo("nvidia");
+    assertThat(devices.path("capabilities").toString()).contains("gpu");
+    assertThat(compose.at("/services/spillway/depends_on/redis/condition").asText()).isEqualTo("service_healthy");
+    assertThat(compose.at("/services/redis/healthcheck/test").toString()).contains("redis-cli");
+  }
+
+  @Test
+  void dockerfileCopiesFilesThatExistRunsAsNonRootAndChecksHealth() throws IOException {
+    List<String> lines = Files.readAllLines(DOCKER.resolve("Dockerfile"));
+    String text = String.join("\n", lines);
+
+    for (String line : lines) {
+      if (line.startsWith("COPY ") && !line.contains("--from=")) {
+        String[] parts = line.substring(5).trim().split("\\s+");
+        for (int i = 0; i < parts.length - 1; i++) {
+          assertThat(ROOT.resolve(parts[i])).as(line).exists();
+        }
+      }
+    }
+    Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+    while (module.find()) {
+      assertThat(text).as("the build stage copies every reactor module").contains("COPY " + module.group(1) + "/ ");
+    }
+    assertThat(text).contains("FROM eclipse-temurin:21-jdk AS build", "./mvnw", "-DskipTests package",
+        "FROM eclipse-temurin:21-jre", "--enable-native-access=ALL-UNNAMED");
+    assertThat(text).containsPattern("(?m)^USER 10001");
+    assertThat(text).containsPattern("(?m)^HEALTHCHECK .*\\n?.*curl -fsS http://127.0.0.1:8080/healthz");
+    assertThat(text).contains("cp gateway-app/target/spillway.jar");
+    assertThat(Files.readString(ROOT.resolve("gateway-app/pom.xml"))).contains("<finalName>spillway</finalName>");
+    assertThat(Files.readString(ROOT.resolve(".dockerignore"))).contains("**/target");
+  }
+
+  @Test
+  void kubernetesExampleRunsTwoReplicasSharingRedisWithAConfigThatLoads() throws IOException {
+    List<JsonNode> documents = new ArrayList<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(DOCKER.resolve("k8s/spillway.yaml").toFile())) {
+      it.forEachRemaining(documents::add);
+    }
+    JsonNode configMap = kind(documents, "ConfigMap", "spillway-config");
+    JsonNode deployment = kind(documents, "Deployment", "spillway");
+    JsonNode container = deployment.at("/spec/template/spec/containers/0");
+
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
+    assertThat(deployment.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean()).isTrue();
+    assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/readyz");
+    assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/healthz");
+
+    String configPath = null;
+    JsonNode args = container.path("args");
+    for (int i = 0; i < args.size() - 1; i++) {
+      if (args.get(i).asText().equals("--config")) {
+        configPath = args.get(i + 1).asText();
+      }
+    }
+    assertThat(configPath).isNotNull();
+    String mountedVolume = null;
+    for (JsonNode mount : container.path("volumeMounts")) {
+      if (configPath.startsWith(mount.path("mountPath").asText() + "/")) {
+        mountedVolume = mount.path("name").asText();
+      }
+    }
+    assertThat(mountedVolume).as("the --config path is inside a mounted volume").isNotNull();
+    String volumeName = mountedVolume;
+    JsonNode volume = null;
+    for (JsonNode v : deployment.at("/spec/template/spec/volumes")) {
+      if (v.path("name").asText().equals(volumeName)) {
+        volume = v;
+      }
+    }
+    assertThat(volume).isNotNull();
+    assertThat(volume.at("/configMap/name").asText()).isEqualTo("spillway-config");
+    String fileName = configPath.substring(configPath.lastIndexOf('/') + 1);
+    String yaml = configMap.path("data").path(fileName).asText();
+    assertThat(yaml).as("the ConfigMap holds " + fileName).isNotBlank();
+
+    List<String> fromSecret = List.of("OPENAI_API_KEY", "SPILLWAY_ADMIN_TOKEN", "SPILLWAY_CI_KEY");
+    assertThat(container.at("/envFrom/0/secretRef/name").asText()).isEqualTo("spillway-secrets");
+    assertThat(fromSecret).containsAll(requiredVariables(yaml));
+    GatewayConfig loaded = load("k8s ConfigMap spillway-config", yaml, fromSecret);
+    assertThat(loaded.store()).startsWith("redis://");
+    String redisHost = loaded.store().substring("redis://".length()).split(":")[0];
+    assertThat(kind(documents, "Service", redisHost)).as("a Service named after the store's host").isNotNull();
+    assertThat(loaded.keys()).hasSize(2);
+  }
+
+  private static JsonNode kind(List<JsonNode> documents, String kind, String name) {
+    return documents.stream()
+        .filter(d -> d.path("kind").asText().equals(kind) && d.at("/metadata/name").asText().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + kind + " named " + name));
+  }
+}

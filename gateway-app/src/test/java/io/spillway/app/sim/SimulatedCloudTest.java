@@ -1,0 +1,143 @@
+package io.spillway.app.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.ChatModel;
+import com.openai.models.chat.completions.ChatCompletion;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.models.completions.Completion;
+import com.openai.models.completions.CompletionCreateParams;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
+import io.spillway.core.json.Json;
+import io.spillway.core.testing.FakeClock;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The simulated cloud answers like OpenAI, and goes at capacity on its schedule (fake clock). */
+class SimulatedCloudTest {
+  static final String KEY = "sk-simulated-cloud";
+  final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final SimulatedCloud cloud = new SimulatedCloud("127.0.0.1", 0, clock,
+      CapacitySchedule.startingNow(clock, Duration.ofSeconds(20), Duration.ofSeconds(40)), KEY, Duration.ZERO).start();
+  final OpenAIClient sdk = OpenAIOkHttpClient.builder().baseUrl(cloud.baseUrl()).apiKey(KEY).maxRetries(0).build();
+
+  @AfterEach
+  void stop() {
+    cloud.close();
+  }
+
+  @Test
+  void chatAnswersAreOpenAiShapedWithUsage() {
+    ChatCompletion completion = sdk.chat().completions().create(
+        ChatCompletionCreateParams.builder().model(ChatModel.GPT_4O_MINI).addUserMessage("Hello cloud").build());
+
+    assertThat(completion.choices().get(0).message().content().orElseThrow())
+        .contains("simulated cloud").contains("gpt-4o-mini").contains("Hello cloud");
+    assertThat(completion.usage().orElseThrow().totalTokens()).isPositive();
+  }
+
+  @Test
+  void chatStreamsArriveChunkByChunkAndSayTheSameAsTheWholeAnswer() {
+    ChatCompletionCreateParams params =
+        ChatCompletionCreateParams.builder().model(ChatModel.GPT_4O).addUserMessage("Stream please").build();
+    String whole = sdk.chat().completions().create(params).choices().get(0).message().content().orElseThrow();
+
+    try (StreamResponse<ChatCompletionChunk> stream = sdk.chat().completions().createStreaming(params)) {
+      List<ChatCompletionChunk> chunks = stream.stream().toList();
+      assertThat(chunks.size()).isGreaterThan(3);
+      String text = chunks.stream().flatMap(c -> c.choices().stream())
+          .map(c -> c.delta().content().orElse("")).collect(Collectors.joining());
+      assertThat(text).isEqualTo(whole);
+    }
+  }
+
+  @Test
+  void includeUsageAddsAUsageChunkBeforeDone() throws Exception {
+    HttpResponse<String> response = SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY,
+        "{\"model\":\"gpt-4o\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+
+    List<String> data = Arrays.stream(response.body().split("\n\n")).map(e -> e.substring("data: ".length())).toList();
+    assertThat(data.get(data.size() - 1)).isEqualTo("[DONE]");
+    JsonNode usage = Json.parse(data.get(data.size() - 2));
+    assertThat(usage.path("choices").isEmpty()).isTrue();
+    assertThat(usage.path("usage").path("total_tokens").asInt()).isPositive();
+    assertThat(Json.parse(data.get(0)).path("usage").isNull()).isTrue();
+  }
+
+  @Test
+  void completionsAndResponsesAreServedToo() {
+    Completion completion = sdk.completions().create(CompletionCreateParams.builder()
+        .model(CompletionCreateParams.Model.GPT_3_5_TURBO_INSTRUCT).prompt("Say this is a test").build());
+    assertThat(completion.choices().get(0).text()).contains("simulated cloud");
+
+    Response response = sdk.responses().create(ResponseCreateParams.builder()
+        .model(ChatModel.GPT_4_1).input("Why is the sky blue?").build());
+    String text = response.output().get(0).asMessage().content().get(0).asOutputText().text();
+    assertThat(text).contains("Why is the sky blue?");
+    assertThat(response.usage().orElseThrow().totalTokens()).isPositive();
+  }
+
+  @Test
+  void goesAtCapacityOnItsScheduleWithOpenAisBodyAndComesBack() throws Exception {
+    String chat = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    assertThat(SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY, chat).statusCode()).isEqualTo(200);
+
+    clock.advance(Duration.ofSeconds(19));
+    assertThat(SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY, chat).statusCode()).isEqualTo(200);
+
+    clock.advance(Duration.ofSeconds(1));
+    HttpResponse<String> atCapacity = SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY, chat);
+    assertThat(atCapacity.statusCode()).isEqualTo(503);
+    assertThat(atCapacity.body()).isEqualTo(SimulatedCloud.AT_CAPACITY_BODY);
+    assertThat(Json.parse(atCapacity.body()).path("error").path("message").asText())
+        .isEqualTo("Selected model is at capacity. Please try a different model.");
+    JsonNode status = Json.parse(SimHttp.get(cloud.baseUrl().replace("/v1", "/sim/status"), null).body());
+    assertThat(status.path("state").asText()).isEqualTo("at_capacity");
+    assertThat(status.path("nextChangeAt").asText()).isEqualTo("2026-11-10T10:01:00Z");
+
+    clock.advance(Duration.ofSeconds(39));
+    assertThat(SimHttp.post(cloud.baseUrl() + "/responses", KEY, "{\"model\":\"gpt-4o\",\"input\":\"hi\"}")
+        .statusCode()).isEqualTo(503);
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY, chat).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aWrongKeyGets401() {
+    HttpResponse<String> response = SimHttp.post(cloud.baseUrl() + "/chat/completions", "sk-wrong",
+        "{\"model\":\"gpt-4o\",\"messages\":[]}");
+
+    assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.body()).contains("invalid_api_key");
+  }
+
+  @Test
+  void scheduleRepeatsAndNeverWhenCapacityTimeIsZero() {
+    Instant start = Instant.parse("2026-11-10T10:00:00Z");
+    CapacitySchedule schedule = new CapacitySchedule(start, Duration.ofSeconds(20), Duration.ofSeconds(25));
+    assertThat(schedule.atCapacity(start)).isFalse();
+    assertThat(schedule.atCapacity(start.plusSeconds(20))).isTrue();
+    assertThat(schedule.atCapacity(start.plusSeconds(44))).isTrue();
+    assertThat(schedule.atCapacity(start.plusSeconds(45))).isFalse();
+    assertThat(schedule.atCapacity(start.plusSeconds(65))).isTrue();
+    assertThat(schedule.nextChange(start.plusSeconds(30))).isEqualTo(start.plusSeconds(45));
+
+    CapacitySchedule never = new CapacitySchedule(start, Duration.ofSeconds(20), Duration.ZERO);
+    assertThat(never.atCapacity(start.plusSeconds(3600))).isFalse();
+    assertThat(never.nextChange(start)).isNull();
+  }
+}

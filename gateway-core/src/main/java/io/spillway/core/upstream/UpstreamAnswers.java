@@ -1,0 +1,117 @@
+package io.spillway.core.upstream;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.error.OpenAiError;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Checks a buffered upstream answer before any client sees it: a success must be one JSON object,
+ * an error must be an OpenAI error body (others are rewrapped, keeping the status), and an error
+ * never carries the gateway's own upstream key back.
+ */
+final class UpstreamAnswers {
+  /** Error bodies larger than this are not worth parsing for a message. */
+  private static final int MAX_ERROR_PARSE = 64 * 1024;
+  private static final int MAX_MESSAGE = 1_000;
+
+  /** Syntax only: answers may legitimately hold long strings and deep tool schemas. */
+  private static final JsonFactory CHECKER =
+      JsonFactory.builder()
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxNestingDepth(1_000)
+                  .maxStringLength(Integer.MAX_VALUE)
+                  .maxNumberLength(10_000)
+                  .build())
+          .build();
+
+  private UpstreamAnswers() {}
+
+  static GatewayResponse checked(String backend, int status, Headers headers, byte[] body, String apiKey) {
+    if (status >= 200 && status < 300) {
+      if (!isOneJsonObject(body)) {
+        throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+            "The " + backend + " backend answered HTTP " + status + " with a body that is not a JSON object",
+            null);
+      }
+      return GatewayResponse.buffered(status, headers, body);
+    }
+    if (status < 400) {
+      throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + backend + " backend answered HTTP " + status + ", which the gateway does not follow", null);
+    }
+    JsonNode parsed = body.length <= MAX_ERROR_PARSE ? parse(body) : null;
+    if (parsed != null && parsed.path("error").isObject()) {
+      return GatewayResponse.buffered(status, headers, scrub(body, apiKey));
+    }
+    String message = messageOf(parsed);
+    if (message == null) {
+      message = "The " + backend + " backend answered HTTP " + status + " without an OpenAI error body";
+    }
+    if (message.length() > MAX_MESSAGE) {
+      message = message.substring(0, MAX_MESSAGE) + "…";
+    }
+    byte[] wrapped =
+        new OpenAiError(message, status >= 500 ? "server_error" : "invalid_request_error", null, "upstream_error")
+            .toBytes();
+    return GatewayResponse.buffered(
+        status, headers.with("content-type", GatewayResponse.JSON), scrub(wrapped, apiKey));
+  }
+
+  /** Exactly one JSON object and nothing after it. */
+  static boolean isOneJsonObject(byte[] body) {
+    try (JsonParser parser = CHECKER.createParser(body)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return false;
+      }
+      parser.skipChildren();
+      return parser.nextToken() == null;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static JsonNode parse(byte[] body) {
+    try {
+      return Json.parse(body);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** The message of the non-OpenAI error shapes local servers use ({@code message}, or {@code error} as text). */
+  private static String messageOf(JsonNode parsed) {
+    if (parsed == null || !parsed.isObject()) {
+      return null;
+    }
+    JsonNode message = parsed.get("message");
+    if (message != null && message.isTextual() && !message.textValue().isBlank()) {
+      return message.textValue();
+    }
+    JsonNode error = parsed.get("error");
+    if (error != null && error.isTextual() && !error.textValue().isBlank()) {
+      return error.textValue();
+    }
+    return null;
+  }
+
+  private static byte[] scrub(byte[] body, String apiKey) {
+    if (apiKey == null || apiKey.length() < 8) {
+      return body;
+    }
+    String text = new String(body, StandardCharsets.UTF_8);
+    if (!text.contains(apiKey)) {
+      return body;
+    }
+    return text.replace(apiKey, "[redacted]").getBytes(StandardCharsets.UTF_8);
+  }
+}

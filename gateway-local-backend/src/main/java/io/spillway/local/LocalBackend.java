@@ -1,0 +1,315 @@
+package io.spillway.local;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.config.Durations;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local backend as the router sees it: a {@link LocalServer} (Ollama or any OpenAI-compatible
+ * server) kept ready and warm.
+ *
+ * <p>Every {@code local.checkEvery} it probes the server and which mapped models it has; every
+ * {@code local.keepWarmEvery}, and at once on {@link #warmUp()}, it loads the mapped models so that a
+ * switch-over does not pay a cold load. What it learned is the {@link #readiness()} snapshot that
+ * {@link #ready()}, {@code /readyz} and {@code /admin/status} read. A missing model or an unreachable
+ * server is logged at WARN once per change of state, not on every probe.
+ *
+ * <p>Time comes from the injected {@link Clock}: the scheduler only calls {@link #tick()}, which does
+ * whatever the clock says is due, so tests drive the schedule with a fake clock and {@code tick()},
+ * or directly with {@link #checkNow()} and {@link #warmNow()}. Thread-safe.
+ */
+public final class LocalBackend implements Backend, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LocalBackend.class);
+
+  private final LocalServer server;
+  private final LocalConfig config;
+  private final ModelMapping models;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final AtomicReference<LocalReadiness> readiness;
+  private final ReentrantLock checkLock = new ReentrantLock();
+  private final ReentrantLock warmLock = new ReentrantLock();
+  private final ReentrantLock tickLock = new ReentrantLock();
+  private final Counter checksOk;
+  private final Counter checksFailed;
+  private final Counter warmsOk;
+  private final Counter warmsFailed;
+  private Instant nextCheck;
+  private Instant nextWarm;
+  private volatile ScheduledFuture<?> ticking;
+
+  /**
+   * Builds the backend without starting its schedule (see {@link #start()}).
+   *
+   * @param scheduler runs {@link #tick()} and the asynchronous {@link #warmUp()}; owned by the caller
+   */
+  public LocalBackend(
+      LocalServer server, LocalConfig config, Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
+    this.server = Objects.requireNonNull(server);
+    this.config = config;
+    this.models = new ModelMapping(config);
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.readiness = new AtomicReference<>(
+        LocalReadiness.unchecked(server.kind(), config.baseUrl(), models.localModels(), server.keepsWarm()));
+    Instant now = clock.instant();
+    this.nextCheck = now;
+    this.nextWarm = now;
+    Gauge.builder("spillway.local.ready", this, b -> b.ready() ? 1 : 0)
+        .description("1 when the local backend answers and has its default model").register(meters);
+    Gauge.builder("spillway.local.models.missing", this, b -> b.readiness().missing().size())
+        .description("mapped local models the local server does not have").register(meters);
+    this.checksOk = Counter.builder("spillway.local.checks").tag("result", "ok").register(meters);
+    this.checksFailed = Counter.builder("spillway.local.checks").tag("result", "unreachable").register(meters);
+    this.warmsOk = Counter.builder("spillway.local.warmups").tag("result", "ok").register(meters);
+    this.warmsFailed = Counter.builder("spillway.local.warmups").tag("result", "failed").register(meters);
+  }
+
+  /** Starts the schedule: a probe and a keep-warm round now, then as the config says. */
+  public LocalBackend start() {
+    Duration every = tickInterval(config);
+    ticking = scheduler.scheduleWithFixedDelay(this::tickQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+    log.info("local backend ({}) at {}: checking every {}, keeping {} warm every {}", server.kind(),
+        config.baseUrl(), Durations.format(config.checkEvery()), models.localModels(),
+        server.keepsWarm() ? Durations.format(config.keepWarmEvery()) : "(not needed for this kind)");
+    return this;
+  }
+
+  /**
+   * How often the scheduler asks the clock whether work is due: a tenth of the shorter period, so a
+   * probe or keep-warm round runs at most that late, kept between 100ms and 10s.
+   */
+  static Duration tickInterval(LocalConfig config) {
+    Duration shortest = config.checkEvery().compareTo(config.keepWarmEvery()) < 0
+        ? config.checkEvery() : config.keepWarmEvery();
+    Duration tenth = shortest.dividedBy(10);
+    Duration min = Duration.ofMillis(100);
+    Duration max = Duration.ofSeconds(10);
+    return tenth.compareTo(min) < 0 ? min : tenth.compareTo(max) > 0 ? max : tenth;
+  }
+
+  @Override
+  public String name() {
+    return server.name();
+  }
+
+  @Override
+  public GatewayResponse call(GatewayRequest request) {
+    GatewayResponse response;
+    try {
+      response = server.call(request);
+    } catch (UpstreamException e) {
+      if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+        markUnreachable(e.getMessage());
+      }
+      throw e;
+    }
+    if (!readiness.get().reachable()) {
+      // The server answered although the last probe said it would not: find out now, not in a minute.
+      runAsync(this::checkNow);
+    }
+    return response;
+  }
+
+  @Override
+  public boolean ready() {
+    return readiness.get().ready();
+  }
+
+  /** Loads the mapped models in the background, unless a keep-warm round is already running. */
+  @Override
+  public void warmUp() {
+    if (server.keepsWarm() && !warmLock.isLocked()) {
+      runAsync(this::warmNow);
+    }
+  }
+
+  /** The last snapshot; never null. */
+  public LocalReadiness readiness() {
+    return readiness.get();
+  }
+
+  /** The mapping of requested to local models this backend serves with. */
+  public ModelMapping models() {
+    return models;
+  }
+
+  /** Probes the server now (blocking) and returns the new snapshot. */
+  public LocalReadiness checkNow() {
+    checkLock.lock();
+    try {
+      LocalServer.Probe probe = server.probe(models.localModels());
+      Instant now = clock.instant();
+      LocalReadiness before = readiness.get();
+      LocalReadiness after = readiness.updateAndGet(r -> r.withProbe(probe, now));
+      (probe.reachable() ? checksOk : checksFailed).increment();
+      logChange(before, after);
+      if (server.keepsWarm() && before.checked() && after.reachable()
+          && (!before.reachable() || !after.missingModels().containsAll(before.missingModels()))) {
+        // The server came back, or a model was pulled: load now rather than at the next round.
+        warmUp();
+      }
+      return after;
+    } finally {
+      checkLock.unlock();
+    }
+  }
+
+  /**
+   * Loads every mapped model the server has (blocking), one after the other, so that each stays
+   * loaded for {@code local.keepAlive}. Skipped while the server is unreachable.
+   */
+  public void warmNow() {
+    if (!server.keepsWarm()) {
+      return;
+    }
+    warmLock.lock();
+    try {
+      LocalReadiness current = readiness.get();
+      if (!current.reachable()) {
+        log.debug("local backend unreachable; keep-warm round skipped");
+        return;
+      }
+      List<String> failures = new ArrayList<>();
+      List<String> missing = current.missingModels();
+      for (String model : models.localModels()) {
+        if (missing.contains(model)) {
+          continue;
+        }
+        try {
+          server.load(model);
+        } catch (GatewayException e) {
+          failures.add(model + ": " + e.getMessage());
+          if (e instanceof UpstreamException upstream
+              && upstream.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+            markUnreachable(e.getMessage());
+            break;
+          }
+        }
+      }
+      Instant now = clock.instant();
+      String error = failures.isEmpty() ? null : String.join("; ", failures);
+      LocalReadiness before = readiness.getAndUpdate(r -> r.withWarm(now, error));
+      if (error == null) {
+        warmsOk.increment();
+        if (before.warmError() != null) {
+          log.info("local backend: keep-warm works again");
+        }
+      } else {
+        warmsFailed.increment();
+        if (!error.equals(before.warmError())) {
+          log.warn("local backend: keep-warm failed: {}", error);
+        }
+      }
+    } finally {
+      warmLock.unlock();
+    }
+  }
+
+  /** Runs the probe and the keep-warm round if the clock says they are due. */
+  public void tick() {
+    tickLock.lock();
+    try {
+      Instant now = clock.instant();
+      if (!now.isBefore(nextCheck)) {
+        nextCheck = now.plus(config.checkEvery());
+        checkNow();
+      }
+      if (server.keepsWarm() && !now.isBefore(nextWarm)) {
+        nextWarm = now.plus(config.keepWarmEvery());
+        warmNow();
+      }
+    } finally {
+      tickLock.unlock();
+    }
+  }
+
+  private void tickQuietly() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      // A failing round must not cancel the schedule.
+      log.warn("local backend: readiness/keep-warm round failed", e);
+    }
+  }
+
+  private void runAsync(Runnable task) {
+    try {
+      scheduler.execute(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          log.warn("local backend: background task failed", e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      log.debug("local backend: scheduler is shut down; {} not run", task);
+    }
+  }
+
+  private void markUnreachable(String why) {
+    Instant now = clock.instant();
+    LocalReadiness before = readiness.get();
+    LocalReadiness after = readiness.updateAndGet(
+        r -> r.withProbe(LocalServer.Probe.unreachable(why), now));
+    logChange(before, after);
+  }
+
+  private void logChange(LocalReadiness before, LocalReadiness after) {
+    if (before.reachable() && !after.reachable()) {
+      log.warn("local backend ({}) is unreachable: {}", after.kind(), String.join("; ", after.problems()));
+    } else if (!before.reachable() && after.reachable()) {
+      log.info("local backend ({}) answers again{}", after.kind(),
+          after.version() != null ? " (version " + after.version() + ")" : "");
+    } else if (!before.checked() && after.checked() && after.reachable()) {
+      log.info("local backend ({}) answers{}", after.kind(),
+          after.version() != null ? " (version " + after.version() + ")" : "");
+    }
+    if (after.reachable() && !after.missingModels().equals(before.missingModels())) {
+      if (after.missing().isEmpty()) {
+        log.info("local backend: every mapped model is present: {}", after.models());
+      } else {
+        for (LocalReadiness.MissingModel missing : after.missing()) {
+          log.warn("local backend: model '{}' is missing; fix: {}", missing.model(), missing.fix());
+        }
+      }
+    }
+  }
+
+  /** Stops the schedule; the scheduler itself belongs to the caller. */
+  @Override
+  public void close() {
+    ScheduledFuture<?> future = ticking;
+    if (future != null) {
+      future.cancel(false);
+    }
+    if (server instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        log.debug("closing the local server client failed", e);
+      }
+    }
+  }
+}

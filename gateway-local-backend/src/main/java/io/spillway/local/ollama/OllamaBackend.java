@@ -1,0 +1,415 @@
+package io.spillway.local.ollama;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.Version;
+import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.error.UpstreamFailures;
+import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.server.RequestIds;
+import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.LocalReadiness;
+import io.spillway.local.LocalServer;
+import io.spillway.local.ModelMapping;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ollama's native API behind the OpenAI one ({@code local.kind: ollama}).
+ *
+ * <ul>
+ *   <li>{@code /v1/chat/completions} → {@code POST /api/chat} (messages, inline images, tools);
+ *   <li>{@code /v1/completions} → {@code POST /api/generate};
+ *   <li>{@code /v1/responses} → {@code POST /api/chat} for the text subset; the rest is refused with
+ *       503 and {@code Retry-After};
+ *   <li>{@code /v1/models} → the models {@code local.models} serves.
+ * </ul>
+ *
+ * <p>Requested models are mapped by {@link ModelMapping}; the answer names the model that served it.
+ * Sampling parameters go to {@code options}; those Ollama cannot honour are dropped and listed in
+ * the {@code x-spillway-dropped-params} response header. NDJSON streams are relayed as OpenAI
+ * server-sent events line by line, never buffered. Every request carries {@code keep_alive} =
+ * {@code local.keepAlive} so real traffic does not shorten what keep-warm set up.
+ *
+ * <p>No credential is ever sent to the local server. One instance serves all requests; thread-safe.
+ */
+public final class OllamaBackend implements LocalServer, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(OllamaBackend.class);
+
+  public static final String NAME = "local";
+  public static final String DROPPED_HEADER = "x-spillway-dropped-params";
+  static final String FINGERPRINT = "fp_ollama";
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final long MAX_LINE_BYTES = 4L * 1024 * 1024;
+
+  private final LocalConfig config;
+  private final ModelMapping models;
+  private final Clock clock;
+  private final Duration refusalRetryAfter;
+  private final long maxResponseBytes;
+  private final OkHttpClient client;
+  private final OkHttpClient probeClient;
+  private final String keepAlive;
+  private final long listedAt;
+  private final Counter dropped;
+
+  /**
+   * @param cloud supplies the connect timeout and the largest buffered answer accepted
+   * @param refusalRetryAfter the {@code Retry-After} of a refusal (what the local backend cannot do,
+   *     the cloud can, so: about when traffic goes back to the cloud)
+   */
+  public OllamaBackend(
+      LocalConfig config, CloudConfig cloud, Clock clock, Duration refusalRetryAfter, MeterRegistry meters) {
+    this.config = config;
+    this.models = new ModelMapping(config);
+    this.clock = clock;
+    this.refusalRetryAfter = refusalRetryAfter;
+    this.maxResponseBytes = cloud.maxResponseSize().bytes();
+    this.client = OpenAiHttpBackend.defaultClient(UpstreamSettings.from(config, cloud));
+    this.probeClient = client.newBuilder()
+        .readTimeout(cloud.connectTimeout())
+        .callTimeout(cloud.connectTimeout().multipliedBy(2))
+        .build();
+    this.keepAlive = keepAlive(config.keepAlive());
+    this.listedAt = clock.instant().getEpochSecond();
+    this.dropped = Counter.builder("spillway.local.dropped.requests")
+        .description("requests served locally with parameters Ollama cannot honour").register(meters);
+  }
+
+  /** Ollama's {@code keep_alive} as a Go duration string in whole seconds ({@code "1200s"}). */
+  static String keepAlive(Duration duration) {
+    return Math.max(1, duration.toSeconds()) + "s";
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String kind() {
+    return "ollama";
+  }
+
+  @Override
+  public GatewayResponse call(GatewayRequest request) {
+    Route route = request.route();
+    if (route == Route.MODELS) {
+      return modelList();
+    }
+    ObjectNode body = request.body();
+    String requested = request.model();
+    String localModel = models.map(requested);
+    Parameters params = new Parameters(body);
+    Unsupported unsupported = new Unsupported();
+    ObjectNode ollamaBody;
+    String path;
+    String api;
+    switch (route) {
+      case CHAT_COMPLETIONS -> {
+        ollamaBody = ChatTranslation.request(body, localModel, params, unsupported, keepAlive);
+        path = "/api/chat";
+        api = "Chat Completions API";
+      }
+      case COMPLETIONS -> {
+        ollamaBody = CompletionTranslation.request(body, localModel, params, unsupported, keepAlive);
+        path = "/api/generate";
+        api = "Completions API";
+      }
+      case RESPONSES -> {
+        ollamaBody = ResponsesTranslation.request(body, localModel, params, unsupported, keepAlive);
+        path = "/api/chat";
+        api = "Responses API";
+      }
+      default -> throw new IllegalStateException("unhandled route " + route);
+    }
+    unsupported.throwIfAny(api, refusalRetryAfter);
+
+    List<String> droppedParams = params.dropped();
+    Headers headers = Headers.EMPTY;
+    if (!droppedParams.isEmpty()) {
+      String list = String.join(",", droppedParams);
+      headers = Headers.of(DROPPED_HEADER, list);
+      dropped.increment();
+      log.debug("request {}: the local backend dropped parameters it cannot honour: {}", request.id(), list);
+    }
+    boolean stream = ollamaBody.path("stream").asBoolean(false);
+    boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
+
+    Call call = client.newCall(post(path, ollamaBody, request.id()));
+    if (!stream) {
+      call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    }
+    if (!response.isSuccessful()) {
+      try (response) {
+        return errorResponse(errorFrom(response, requested, localModel), headers);
+      }
+    }
+    long created = clock.instant().getEpochSecond();
+    if (!stream) {
+      try (response) {
+        JsonNode answer = parse(readBounded(response.body()));
+        String error = Json.text(answer, "error");
+        if (error != null) {
+          return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), headers);
+        }
+        String served = servedModel(answer, localModel);
+        ObjectNode out = switch (route) {
+          case CHAT_COMPLETIONS -> ChatTranslation.completion(answer, served, created);
+          case COMPLETIONS -> CompletionTranslation.completion(answer, served, created);
+          default -> ResponsesTranslation.response(answer, body, served, created);
+        };
+        return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
+      }
+    }
+    return streamed(route, call, response, body, requested, localModel, created, includeUsage, headers);
+  }
+
+  private GatewayResponse streamed(
+      Route route,
+      Call call,
+      Response response,
+      ObjectNode body,
+      String requested,
+      String localModel,
+      long created,
+      boolean includeUsage,
+      Headers headers) {
+    NdjsonLines lines = new NdjsonLines(NAME, response.body().source(), MAX_LINE_BYTES);
+    JsonNode first;
+    try {
+      // Read the first line before answering: an error that arrives instead of it (the model failed
+      // to load, the server is busy) becomes a proper error status the router can act on, since the
+      // client has seen nothing yet.
+      first = lines.next();
+    } catch (IOException e) {
+      response.close();
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    } catch (UpstreamException e) {
+      response.close();
+      throw e;
+    }
+    if (first == null) {
+      response.close();
+      throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + NAME + " backend (Ollama) answered with an empty stream", null);
+    }
+    String error = Json.text(first, "error");
+    if (error != null) {
+      response.close();
+      return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), headers);
+    }
+    StreamTranslator translator = switch (route) {
+      case CHAT_COMPLETIONS -> new ChatStream(localModel, created, includeUsage);
+      case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
+      default -> new ResponsesTranslation.Stream(body, localModel, created);
+    };
+    return GatewayResponse.streamed(200, headers, new NdjsonEventStream(NAME, call, response, lines, first, translator));
+  }
+
+  private static String servedModel(JsonNode answer, String localModel) {
+    String served = Json.text(answer, "model");
+    return served != null && !served.isEmpty() ? served : localModel;
+  }
+
+  /** Ollama's error as the OpenAI error response, with the dropped-parameters header if any. */
+  private static GatewayResponse errorResponse(GatewayException error, Headers extra) {
+    GatewayResponse response = GatewayResponse.error(error);
+    Headers.Builder headers = response.headers().toBuilder();
+    extra.forEach(headers::set);
+    return response.withHeaders(headers.build());
+  }
+
+  private GatewayException errorFrom(Response response, String requested, String localModel) {
+    String message = null;
+    try {
+      JsonNode body = parse(readBounded(response.body()));
+      message = Json.text(body, "error");
+    } catch (UpstreamException e) {
+      // Not JSON: the status alone has to do.
+    }
+    return OllamaErrors.from(response.code(), message, requested, localModel,
+        OllamaErrors.retryAfter(response.header("retry-after")));
+  }
+
+  private Request post(String path, ObjectNode body, String clientRequestId) {
+    Request.Builder builder = new Request.Builder()
+        .url(config.baseUrl() + path)
+        .post(RequestBody.create(Json.toBytes(body), JSON))
+        .header("User-Agent", Version.USER_AGENT)
+        .header("X-Request-ID", RequestIds.fresh());
+    if (clientRequestId != null) {
+      builder.header("X-Client-Request-ID", clientRequestId);
+    }
+    return builder.build();
+  }
+
+  private byte[] readBounded(ResponseBody body) {
+    try (InputStream in = body.byteStream()) {
+      byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxResponseBytes + 1));
+      if (bytes.length > maxResponseBytes) {
+        throw new UpstreamException(NAME, UpstreamException.Failure.RESPONSE_TOO_LARGE,
+            "The " + NAME + " backend's answer is larger than the gateway's limit (cloud.maxResponseSize)", null);
+      }
+      return bytes;
+    } catch (IOException e) {
+      throw UpstreamFailures.midStream(NAME, e);
+    }
+  }
+
+  private static JsonNode parse(byte[] bytes) {
+    try {
+      JsonNode node = Json.parse(bytes);
+      if (node != null && node.isObject()) {
+        return node;
+      }
+    } catch (IOException e) {
+      // fall through
+    }
+    throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
+        "The " + NAME + " backend (Ollama) answered with something that is not a JSON object", null);
+  }
+
+  private GatewayResponse modelList() {
+    ObjectNode out = Json.object();
+    out.put("object", "list");
+    ArrayNode data = out.putArray("data");
+    for (String id : models.servedNames()) {
+      data.addObject().put("id", id).put("object", "model").put("created", listedAt).put("owned_by", "local");
+    }
+    return GatewayResponse.json(200, Json.toBytes(out));
+  }
+
+  @Override
+  public boolean keepsWarm() {
+    return true;
+  }
+
+  /**
+   * Loads {@code model} with an empty {@code /api/generate} (Ollama's documented way to load a model
+   * without generating) that carries {@code keep_alive}.
+   */
+  @Override
+  public void load(String model) {
+    ObjectNode body = Json.object();
+    body.put("model", model);
+    body.put("prompt", "");
+    body.put("stream", false);
+    body.put("keep_alive", keepAlive);
+    Call call = client.newCall(post("/api/generate", body, null));
+    call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    try (Response response = call.execute()) {
+      if (!response.isSuccessful()) {
+        throw errorFrom(response, model, model);
+      }
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    }
+  }
+
+  @Override
+  public Probe probe(List<String> wanted) {
+    String version;
+    List<String> problems = new ArrayList<>();
+    try (Response response = probeClient.newCall(get("/api/version")).execute()) {
+      if (response.isSuccessful()) {
+        version = Json.text(parse(readBounded(response.body())), "version");
+      } else {
+        version = null;
+        problems.add("The local server answered /api/version with HTTP " + response.code()
+            + ": is local.baseUrl an Ollama server? (Use local.kind: openai for OpenAI-compatible servers.)");
+      }
+    } catch (IOException e) {
+      log.debug("probing the Ollama server at {} failed", config.baseUrl(), e);
+      return Probe.unreachable("Cannot reach the Ollama server (" + LocalServer.describe(e)
+          + "). Is `ollama serve` running there, and is local.baseUrl right?");
+    } catch (UpstreamException e) {
+      version = null;
+      problems.add("The local server's /api/version answer is not Ollama's: " + e.getMessage());
+    }
+
+    Set<String> available = null;
+    try (Response response = probeClient.newCall(get("/api/tags")).execute()) {
+      if (response.isSuccessful()) {
+        available = new HashSet<>();
+        for (JsonNode model : parse(readBounded(response.body())).path("models")) {
+          for (String field : List.of("name", "model")) {
+            String name = Json.text(model, field);
+            if (name != null) {
+              available.add(normalize(name));
+            }
+          }
+        }
+      } else {
+        problems.add("The local server answered /api/tags with HTTP " + response.code()
+            + "; cannot tell which models it has.");
+      }
+    } catch (IOException | UpstreamException e) {
+      log.debug("listing the Ollama server's models failed", e);
+      problems.add("Could not list the local server's models (/api/tags): " + LocalServer.describe(e));
+    }
+
+    List<LocalReadiness.MissingModel> missing = new ArrayList<>();
+    if (available != null) {
+      for (String model : wanted) {
+        if (!available.contains(normalize(model))) {
+          String fix = "ollama pull " + model;
+          missing.add(new LocalReadiness.MissingModel(model, fix));
+          problems.add("Model '" + model + "' is not on the Ollama server. Fix: run `" + fix + "` on that host.");
+        }
+      }
+    }
+    return new Probe(true, version, missing, problems);
+  }
+
+  /** Ollama names without a tag mean {@code :latest}. */
+  static String normalize(String model) {
+    int slash = model.lastIndexOf('/');
+    return model.indexOf(':', slash + 1) < 0 ? model + ":latest" : model;
+  }
+
+
+  private Request get(String path) {
+    return new Request.Builder().url(config.baseUrl() + path).get()
+        .header("User-Agent", Version.USER_AGENT).build();
+  }
+
+  @Override
+  public void close() {
+    client.connectionPool().evictAll();
+    client.dispatcher().executorService().shutdown();
+  }
+}

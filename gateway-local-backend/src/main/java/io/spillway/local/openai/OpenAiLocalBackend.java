@@ -1,0 +1,133 @@
+package io.spillway.local.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.Version;
+import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.LocalReadiness;
+import io.spillway.local.LocalServer;
+import io.spillway.local.ModelMapping;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * Any OpenAI-compatible local server ({@code local.kind: openai}): vLLM, llama.cpp's
+ * {@code llama-server}, Ollama's own {@code /v1}. Requests are forwarded as they are, with only the
+ * model name mapped by {@code local.models} and no key at all (the company's cloud key never goes
+ * to a local server).
+ *
+ * <p>Readiness is {@code GET /v1/models}: the server answers, and the mapped models are among the
+ * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
+ */
+public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
+  public static final String NAME = "local";
+
+  private final ModelMapping models;
+  private final UpstreamSettings settings;
+  private final OkHttpClient client;
+  private final OkHttpClient probeClient;
+  private final OpenAiHttpBackend delegate;
+
+  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud) {
+    this.models = new ModelMapping(config);
+    this.settings = UpstreamSettings.from(config, cloud);
+    this.client = OpenAiHttpBackend.defaultClient(settings);
+    this.probeClient = client.newBuilder()
+        .readTimeout(cloud.connectTimeout())
+        .callTimeout(cloud.connectTimeout().multipliedBy(2))
+        .build();
+    this.delegate = new OpenAiHttpBackend(NAME, settings, client);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String kind() {
+    return "openai";
+  }
+
+  @Override
+  public GatewayResponse call(GatewayRequest request) {
+    if (request.route() == Route.MODELS) {
+      return delegate.call(request);
+    }
+    String requested = request.model();
+    String local = models.map(requested);
+    if (local.equals(requested)) {
+      return delegate.call(request);
+    }
+    ObjectNode body = request.body().deepCopy();
+    body.put("model", local);
+    return delegate.call(request.withBody(body));
+  }
+
+  @Override
+  public Probe probe(List<String> wanted) {
+    Request request = new Request.Builder().url(settings.baseUrl() + "/models").get()
+        .header("User-Agent", Version.USER_AGENT).build();
+    try (Response response = probeClient.newCall(request).execute()) {
+      if (!response.isSuccessful()) {
+        return new Probe(true, null, List.of(), List.of("The local server answered /v1/models with HTTP "
+            + response.code() + "; cannot tell which models it serves."));
+      }
+      Set<String> served = new HashSet<>();
+      JsonNode list = Json.parse(response.body().bytes());
+      for (JsonNode model : list.path("data")) {
+        String id = Json.text(model, "id");
+        if (id != null) {
+          served.add(id);
+        }
+      }
+      List<LocalReadiness.MissingModel> missing = new ArrayList<>();
+      List<String> problems = new ArrayList<>();
+      if (!served.isEmpty()) {
+        for (String model : wanted) {
+          if (!served.contains(model)) {
+            String fix = "serve '" + model + "' on the local server, or map to one of " + served + " in local.models";
+            missing.add(new LocalReadiness.MissingModel(model, fix));
+            problems.add("Model '" + model + "' is not served by the local server. Fix: " + fix + ".");
+          }
+        }
+      }
+      return new Probe(true, null, missing, problems);
+    } catch (IOException e) {
+      if (e instanceof com.fasterxml.jackson.core.JsonProcessingException) {
+        return new Probe(true, null, List.of(), List.of("The local server's /v1/models answer is not JSON."));
+      }
+      return Probe.unreachable("Cannot reach the local OpenAI-compatible server ("
+          + LocalServer.describe(e) + "). Is it running, and is local.baseUrl right?");
+    }
+  }
+
+  @Override
+  public boolean keepsWarm() {
+    return false;
+  }
+
+  @Override
+  public void load(String model) {
+    // OpenAI-compatible servers keep the model they serve loaded; there is nothing to ask for.
+  }
+
+  @Override
+  public void close() {
+    client.connectionPool().evictAll();
+    client.dispatcher().executorService().shutdown();
+  }
+}

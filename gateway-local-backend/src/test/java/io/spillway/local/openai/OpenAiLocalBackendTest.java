@@ -1,0 +1,104 @@
+package io.spillway.local.openai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalBackends;
+import io.spillway.local.LocalReadiness;
+import io.spillway.local.ollama.OllamaTesting;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code local.kind: openai}: an OpenAI-compatible local server (vLLM, llama.cpp, Ollama's /v1). */
+class OpenAiLocalBackendTest {
+  @RegisterExtension
+  static WireMockExtension vllm =
+      WireMockExtension.newInstance().options(wireMockConfig().dynamicPort().bindAddress("127.0.0.1")).build();
+
+  final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+
+  @AfterEach
+  void stop() {
+    scheduler.shutdownNow();
+  }
+
+  LocalConfig config() {
+    Map<String, String> models = new LinkedHashMap<>();
+    models.put("default", "Qwen/Qwen2.5-Coder-7B-Instruct");
+    models.put("gpt-4o-mini", "meta-llama/Llama-3.2-3B-Instruct");
+    return new LocalConfig(true, "openai", vllm.baseUrl(), models, null, null, Duration.ofSeconds(10), null);
+  }
+
+  LocalBackend backend() {
+    return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), Duration.ofMinutes(5), clock,
+        new SimpleMeterRegistry()), config(), clock, scheduler, new SimpleMeterRegistry());
+  }
+
+  @Test
+  void requestsAreForwardedWithTheMappedModelAndNoKeyAtAll() throws IOException {
+    vllm.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json")
+        .withBody("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"meta-llama/Llama-3.2-3B-Instruct\","
+            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
+            + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,\"total_tokens\":4}}")));
+
+    GatewayResponse response = backend().call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"top_k\":20}"));
+
+    assertThat(response.status()).isEqualTo(200);
+    LoggedRequest sent = vllm.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).get(0);
+    JsonNode body = Json.parse(sent.getBodyAsString());
+    assertThat(body.path("model").asText()).isEqualTo("meta-llama/Llama-3.2-3B-Instruct");
+    assertThat(body.path("top_k").asInt()).as("unknown fields pass through to OpenAI-compatible servers").isEqualTo(20);
+    assertThat(sent.containsHeader("Authorization")).isFalse();
+  }
+
+  @Test
+  void readinessComesFromTheServersModelList() {
+    vllm.stubFor(get("/v1/models").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+        .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen2.5-Coder-7B-Instruct\",\"object\":\"model\","
+            + "\"created\":1,\"owned_by\":\"vllm\"}]}")));
+    LocalBackend local = backend();
+
+    LocalReadiness readiness = local.checkNow();
+
+    assertThat(readiness.reachable()).isTrue();
+    assertThat(readiness.keepWarm()).isFalse();
+    assertThat(readiness.missingModels()).containsExactly("meta-llama/Llama-3.2-3B-Instruct");
+    assertThat(readiness.missing().get(0).fix()).contains("Qwen/Qwen2.5-Coder-7B-Instruct");
+    assertThat(local.ready()).isTrue();
+  }
+
+  @Test
+  void thereIsNoKeepWarmForOpenAiCompatibleServers() {
+    LocalBackend local = backend();
+
+    local.warmNow();
+    local.warmUp();
+
+    assertThat(vllm.getAllServeEvents()).isEmpty();
+  }
+}

@@ -1,0 +1,129 @@
+package io.spillway.quota.accounting;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.json.Json;
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.ForwardingEventStream;
+import io.spillway.core.sse.SseEvent;
+import io.spillway.quota.pool.Reservation;
+import io.spillway.quota.pool.TokenUsage;
+import java.io.IOException;
+import java.util.function.ToLongFunction;
+
+/**
+ * Watches a streamed answer for the usage its backend reports and settles the request's reservation
+ * when the stream ends, fails, or is closed (a client that went away), whichever comes first: the
+ * {@link Reservation} makes that exactly once.
+ *
+ * <p>Chat/completions and completions report usage in a last chunk with empty {@code choices}
+ * (asked for with {@code stream_options.include_usage}). The Responses API reports it in its final
+ * {@code response.completed} (or {@code .incomplete}/{@code .failed}) event. Events pass unchanged.
+ *
+ * <p>A stream that ends without reported usage is settled with the prompt estimate plus the tokens
+ * of the text that was actually streamed.
+ */
+final class MeteredEventStream extends ForwardingEventStream {
+  private final Reservation reservation;
+  private final long promptEstimate;
+  private final ToLongFunction<String> tokenCounter;
+  private volatile TokenUsage reported;
+  private volatile long streamedTokens;
+
+  MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
+      ToLongFunction<String> tokenCounter) {
+    super(delegate);
+    this.reservation = reservation;
+    this.promptEstimate = promptEstimate;
+    this.tokenCounter = tokenCounter;
+  }
+
+  @Override
+  public SseEvent next() {
+    SseEvent event;
+    try {
+      event = delegate.next();
+    } catch (RuntimeException | Error e) {
+      settle();
+      throw e;
+    }
+    if (event == null) {
+      settle();
+      return null;
+    }
+    inspect(event);
+    return event;
+  }
+
+  /** Reads reported usage, and the text streamed so far, from an event. */
+  private void inspect(SseEvent event) {
+    String data = event.data();
+    if (event.isDone() || data.isEmpty() || data.charAt(0) != '{') {
+      return;
+    }
+    JsonNode json;
+    try {
+      json = Json.parse(data);
+    } catch (IOException e) {
+      return;
+    }
+    if (json == null || !json.isObject()) {
+      return;
+    }
+    String type = Json.text(json, "type");
+    if (type != null && type.startsWith("response.")) {
+      inspectResponsesEvent(type, json);
+      return;
+    }
+    JsonNode choices = json.get("choices");
+    TokenUsage usage = UsageReader.fromUsage(json.get("usage"));
+    if (usage != null) {
+      reported = usage;
+    }
+    if (choices != null && choices.isArray()) {
+      for (JsonNode choice : choices) {
+        countText(choice.path("delta").path("content"));
+        countText(choice.path("delta").path("refusal"));
+        countText(choice.get("text"));
+        for (JsonNode call : choice.path("delta").path("tool_calls")) {
+          countText(call.path("function").path("arguments"));
+        }
+      }
+    }
+  }
+
+  private void inspectResponsesEvent(String type, JsonNode json) {
+    if (type.equals("response.output_text.delta") || type.equals("response.function_call_arguments.delta")
+        || type.equals("response.refusal.delta")) {
+      countText(json.get("delta"));
+    } else if (type.equals("response.completed") || type.equals("response.incomplete")
+        || type.equals("response.failed")) {
+      TokenUsage usage = UsageReader.fromBody(json.get("response"));
+      if (usage != null) {
+        reported = usage;
+      }
+    }
+  }
+
+  private void countText(JsonNode text) {
+    if (text != null && text.isTextual() && !text.textValue().isEmpty()) {
+      streamedTokens += tokenCounter.applyAsLong(text.textValue());
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      delegate.close();
+    } finally {
+      settle();
+    }
+  }
+
+  private void settle() {
+    if (reservation.ended()) {
+      return;
+    }
+    TokenUsage usage = reported;
+    reservation.settle(usage != null ? usage : new TokenUsage(promptEstimate, streamedTokens));
+  }
+}

@@ -1,0 +1,124 @@
+package io.spillway.quota.accounting;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import io.spillway.quota.pool.QuotaPools;
+import io.spillway.quota.pool.Reservation;
+import io.spillway.quota.pool.TokenUsage;
+import java.io.IOException;
+
+/**
+ * Token accounting for every model call: estimates the request ({@link TokenEstimator}), reserves
+ * the estimate in the caller's pool (or answers 429 {@code insufficient_quota}), and settles the
+ * reservation with the usage the backend reports: from the body of a buffered answer, from the
+ * stream of a streamed one ({@link MeteredEventStream}). A call that fails releases its reservation.
+ *
+ * <p>For chat/completions and completions streams it asks the upstream for usage
+ * ({@code stream_options.include_usage: true}) when the client did not;
+ * {@link TokenReportInterceptor}, further out, drops that extra chunk before the client sees it
+ * and adds the {@code x-ratelimit-*-tokens} headers. Its own refusal (429
+ * {@code insufficient_quota}) and errors of later stages are returned as error responses.
+ *
+ * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
+ * is not accounted.
+ */
+public final class QuotaInterceptor implements Interceptor {
+  private final QuotaPools pools;
+  private final TokenEstimator estimator;
+
+  public QuotaInterceptor(QuotaPools pools, TokenEstimator estimator) {
+    this.pools = pools;
+    this.estimator = estimator;
+  }
+
+  @Override
+  public GatewayResponse intercept(Chain chain) {
+    GatewayRequest request = chain.request();
+    Caller caller = request.attribute(RequestAttributes.CALLER);
+    if (caller == null || request.route() == Route.MODELS) {
+      return chain.proceed(request);
+    }
+    TokenEstimator.Estimate estimate = estimator.estimate(request);
+    Reservation reservation;
+    try {
+      reservation = pools.reserve(caller, estimate.total());
+    } catch (GatewayException e) {
+      return GatewayResponse.error(e);
+    }
+
+    boolean askForUsage = asksUpstreamForUsage(request);
+    GatewayRequest upstream = askForUsage ? request.withBody(askForUsage(request.body())) : request;
+
+    GatewayResponse response;
+    try {
+      response = chain.proceed(upstream);
+    } catch (GatewayException e) {
+      reservation.release();
+      return GatewayResponse.error(e);
+    } catch (RuntimeException | Error e) {
+      reservation.release();
+      throw e;
+    }
+
+    if (!response.isSuccessful()) {
+      if (response.isStream()) {
+        // An error status with an event stream is not a normal answer; still meter what it reports.
+        return response.withStream(metered(response, reservation, estimate, request));
+      }
+      reservation.release();
+      return response;
+    }
+    if (response.isStream()) {
+      return response.withStream(metered(response, reservation, estimate, request));
+    }
+    TokenUsage usage = null;
+    try {
+      usage = UsageReader.fromBody(Json.parse(response.body()));
+    } catch (IOException | RuntimeException e) {
+      // Not JSON: settle with the estimate below.
+    }
+    reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
+    return response;
+  }
+
+  private MeteredEventStream metered(GatewayResponse response, Reservation reservation,
+      TokenEstimator.Estimate estimate, GatewayRequest request) {
+    String model = request.model();
+    return new MeteredEventStream(response.stream(), reservation, estimate.promptTokens(),
+        text -> estimator.count(model, text));
+  }
+
+  /**
+   * Whether Spillway asks the upstream for a usage chunk that the client did not ask for: a
+   * chat/completions or completions stream without {@code stream_options.include_usage: true}.
+   */
+  static boolean asksUpstreamForUsage(GatewayRequest request) {
+    if (!request.stream() || request.route() == Route.RESPONSES) {
+      return false;
+    }
+    JsonNode options = request.body().get("stream_options");
+    return options == null || !options.path("include_usage").asBoolean(false);
+  }
+
+  /** A copy of the body that asks the upstream to end the stream with a usage chunk. */
+  static ObjectNode askForUsage(ObjectNode body) {
+    ObjectNode copy = body.deepCopy();
+    JsonNode options = copy.get("stream_options");
+    ObjectNode streamOptions = options instanceof ObjectNode existing ? existing : copy.putObject("stream_options");
+    streamOptions.put("include_usage", true);
+    return copy;
+  }
+
+  @Override
+  public String toString() {
+    return "QuotaInterceptor";
+  }
+}

@@ -1,0 +1,54 @@
+package io.spillway.quota.pool;
+
+import io.spillway.core.pipeline.Tier;
+import io.spillway.quota.store.Hold;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Tokens held in a pool for one running request. Ends exactly once: the first {@link #settle} or
+ * {@link #release} wins and later calls do nothing, from any thread (a stream may end on the
+ * request's thread while a client disconnect closes it from another).
+ */
+public final class Reservation {
+  private final QuotaPools pools;
+  private final Hold hold;
+  private final Tier tier;
+  private final AtomicBoolean ended = new AtomicBoolean();
+
+  Reservation(QuotaPools pools, Hold hold, Tier tier) {
+    this.pools = pools;
+    this.hold = hold;
+    this.tier = tier;
+  }
+
+  public Tier tier() {
+    return tier;
+  }
+
+  /** The estimate that was reserved. */
+  public long estimatedTokens() {
+    return hold.tokens();
+  }
+
+  /** Replaces the estimate with what the request really used. Returns false if already ended. */
+  public boolean settle(TokenUsage usage) {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    pools.settle(this, hold, usage);
+    return true;
+  }
+
+  /** Gives the reservation back without usage (the request failed before it cost anything). */
+  public boolean release() {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    pools.settle(this, hold, null);
+    return true;
+  }
+
+  public boolean ended() {
+    return ended.get();
+  }
+}

@@ -1,0 +1,53 @@
+package io.spillway.quota.store;
+
+import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.config.QuotaConfig;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+/** Opens the store named by the {@code store} config value. */
+public final class UsageStores {
+  private UsageStores() {}
+
+  /** Opens the store of {@code config.store()}, holding reservations no longer than {@link #holdTimeout}. */
+  public static UsageStore open(GatewayConfig config, Clock clock) {
+    return open(config.store(), config.quota(), holdTimeout(config), clock);
+  }
+
+  /**
+   * The longest a request can hold a reservation: the longest stream, plus the upstream timeout,
+   * plus the longest admission wait. A shared store frees holds older than this, which only a
+   * replica that died mid-request leaves behind.
+   */
+  public static Duration holdTimeout(GatewayConfig config) {
+    QuotaConfig.TiersConfig tiers = config.quota().tiers();
+    Duration longestWait = tiers.gold().maxWait();
+    for (Duration wait : new Duration[] {tiers.silver().maxWait(), tiers.bronze().maxWait()}) {
+      if (wait.compareTo(longestWait) > 0) {
+        longestWait = wait;
+      }
+    }
+    return config.server().streamTimeLimit().plus(config.cloud().timeout()).plus(longestWait);
+  }
+
+  /**
+   * Opens {@code memory}, {@code embedded:<dir>} or {@code redis://host:port} (also {@code rediss://}).
+   *
+   * @param holdTimeout how long a reservation may live in a shared store before it is presumed
+   *     abandoned by a replica that died; longer than any request may run
+   */
+  public static UsageStore open(String spec, QuotaConfig quota, Duration holdTimeout, Clock clock) {
+    if (spec.equals("memory")) {
+      return new MemoryUsageStore();
+    }
+    if (spec.startsWith("embedded:")) {
+      return EmbeddedUsageStore.open(Path.of(spec.substring("embedded:".length())), quota.flushInterval(), clock);
+    }
+    if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
+      return new RedisUsageStore(spec, quota.storeTimeout(), quota.flushInterval(), holdTimeout,
+          quota.failClosed(), clock);
+    }
+    throw new IllegalArgumentException("store '" + spec + "' is not embedded:<dir>, redis://host:port or memory");
+  }
+}

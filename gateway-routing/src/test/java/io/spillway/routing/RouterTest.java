@@ -1,0 +1,339 @@
+package io.spillway.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.config.FailoverConfig;
+import io.spillway.core.config.LocalConfig;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.SseEvent;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The router's bookkeeping that a client cannot see: admission permits, the probe slot, warm-up.
+ * Backends here are in-memory; the wire behaviour is tested end to end in gateway-app.
+ */
+class RouterTest {
+  static final String CAPACITY_BODY =
+      "{\"error\":{\"message\":\"Selected model is at capacity. Please try a different model.\","
+          + "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
+
+  final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final FailoverConfig config = FailoverConfig.DEFAULTS;
+  final Breaker breaker = new Breaker(config, clock, new SimpleMeterRegistry());
+  final RecordingGate gate = new RecordingGate();
+
+  Router router(Backend cloud, Backend local) {
+    return Router.builder()
+        .cloud(cloud)
+        .local(local)
+        .breaker(breaker)
+        .classifier(new CapacityClassifier(clock))
+        .admission(gate)
+        .failover(config)
+        .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
+        .meters(new SimpleMeterRegistry())
+        .build();
+  }
+
+  static GatewayRequest request(boolean stream) {
+    ObjectNode body = Json.object();
+    body.put("model", "gpt-4o");
+    body.put("stream", stream);
+    return GatewayRequest.create("req_1", Route.CHAT_COMPLETIONS, Headers.EMPTY, body, null,
+        java.time.Instant.parse("2026-11-10T10:00:00Z"));
+  }
+
+  static GatewayResponse capacity() {
+    return GatewayResponse.json(503, CAPACITY_BODY.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static GatewayResponse ok() {
+    return GatewayResponse.json(200, "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[]}"
+        .getBytes(StandardCharsets.UTF_8));
+  }
+
+  static GatewayResponse stream(String... data) {
+    return GatewayResponse.streamed(200, Headers.EMPTY, new ListStream(data));
+  }
+
+  @Test
+  void aStreamHoldsItsPermitUntilItIsClosed() {
+    Router router = router(backend("cloud", r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
+
+    GatewayResponse response = router.handle(request(true));
+
+    assertThat(gate.inFlight()).isEqualTo(1);
+    assertThat(response.stream().next()).isNotNull();
+    assertThat(gate.inFlight()).isEqualTo(1);
+    response.stream().close();
+    assertThat(gate.inFlight()).isZero();
+    response.stream().close();
+    assertThat(gate.inFlight()).isZero();
+  }
+
+  @Test
+  void aStreamGivesItsPermitBackWhenItEnds() {
+    Router router = router(backend("cloud", r -> stream("{\"choices\":[]}", "[DONE]")), null);
+    EventStream stream = router.handle(request(true)).stream();
+
+    assertThat(stream.started()).isFalse();
+    while (stream.next() != null) {
+      assertThat(stream.started()).isTrue();
+    }
+
+    assertThat(gate.inFlight()).isZero();
+  }
+
+  @Test
+  void aBufferedAnswerGivesItsPermitBackAtOnce() {
+    router(backend("cloud", r -> ok()), null).handle(request(false));
+
+    assertThat(gate.events).containsExactly("enter cloud", "leave cloud");
+  }
+
+  @Test
+  void aFailedCloudAttemptGivesItsPermitBackBeforeLocalIsEntered() {
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> stream("{\"choices\":[]}", "[DONE]")));
+
+    GatewayResponse response = router.handle(request(true));
+
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(gate.events).containsExactly("enter cloud", "leave cloud", "enter local");
+    response.stream().close();
+    assertThat(gate.inFlight()).isZero();
+  }
+
+  @Test
+  void aStreamThatOpensWithACapacityErrorIsClosedAndRetriedLocally() {
+    ListStream cloudStream = new ListStream(CAPACITY_BODY);
+    Router router = router(backend("cloud", r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
+        backend("local", r -> ok()));
+
+    GatewayResponse response = router.handle(request(true));
+
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(cloudStream.closed).isTrue();
+    assertThat(gate.inFlight()).isZero();
+    assertThat(breaker.streak()).isEqualTo(1);
+  }
+
+  @Test
+  void aProbeRefusedByAdmissionGoesBackToThePool() {
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> ok()));
+    for (int i = 0; i < config.capacityStreak(); i++) {
+      router.handle(request(false));
+    }
+    clock.advance(config.localFor());
+    gate.refuse("cloud");
+
+    GatewayResponse refused = router.handle(request(false));
+
+    assertThat(refused.status()).isEqualTo(429);
+    assertThat(refused.headers().get("retry-after")).isEqualTo("2");
+    assertThat(refused.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(breaker.acquire().target()).isEqualTo(Breaker.Target.PROBE);
+  }
+
+  @Test
+  void theFirstCapacityAnswerOfAStreakWarmsTheLocalBackend() {
+    AtomicInteger warmUps = new AtomicInteger();
+    Backend local = new Backend() {
+      @Override
+      public String name() {
+        return "local";
+      }
+
+      @Override
+      public GatewayResponse call(GatewayRequest request) {
+        return ok();
+      }
+
+      @Override
+      public void warmUp() {
+        warmUps.incrementAndGet();
+      }
+    };
+    Router router = router(backend("cloud", r -> capacity()), local);
+
+    router.handle(request(false));
+    router.handle(request(false));
+
+    await().atMost(Duration.ofSeconds(5)).untilAtomic(warmUps, org.hamcrest.Matchers.equalTo(1));
+  }
+
+  @Test
+  void routeLocalSendsARequestLocalAndNeverMakesItTheProbe() {
+    List<String> cloudCalls = Collections.synchronizedList(new ArrayList<>());
+    Router router = router(backend("cloud", r -> {
+      cloudCalls.add(r.id());
+      return capacity();
+    }), backend("local", r -> ok()));
+    for (int i = 0; i < config.capacityStreak(); i++) {
+      router.handle(request(false));
+    }
+    clock.advance(config.localFor());
+    cloudCalls.clear();
+    GatewayRequest routedLocal = request(false);
+    routedLocal.setAttribute(RequestAttributes.ROUTE_LOCAL, true);
+
+    GatewayResponse response = router.handle(routedLocal);
+
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(routedLocal.attribute(RequestAttributes.BACKEND)).isEqualTo("local");
+    assertThat(cloudCalls).isEmpty();
+    assertThat(breaker.acquire().target()).isEqualTo(Breaker.Target.PROBE);
+  }
+
+  @Test
+  void aLocalBackendThatIsNotReadyIsNotCalled() {
+    AtomicInteger calls = new AtomicInteger();
+    Backend local = new Backend() {
+      @Override
+      public String name() {
+        return "local";
+      }
+
+      @Override
+      public GatewayResponse call(GatewayRequest request) {
+        calls.incrementAndGet();
+        return ok();
+      }
+
+      @Override
+      public boolean ready() {
+        return false;
+      }
+    };
+
+    GatewayResponse response = router(backend("cloud", r -> capacity()), local).handle(request(false));
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("retry-after")).isEqualTo("1");
+    assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("not ready");
+    assertThat(calls).hasValue(0);
+  }
+
+  @Test
+  void aLocalRejectionDuringFailoverIsNotPassedOffAsTheAnswer() {
+    byte[] notFound = "{\"error\":{\"message\":\"model 'qwen2.5-coder:7b' not found\",\"type\":\"api_error\"}}"
+        .getBytes(StandardCharsets.UTF_8);
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("retry-after")).isNotNull();
+    assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("model_at_capacity");
+  }
+
+  @Test
+  void aLocalRejectionWhileTrafficIsLocalReachesTheClient() {
+    byte[] invalid = "{\"error\":{\"message\":\"invalid temperature\",\"type\":\"invalid_request_error\"}}"
+        .getBytes(StandardCharsets.UTF_8);
+    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
+    breaker.override(Breaker.OverrideMode.OPEN);
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(response.status()).isEqualTo(400);
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+  }
+
+  static Backend backend(String name, Function<GatewayRequest, GatewayResponse> answer) {
+    return new Backend() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public GatewayResponse call(GatewayRequest request) {
+        return answer.apply(request);
+      }
+    };
+  }
+
+  /** Records who entered and left; can refuse one backend as a full waiting area would. */
+  static final class RecordingGate implements AdmissionGate {
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger inFlight = new AtomicInteger();
+    volatile String refused;
+
+    void refuse(String backend) {
+      refused = backend;
+    }
+
+    int inFlight() {
+      return inFlight.get();
+    }
+
+    @Override
+    public Permit enter(String backend, GatewayRequest request) {
+      if (backend.equals(refused)) {
+        throw GatewayException.of(ErrorKind.QUEUE_TIMEOUT, "waited too long", Duration.ofSeconds(2));
+      }
+      events.add("enter " + backend);
+      inFlight.incrementAndGet();
+      return () -> {
+        events.add("leave " + backend);
+        inFlight.decrementAndGet();
+      };
+    }
+  }
+
+  /** Events from a list; "[DONE]" ends it. */
+  static final class ListStream implements EventStream {
+    private final Deque<String> data;
+    volatile boolean closed;
+    private boolean started;
+
+    ListStream(String... data) {
+      this.data = new ArrayDeque<>(List.of(data));
+    }
+
+    @Override
+    public SseEvent next() {
+      String next = data.poll();
+      if (next == null) {
+        return null;
+      }
+      started = true;
+      return SseEvent.data(next);
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+    }
+
+    @Override
+    public boolean started() {
+      return started;
+    }
+  }
+}
