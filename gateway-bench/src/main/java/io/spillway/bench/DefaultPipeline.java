@@ -21,7 +21,10 @@ import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.core.config.FailoverConfig;
 import io.spillway.routing.Router;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.CapacityClassifier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -67,7 +70,14 @@ public final class DefaultPipeline {
     pipeline = new Pipeline(
         List.of(new AuthInterceptor(() -> keys), cache.interceptor(),
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
-        new Router(upstream, PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters)));
+        Router.builder()
+            .cloud(upstream)
+            .breaker(new Breaker(FailoverConfig.DEFAULTS, clock, meters))
+            .classifier(new CapacityClassifier(clock))
+            .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
+            .failover(FailoverConfig.DEFAULTS)
+            .meters(meters)
+            .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
     for (Route route : Route.values()) {
       builder.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
