@@ -5,6 +5,7 @@ import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.CacheConfig;
 import io.spillway.core.config.KeyConfig;
+import io.spillway.core.config.LocalConfig;
 import io.spillway.core.config.QuotaConfig;
 import io.spillway.core.config.ServerConfig;
 import io.spillway.core.http.Headers;
@@ -22,6 +23,7 @@ import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.core.config.FailoverConfig;
+import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.capacity.CapacityClassifier;
@@ -76,6 +78,7 @@ public final class DefaultPipeline {
             .classifier(new CapacityClassifier(clock))
             .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
             .failover(FailoverConfig.DEFAULTS)
+            .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
             .meters(meters)
             .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
