@@ -36,6 +36,7 @@ import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
 import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.TokenCounter;
 import io.spillway.core.shaping.risk.RiskIndex;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
@@ -261,6 +262,7 @@ public final class Gateway implements AutoCloseable {
       gateway.close();
       throw e;
     }
+    TokenCounter.warmUp(); // after the listener is up: loading the vocabulary must not delay readiness
     return gateway;
   }
 

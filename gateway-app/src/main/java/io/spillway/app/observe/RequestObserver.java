@@ -15,7 +15,6 @@ import io.spillway.core.server.ServerRequest;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
-import java.io.IOException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -206,22 +205,21 @@ public final class RequestObserver implements Interceptor {
       if (type != null && !type.contains("json")) {
         return;
       }
-      try {
-        JsonNode answer = Json.parse(body);
-        if (!response.isSuccessful()) {
-          JsonNode error = answer.path("error");
-          String code = Json.text(error, "code");
-          errorCode = code != null ? code : Json.text(error, "type");
-          return;
-        }
-        long[] usage = Usage.of(answer.get("usage"));
-        promptTokens = usage[0];
-        completionTokens = usage[1];
-        if (payloads) {
-          Completions.appendBuffered(answer, completion, MAX_COMPLETION_CHARS);
-        }
-      } catch (IOException | RuntimeException e) {
-        // Not an OpenAI JSON answer (e.g. /v1/models from a non-OpenAI server): no usage to read.
+      JsonNode answer = response.json();
+      if (answer == null) {
+        return; // not an OpenAI JSON answer (e.g. /v1/models from a non-OpenAI server): no usage to read
+      }
+      if (!response.isSuccessful()) {
+        JsonNode error = answer.path("error");
+        String code = Json.text(error, "code");
+        errorCode = code != null ? code : Json.text(error, "type");
+        return;
+      }
+      long[] usage = Usage.of(answer.get("usage"));
+      promptTokens = usage[0];
+      completionTokens = usage[1];
+      if (payloads) {
+        Completions.appendBuffered(answer, completion, MAX_COMPLETION_CHARS);
       }
     }
 

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.util.BufferRecycler;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
+import com.fasterxml.jackson.core.util.RecyclerPool;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,14 +18,22 @@ import java.io.UncheckedIOException;
 /**
  * The one shared Jackson mapper and small tree helpers. The mapper is configured once, thread-safe,
  * and must not be reconfigured after start.
+ *
+ * <p>Every request runs on its own virtual thread, so Jackson's default per-thread buffer recycling
+ * would hand each request fresh parser and generator buffers; {@link #RECYCLER} shares them across
+ * threads instead.
  */
 public final class Json {
   /** Nesting deeper than this is refused before it can exhaust a stack. */
   public static final int MAX_DEPTH = 64;
 
+  /** Parser and generator buffers, shared by every thread (use it for any other JsonFactory too). */
+  public static final RecyclerPool<BufferRecycler> RECYCLER = JsonRecyclerPools.sharedConcurrentDequePool();
+
   public static final ObjectMapper MAPPER =
       JsonMapper.builder(
               JsonFactory.builder()
+                  .recyclerPool(RECYCLER)
                   .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
                   .build())
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)

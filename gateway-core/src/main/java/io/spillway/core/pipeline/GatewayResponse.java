@@ -1,5 +1,10 @@
 package io.spillway.core.pipeline;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import io.spillway.core.json.Json;
+import java.io.IOException;
+
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.http.Headers;
@@ -19,12 +24,19 @@ public final class GatewayResponse {
   private final Headers headers;
   private final byte[] body;
   private final EventStream stream;
+  /** The body read as JSON, shared by the copies that keep the body (see {@link #json()}). */
+  private final ParsedBody parsed;
 
-  private GatewayResponse(int status, Headers headers, byte[] body, EventStream stream) {
+  private GatewayResponse(int status, Headers headers, byte[] body, EventStream stream, ParsedBody parsed) {
     this.status = status;
     this.headers = headers;
     this.body = body;
     this.stream = stream;
+    this.parsed = parsed;
+  }
+
+  private GatewayResponse(int status, Headers headers, byte[] body, EventStream stream) {
+    this(status, headers, body, stream, body == null ? null : new ParsedBody());
   }
 
   public static GatewayResponse buffered(int status, Headers headers, byte[] body) {
@@ -80,6 +92,16 @@ public final class GatewayResponse {
     return body;
   }
 
+  /**
+   * The buffered body read as JSON, or null when it is empty, not JSON, or the response is
+   * streamed. Read once: every stage that looks into the answer (quota settlement, the access log)
+   * shares the one tree, including through {@link #withHeader} and {@link #withHeaders} copies.
+   * Treat it as read-only.
+   */
+  public JsonNode json() {
+    return parsed == null ? null : parsed.of(body);
+  }
+
   /** The event stream; null for a buffered response. */
   public EventStream stream() {
     return stream;
@@ -90,11 +112,11 @@ public final class GatewayResponse {
   }
 
   public GatewayResponse withHeader(String name, String value) {
-    return new GatewayResponse(status, headers.with(name, value), body, stream);
+    return new GatewayResponse(status, headers.with(name, value), body, stream, parsed);
   }
 
   public GatewayResponse withHeaders(Headers newHeaders) {
-    return new GatewayResponse(status, newHeaders, body, stream);
+    return new GatewayResponse(status, newHeaders, body, stream, parsed);
   }
 
   public GatewayResponse withBody(byte[] newBody) {
@@ -108,5 +130,29 @@ public final class GatewayResponse {
   @Override
   public String toString() {
     return "GatewayResponse{status=" + status + (stream != null ? ", streamed" : "") + "}";
+  }
+
+  /** Parses a body on first use; a response is handled by one request thread at a time. */
+  private static final class ParsedBody {
+    private static final JsonNode NOT_JSON = MissingNode.getInstance();
+    private JsonNode tree;
+
+    JsonNode of(byte[] body) {
+      if (tree == null) {
+        tree = read(body);
+      }
+      return tree == NOT_JSON ? null : tree;
+    }
+
+    private static JsonNode read(byte[] body) {
+      if (body.length == 0) {
+        return NOT_JSON;
+      }
+      try {
+        return Json.parse(body);
+      } catch (IOException | RuntimeException e) {
+        return NOT_JSON;
+      }
+    }
   }
 }

@@ -100,7 +100,6 @@ public final class ShapingInterceptor implements Interceptor {
           trim.keepTraceDefinitions(), trim.maxDefinitionLines(), trim.marker());
       trims.put(tier, new TierTrim(new ContextTrimmer(settings), t.trimAboveTokens(), t.pressureTrimAboveTokens()));
     }
-    TokenCounter.warmUp();
   }
 
   public ShapingPolicy policy() {

@@ -1,17 +1,26 @@
 package io.spillway.core.shaping;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingRegistry;
 import com.knuddels.jtokkit.api.EncodingType;
+import java.util.Locale;
 
 /**
  * Exact token counts with jtokkit: {@code o200k_base} for the GPT-4o, GPT-4.1, GPT-5 and o-series
- * families (and models it does not know), {@code cl100k_base} for GPT-4 and GPT-3.5.
+ * families (and models it does not know, local ones included), {@code cl100k_base} for GPT-4 and
+ * GPT-3.5. Shaping and quota estimation both count with it, so they agree on every request.
  *
- * <p>Counting is linear in the text and not free (tens of milliseconds for 100K tokens), so the
- * limit checks stop early: {@link #exceeds} tokenizes at most {@code limit + 1} tokens. Instances are
- * shared and thread-safe.
+ * <p>Counting is linear in the text and not free (about 40 ns per token, so milliseconds for a long
+ * prompt): the limit checks stop early ({@link #exceeds} tokenizes at most {@code limit + 1} tokens),
+ * and whole counts of texts of {@value #CACHED_FROM_CHARS} characters or more are remembered. A chat
+ * client sends the whole conversation again on every turn, so without that memory each turn would
+ * tokenize the entire history again; with it, only the new message costs tokenizing. The memory is
+ * keyed by a fingerprint of the text (two independent hashes and the length), never the text
+ * itself, so no prompt is kept by it; it holds at most {@value #CACHED_COUNTS} counts (about 5 MiB).
+ * Instances are shared and thread-safe.
  */
 public final class TokenCounter {
   private static final class Registry {
@@ -26,24 +35,42 @@ public final class TokenCounter {
     static final TokenCounter INSTANCE = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.CL100K_BASE));
   }
 
+  /** Shorter texts are tokenized each time: looking them up would cost about as much. */
+  static final int CACHED_FROM_CHARS = 32;
+  /** How many whole-text counts are remembered (least recently used go first). */
+  static final int CACHED_COUNTS = 65_536;
+
   private final Encoding encoding;
+  private final Cache<Fingerprint, Integer> counts =
+      Caffeine.newBuilder().maximumSize(CACHED_COUNTS).executor(Runnable::run).build();
 
   private TokenCounter(Encoding encoding) {
     this.encoding = encoding;
   }
 
-  /** The counter for {@code model}'s tokenizer (by its name's prefix; unknown models count as o200k). */
+  /**
+   * The counter for {@code model}'s tokenizer, by its name's prefix, case and any {@code provider/}
+   * prefix aside; models it does not know count as o200k.
+   */
   public static TokenCounter forModel(String model) {
-    if (model != null && (model.startsWith("gpt-4") && !model.startsWith("gpt-4o") && !model.startsWith("gpt-4.")
-        || model.startsWith("gpt-3.5") || model.startsWith("text-embedding") || model.startsWith("text-davinci"))) {
+    if (model == null) {
+      return O200k.INSTANCE;
+    }
+    String m = model.toLowerCase(Locale.ROOT);
+    m = m.substring(m.lastIndexOf('/') + 1);
+    if (m.startsWith("gpt-4") && !m.startsWith("gpt-4o") && !m.startsWith("gpt-4.")
+        || m.startsWith("gpt-3.5") || m.startsWith("text-embedding") || m.startsWith("text-davinci")) {
       return Cl100k.INSTANCE;
     }
     return O200k.INSTANCE;
   }
 
-  /** Loads the tokenizer tables now (they take a moment the first time), on a background thread. */
+  /**
+   * Loads the o200k vocabulary now (about a second of CPU the first time) on a background platform
+   * thread, so that it neither holds a virtual thread's carrier nor makes the first request wait.
+   */
   public static void warmUp() {
-    Thread.ofVirtual().name("tokenizer-warm-up").start(() -> O200k.INSTANCE.count("warm up"));
+    Thread.ofPlatform().name("tokenizer-warm-up").daemon().start(() -> O200k.INSTANCE.count("warm up"));
   }
 
   public String encodingName() {
@@ -52,7 +79,26 @@ public final class TokenCounter {
 
   /** The exact token count of {@code text} (special tokens count as ordinary text). */
   public int count(String text) {
-    return text.isEmpty() ? 0 : encoding.countTokensOrdinary(text);
+    if (text.length() < CACHED_FROM_CHARS) {
+      return text.isEmpty() ? 0 : encoding.countTokensOrdinary(text);
+    }
+    Fingerprint key = Fingerprint.of(text);
+    Integer known = counts.getIfPresent(key);
+    if (known != null) {
+      return known;
+    }
+    int count = encoding.countTokensOrdinary(text);
+    counts.put(key, count);
+    return count;
+  }
+
+  /** A whole count remembered for {@code text}, or -1. */
+  private int known(String text) {
+    if (text.length() < CACHED_FROM_CHARS) {
+      return -1;
+    }
+    Integer known = counts.getIfPresent(Fingerprint.of(text));
+    return known == null ? -1 : known;
   }
 
   /**
@@ -66,6 +112,10 @@ public final class TokenCounter {
     }
     if (utf8Length(text) <= limit) {
       return false;
+    }
+    int known = known(text);
+    if (known >= 0) {
+      return known > limit;
     }
     return encoding.encodeOrdinary(text, limit + 1).getTokens().size() > limit;
   }
@@ -87,8 +137,9 @@ public final class TokenCounter {
       if (text.isEmpty()) {
         continue;
       }
+      int known = known(text);
       int budget = (int) Math.min(Integer.MAX_VALUE - 1, remaining + 1);
-      remaining -= encoding.encodeOrdinary(text, budget).getTokens().size();
+      remaining -= known >= 0 ? known : encoding.encodeOrdinary(text, budget).getTokens().size();
       if (remaining < 0) {
         return true;
       }
@@ -114,5 +165,30 @@ public final class TokenCounter {
       }
     }
     return bytes;
+  }
+
+  /**
+   * Identifies a text without keeping it: Java's string hash, a 64-bit multiply-xor hash over the
+   * UTF-16 code units taken four at a time, and the length. Two different texts sharing all three is
+   * vanishingly unlikely, and would cost one wrong estimate, which the settlement with the backend's
+   * usage corrects.
+   */
+  private record Fingerprint(long mix, int hash, int length) {
+    private static final long K = 0x9e3779b97f4a7c15L;
+
+    static Fingerprint of(String text) {
+      int n = text.length();
+      long h = n;
+      int i = 0;
+      for (; i + 4 <= n; i += 4) {
+        long word = text.charAt(i) | (long) text.charAt(i + 1) << 16
+            | (long) text.charAt(i + 2) << 32 | (long) text.charAt(i + 3) << 48;
+        h = Long.rotateLeft(h ^ word * K, 29) * K;
+      }
+      for (; i < n; i++) {
+        h = Long.rotateLeft(h ^ text.charAt(i) * K, 29) * K;
+      }
+      return new Fingerprint(h ^ h >>> 32, text.hashCode(), n);
+    }
   }
 }

@@ -26,6 +26,7 @@ final class UpstreamAnswers {
   /** Syntax only: answers may legitimately hold long strings and deep tool schemas. */
   private static final JsonFactory CHECKER =
       JsonFactory.builder()
+          .recyclerPool(Json.RECYCLER)
           .streamReadConstraints(
               StreamReadConstraints.builder()
                   .maxNestingDepth(1_000)

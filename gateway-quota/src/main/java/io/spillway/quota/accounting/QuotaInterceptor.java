@@ -3,7 +3,6 @@ package io.spillway.quota.accounting;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -13,7 +12,6 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
-import java.io.IOException;
 
 /**
  * Token accounting for every model call: estimates the request ({@link TokenEstimator}), reserves
@@ -79,12 +77,7 @@ public final class QuotaInterceptor implements Interceptor {
     if (response.isStream()) {
       return response.withStream(metered(response, reservation, estimate, request));
     }
-    TokenUsage usage = null;
-    try {
-      usage = UsageReader.fromBody(Json.parse(response.body()));
-    } catch (IOException | RuntimeException e) {
-      // Not JSON: settle with the estimate below.
-    }
+    TokenUsage usage = UsageReader.fromBody(response.json()); // null when not JSON: settle with the estimate
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
     return response;
   }

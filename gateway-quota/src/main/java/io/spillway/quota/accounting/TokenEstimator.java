@@ -2,20 +2,15 @@ package io.spillway.quota.accounting;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.knuddels.jtokkit.Encodings;
-import com.knuddels.jtokkit.api.Encoding;
-import com.knuddels.jtokkit.api.EncodingRegistry;
-import com.knuddels.jtokkit.api.EncodingType;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
-import java.util.Locale;
+import io.spillway.core.shaping.TokenCounter;
 import java.util.Set;
 
 /**
  * Estimates what a request will cost before it is sent: its prompt counted with the model's real
- * tokenizer (o200k_base for the GPT-4o/4.1/5 and o-series families, cl100k_base for everything
- * else, local models included), plus the most it may generate ({@code max_completion_tokens},
+ * tokenizer ({@link TokenCounter}, the one shaping uses), plus the most it may generate ({@code max_completion_tokens},
  * {@code max_tokens} or {@code max_output_tokens}, else {@code quota.defaultMaxTokens}), times
  * {@code n} choices.
  *
@@ -32,21 +27,6 @@ public final class TokenEstimator {
       Set.of("image_url", "input_audio", "audio", "file", "file_data", "file_id", "image", "data", "url");
   private static final Set<String> NON_TEXT_KEYS = Set.of("type", "role", "id", "call_id", "status", "detail");
 
-  /** Vocabularies are large and immutable: each is loaded once per process, on first use. */
-  private static final class O200k {
-    static final Encoding ENCODING = load(EncodingType.O200K_BASE);
-  }
-
-  private static final class Cl100k {
-    static final Encoding ENCODING = load(EncodingType.CL100K_BASE);
-  }
-
-  private static final EncodingRegistry REGISTRY = Encodings.newLazyEncodingRegistry();
-
-  private static synchronized Encoding load(EncodingType type) {
-    return REGISTRY.getEncoding(type);
-  }
-
   private final int defaultMaxTokens;
 
   public TokenEstimator(int defaultMaxTokens) {
@@ -62,7 +42,7 @@ public final class TokenEstimator {
 
   public Estimate estimate(GatewayRequest request) {
     ObjectNode body = request.body();
-    Encoding encoding = encodingFor(request.model());
+    TokenCounter encoding = TokenCounter.forModel(request.model());
     long prompt;
     long maxOutput;
     long choices = Math.max(1, positive(body.get("n"), 1));
@@ -89,7 +69,7 @@ public final class TokenEstimator {
     return new Estimate(prompt, maxOutput * choices);
   }
 
-  private long chatPrompt(Encoding encoding, ObjectNode body) {
+  private long chatPrompt(TokenCounter encoding, ObjectNode body) {
     long tokens = REPLY_PRIMER;
     JsonNode messages = body.get("messages");
     if (messages != null && messages.isArray()) {
@@ -101,20 +81,20 @@ public final class TokenEstimator {
         + tools(encoding, body.get("response_format"));
   }
 
-  private long tools(Encoding encoding, JsonNode definitions) {
+  private long tools(TokenCounter encoding, JsonNode definitions) {
     if (definitions == null || definitions.isNull() || definitions.isMissingNode()) {
       return 0;
     }
-    return encoding.countTokensOrdinary(Json.toString(definitions));
+    return encoding.count(Json.toString(definitions));
   }
 
   /** Tokens of every text leaf under {@code node}, skipping binary payloads and structural fields. */
-  private long text(Encoding encoding, JsonNode node) {
+  private long text(TokenCounter encoding, JsonNode node) {
     if (node == null || node.isNull()) {
       return 0;
     }
     if (node.isTextual()) {
-      return encoding.countTokensOrdinary(node.textValue());
+      return encoding.count(node.textValue());
     }
     if (node.isNumber()) {
       return 1; // a token id in a pre-tokenized prompt
@@ -137,24 +117,7 @@ public final class TokenEstimator {
 
   /** Tokens of {@code text} with the tokenizer of {@code model}. */
   public long count(String model, String text) {
-    return encodingFor(model).countTokensOrdinary(text);
-  }
-
-  Encoding encodingFor(String model) {
-    if (model == null) {
-      return O200k.ENCODING;
-    }
-    String m = model.toLowerCase(Locale.ROOT);
-    int slash = m.lastIndexOf('/');
-    if (slash >= 0) {
-      m = m.substring(slash + 1);
-    }
-    if (m.startsWith("gpt-4o") || m.startsWith("chatgpt-4o") || m.startsWith("gpt-4.1") || m.startsWith("gpt-4.5")
-        || m.startsWith("gpt-5") || m.startsWith("o1") || m.startsWith("o3") || m.startsWith("o4")
-        || m.startsWith("gpt-oss") || m.startsWith("codex")) {
-      return O200k.ENCODING;
-    }
-    return Cl100k.ENCODING;
+    return TokenCounter.forModel(model).count(text);
   }
 
   private static long positive(JsonNode value, long otherwise) {

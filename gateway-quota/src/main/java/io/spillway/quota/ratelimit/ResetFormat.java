@@ -30,12 +30,13 @@ public final class ResetFormat {
     }
     out.append(seconds);
     if (fraction > 0) {
-      String digits = String.format("%03d", fraction);
-      int end = digits.length();
-      while (digits.charAt(end - 1) == '0') {
-        end--;
+      out.append('.').append(fraction / 100); // milliseconds as up to three decimals, no trailing zeros
+      if (fraction % 100 > 0) {
+        out.append(fraction / 10 % 10);
+        if (fraction % 10 > 0) {
+          out.append(fraction % 10);
+        }
       }
-      out.append('.').append(digits, 0, end);
     }
     return out.append('s').toString();
   }
