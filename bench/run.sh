@@ -10,7 +10,8 @@
 # POST, at 64 connections and at 1 connection; prints requests/s, p50 and p99, and Spillway's ratios.
 #
 # Environment: BENCH_DURATION (default 10s), BENCH_ROUNDS (3), BENCH_PORT_BASE (18930),
-# SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar).
+# SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
+# BENCH_RESULTS_DIR (where the results file is kept; default bench/results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -165,5 +166,6 @@ out="$work/results.txt"
   echo "start to ready: ${ready_ms} ms (target <= 1500; includes JVM start)"
   echo "Spillway RSS: idle ${idle_rss} MiB (target <= 256), after load ${load_rss} MiB"
 } | tee "$out"
-mkdir -p "$root/bench/results"
-cp "$out" "$root/bench/results/$(date -u +%Y%m%dT%H%M%SZ).txt"
+results_dir=${BENCH_RESULTS_DIR:-$root/bench/results}
+mkdir -p "$results_dir"
+cp "$out" "$results_dir/$(date -u +%Y%m%dT%H%M%SZ).txt"

@@ -7,6 +7,11 @@
 # Reports: streams completed and errors, time-to-first-byte p50/p99 direct and through Spillway
 # (the difference is Spillway's overhead), Spillway's peak heap, live heap after GC at the plateau,
 # and RSS.
+#
+# Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS, BENCH_STREAM_INTERVAL_MS,
+# SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
+# BENCH_CP (classpath of the load tools; default gateway-bench/target/spillway-bench.jar),
+# BENCH_RESULTS_DIR (where the results file is kept; default bench/results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -20,17 +25,21 @@ up_port=$base; gw_port=$((base + 1))
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jar="$root/gateway-app/target/spillway.jar"
 bench_jar="$root/gateway-bench/target/spillway-bench.jar"
-for f in "$jar" "$bench_jar"; do
-  [ -f "$f" ] || { echo "stream-scale: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
-done
-SPILLWAY_CMD=${SPILLWAY_CMD:-"$java_bin --enable-native-access=ALL-UNNAMED -Xmx1g -jar $jar"}
+if [ -z "${SPILLWAY_CMD:-}" ]; then
+  [ -f "$jar" ] || { echo "stream-scale: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
+  SPILLWAY_CMD="$java_bin --enable-native-access=ALL-UNNAMED -Xmx1g -jar $jar"
+fi
+if [ -z "${BENCH_CP:-}" ]; then
+  [ -f "$bench_jar" ] || { echo "stream-scale: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
+  BENCH_CP=$bench_jar
+fi
 
 work=$(mktemp -d /tmp/spillway-streams.XXXXXX)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-"$java_bin" -cp "$bench_jar" io.spillway.bench.SlowUpstream --port "$up_port" --events "$events" --interval-ms "$interval" \
+"$java_bin" -cp "$BENCH_CP" io.spillway.bench.SlowUpstream --port "$up_port" --events "$events" --interval-ms "$interval" \
   > "$work/upstream.log" 2>&1 &
 pids+=($!)
 
@@ -58,7 +67,7 @@ heap_used_mib() { "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$java_pid" GC.heap_info 2
   | awk '/garbage-first heap|def new generation|PSYoungGen|ZHeap|Shenandoah/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/K,?/, "", v); print int(v / 1024); exit } }'; }
 rss_mib() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$java_pid/status"; }
 
-clients() { "$java_bin" -Xss256k -cp "$bench_jar" io.spillway.bench.StreamClients "$@"; }
+clients() { "$java_bin" -Xss256k -cp "$BENCH_CP" io.spillway.bench.StreamClients "$@"; }
 
 echo "direct baseline: 200 streams straight to the upstream" >&2
 clients --url "http://127.0.0.1:$up_port/v1/chat/completions" --streams 200 --label direct | tee "$work/direct.txt" >&2
@@ -92,5 +101,6 @@ field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
   echo "ttfb p50/p99: direct $(field "$d" ttfb_p50_ms)/$(field "$d" ttfb_p99_ms) ms, through Spillway $(field "$g" ttfb_p50_ms)/$(field "$g" ttfb_p99_ms) ms"
   echo "Spillway heap: peak used ${peak_heap} MiB, live after GC at plateau ${live_heap} MiB (target <= 1024); peak RSS ${peak_rss} MiB"
 } | tee "$work/results.txt"
-mkdir -p "$root/bench/results"
-cp "$work/results.txt" "$root/bench/results/streams-$(date -u +%Y%m%dT%H%M%SZ).txt"
+results_dir=${BENCH_RESULTS_DIR:-$root/bench/results}
+mkdir -p "$results_dir"
+cp "$work/results.txt" "$results_dir/streams-$(date -u +%Y%m%dT%H%M%SZ).txt"

@@ -1,0 +1,124 @@
+package io.spillway.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Runs one of the {@code bench/} scripts in its smoke mode the way a user would, but with Spillway
+ * and the load tools taken from this test run's classpath (this module has gateway-app as a test
+ * dependency), so no packaged jar is needed. Tools the script needs are checked first: missing ones
+ * skip the test with the reason, except when {@code CI=true}, where they fail it. Nothing is timed.
+ */
+final class BenchScript {
+  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+  private BenchScript() {}
+
+  /** The finished run: its exit code and everything it printed. */
+  record Run(int exitCode, String output) {}
+
+  /**
+   * Runs {@code bench/<script> --smoke} on free loopback ports from {@code portBase}, with results
+   * kept under {@code work}; fails if it takes longer than five minutes.
+   */
+  static Run smoke(String script, Path work, String... tools) throws IOException, InterruptedException {
+    requireTools(script, tools);
+    Path file = ROOT.resolve("bench").resolve(script);
+    assertThat(file).exists();
+    Path log = work.resolve(script + ".log");
+    ProcessBuilder builder = new ProcessBuilder("bash", file.toString(), "--smoke")
+        .directory(ROOT.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    Map<String, String> env = builder.environment();
+    env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("SPILLWAY_CMD", javaCommand() + " io.spillway.app.Main");
+    env.put("BENCH_CP", classpath());
+    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(3)));
+    env.put("BENCH_RESULTS_DIR", Files.createDirectories(work.resolve("results")).toString());
+    Process process = builder.start();
+    boolean finished = process.waitFor(5, TimeUnit.MINUTES);
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    if (!finished) {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+      fail("bench/" + script + " --smoke did not finish in 5 minutes:\n" + output);
+    }
+    return new Run(process.exitValue(), output);
+  }
+
+  /** How many result files the run kept. */
+  static long resultFiles(Path work) throws IOException {
+    try (var files = Files.list(work.resolve("results"))) {
+      return files.count();
+    }
+  }
+
+  private static void requireTools(String script, String... tools) {
+    for (String tool : tools) {
+      if (!onPath(tool)) {
+        String reason = "bench/" + script + " needs " + tool + " (apt-get install -y " + tool + ")";
+        if ("true".equals(System.getenv("CI"))) {
+          fail(reason + "; CI=true, so a missing tool fails the run");
+        }
+        Assumptions.abort(reason + "; skipping its smoke run");
+      }
+    }
+  }
+
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** This JVM with this run's classpath: Spillway exactly as built. */
+  private static String javaCommand() {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return java + " --enable-native-access=ALL-UNNAMED -Xmx512m -cp " + classpath();
+  }
+
+  /** The scripts split commands on spaces, so the classpath must hold none. */
+  private static String classpath() {
+    String classpath = System.getProperty("java.class.path");
+    assertThat(classpath).as("test classpath (the bench scripts split words)").doesNotContain(" ");
+    return classpath;
+  }
+
+  /** The first of {@code count} consecutive loopback ports that are free now. */
+  private static int freePortRange(int count) throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = ThreadLocalRandom.current().nextInt(20_000, 40_000);
+      if (allFree(base, count)) {
+        return base;
+      }
+    }
+    throw new IOException("no " + count + " consecutive free loopback ports found");
+  }
+
+  private static boolean allFree(int base, int count) {
+    for (int port = base; port < base + count; port++) {
+      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        socket.setReuseAddress(true);
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
