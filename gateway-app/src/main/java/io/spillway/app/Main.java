@@ -90,6 +90,7 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+      StartupWarmer.start();
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
       HangupSignal.install(gateway::reload);

@@ -46,7 +46,7 @@ final class BenchScript {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("SPILLWAY_CMD", javaCommand() + " io.spillway.app.Main");
     env.put("BENCH_CP", classpath());
-    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(3)));
+    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(4)));
     env.put("BENCH_RESULTS_DIR", Files.createDirectories(work.resolve("results")).toString());
     Process process = builder.start();
     boolean finished = process.waitFor(5, TimeUnit.MINUTES);

@@ -113,8 +113,10 @@ class DeploymentFilesTest {
     while (module.find()) {
       assertThat(text).as("the build stage copies every reactor module").contains("COPY " + module.group(1) + "/ ");
     }
-    assertThat(text).contains("FROM eclipse-temurin:21-jdk AS build", "./mvnw", "-DskipTests package",
-        "FROM eclipse-temurin:21-jre", "--enable-native-access=ALL-UNNAMED");
+    assertThat(text).contains("FROM eclipse-temurin:25-jdk AS build", "./mvnw", "-DskipTests package",
+        "FROM eclipse-temurin:25-jre", "--enable-native-access=ALL-UNNAMED");
+    assertThat(text).as("the image is trained into an AOT cache and starts from it")
+        .contains("-XX:AOTCacheOutput=/app/spillway.aot", "\"-XX:AOTCache=/app/spillway.aot\"");
     assertThat(text).containsPattern("(?m)^USER 10001");
     assertThat(text).containsPattern("(?m)^HEALTHCHECK .*\\n?.*curl -fsS http://127.0.0.1:8080/healthz");
     assertThat(text).contains("cp gateway-app/target/spillway.jar");

@@ -60,6 +60,11 @@ public final class GatewayServer implements AutoCloseable {
     this.connections = new ConnectionTracker(config.maxConnections());
   }
 
+  /** Loads the native epoll transport now if it is available (a start-up warm-up; idempotent). */
+  public static void warmTransport() {
+    Epoll.isAvailable();
+  }
+
   public GatewayServer start() {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
