@@ -16,6 +16,10 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Terminal;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,6 +55,8 @@ public final class GatewayMetrics {
   private final BoundedTagValues models;
   private final BoundedTagValues steps = new BoundedTagValues(32);
   private final BoundedTagValues backends = new BoundedTagValues(8);
+  private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
+  private final Map<MeterKey, Timer> timers = new ConcurrentHashMap<>();
 
   public GatewayMetrics(MetricsConfig config, Clock clock) {
     this.config = config;
@@ -109,11 +115,8 @@ public final class GatewayMetrics {
   }
 
   void countRequest(String route, String backend, String tier, String model, String outcome, String statusClass) {
-    Counter.builder(REQUESTS)
-        .description("Requests answered, by route, backend, tier, model and outcome")
-        .tags("route", route, "backend", backend, "tier", tier, "model", model, "outcome", outcome,
-            "status", statusClass)
-        .register(registry)
+    counter(REQUESTS, "Requests answered, by route, backend, tier, model and outcome",
+        "route", route, "backend", backend, "tier", tier, "model", model, "outcome", outcome, "status", statusClass)
         .increment();
   }
 
@@ -141,40 +144,55 @@ public final class GatewayMetrics {
   void recordBackendCall(String backend, String statusClass, long nanos) {
     timer(BACKEND_CALL_DURATION, "One call to a backend, until its answer (headers, for a stream)",
         "backend", backend, "status", statusClass).record(nanos, TimeUnit.NANOSECONDS);
-    Counter.builder(BACKEND_CALLS).description("Calls to each backend by status class")
-        .tags("backend", backend, "status", statusClass).register(registry).increment();
+    counter(BACKEND_CALLS, "Calls to each backend by status class", "backend", backend, "status", statusClass)
+        .increment();
   }
 
   void countUpstreamError(String backend, String errorClass) {
-    Counter.builder(UPSTREAM_ERRORS)
-        .description("Upstream failures by class: transport failures and HTTP error answers")
-        .tags("backend", backend, "class", errorClass).register(registry).increment();
+    counter(UPSTREAM_ERRORS, "Upstream failures by class: transport failures and HTTP error answers",
+        "backend", backend, "class", errorClass).increment();
   }
 
   void countCapacityAnswer(String backend) {
-    Counter.builder(CAPACITY_ANSWERS).description("Upstream answers that said the model is at capacity")
-        .tags("backend", backend).register(registry).increment();
+    counter(CAPACITY_ANSWERS, "Upstream answers that said the model is at capacity", "backend", backend)
+        .increment();
   }
 
   void countTokens(String tier, String backend, String kind, long tokens) {
     if (tokens > 0) {
-      Counter.builder(TOKENS).description("Tokens reported by the backends (prompt, completion)")
-          .tags("tier", tier, "backend", backend, "kind", kind).register(registry).increment(tokens);
+      counter(TOKENS, "Tokens reported by the backends (prompt, completion)",
+          "tier", tier, "backend", backend, "kind", kind).increment(tokens);
     }
   }
 
   void countDegraded(String step) {
-    Counter.builder(DEGRADED).description("Requests changed by a shaping step")
-        .tags("step", stepTag(step)).register(registry).increment();
+    counter(DEGRADED, "Requests changed by a shaping step", "step", stepTag(step)).increment();
+  }
+
+  /**
+   * The meter for a name and tag values, found in a map of its own: Micrometer's register path
+   * builds an id and sorts its tags on every call, which per request added up. Tag values are
+   * bounded (see the class comment), so these maps are too.
+   */
+  private Counter counter(String name, String description, String... tags) {
+    return counters.computeIfAbsent(new MeterKey(name, tags),
+        key -> Counter.builder(name).description(description).tags(tags).register(registry));
   }
 
   private Timer timer(String name, String description, String... tags) {
-    return Timer.builder(name)
+    return timers.computeIfAbsent(new MeterKey(name, tags), key -> Timer.builder(name)
         .description(description)
         .tags(tags)
         .publishPercentileHistogram()
         .minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofMinutes(10))
-        .register(registry);
+        .register(registry));
+  }
+
+  /** A meter's name and its tags' keys and values, in the order given. */
+  private record MeterKey(String name, List<String> tags) {
+    MeterKey(String name, String... tags) {
+      this(name, Arrays.asList(tags));
+    }
   }
 }

@@ -25,7 +25,7 @@ final class Usage {
    */
   static long[] ofEvent(SseEvent event) {
     String data = event.data();
-    if (event.isDone() || !data.contains("\"usage\"")) {
+    if (event.isDone() || !event.mayCarryUsage()) {
       return null;
     }
     try {

@@ -13,8 +13,8 @@ import java.util.Locale;
  * families (and models it does not know, local ones included), {@code cl100k_base} for GPT-4 and
  * GPT-3.5. Shaping and quota estimation both count with it, so they agree on every request.
  *
- * <p>Counting is linear in the text and not free (about 40 ns per token, so milliseconds for a long
- * prompt): the limit checks stop early ({@link #exceeds} tokenizes at most {@code limit + 1} tokens),
+ * <p>Counting is linear in the text and not free (about a quarter of a microsecond per token here,
+ * so tens of milliseconds for a long prompt): the limit checks stop early ({@link #exceeds} tokenizes at most {@code limit + 1} tokens),
  * and whole counts of texts of {@value #CACHED_FROM_CHARS} characters or more are remembered. A chat
  * client sends the whole conversation again on every turn, so without that memory each turn would
  * tokenize the entire history again; with it, only the new message costs tokenizing. The memory is

@@ -15,6 +15,33 @@ public record SseEvent(String event, String data) {
     return new SseEvent(null, data);
   }
 
+  /**
+   * Whether the data may carry token usage: it has a {@code "usage"} key whose value is an object
+   * (OpenAI streams with {@code include_usage} send {@code "usage":null} in every other chunk). A
+   * cheap scan, so the usage readers parse only the events that can matter; a JSON string cannot
+   * hold the quoted word unescaped, so text inside one never matches.
+   */
+  public boolean mayCarryUsage() {
+    String key = "\"usage\"";
+    for (int at = data.indexOf(key); at >= 0; at = data.indexOf(key, at + key.length())) {
+      int i = skipSpaces(at + key.length());
+      if (i < data.length() && data.charAt(i) == ':') {
+        i = skipSpaces(i + 1);
+        if (i < data.length() && data.charAt(i) == '{') {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private int skipSpaces(int i) {
+    while (i < data.length() && Character.isWhitespace(data.charAt(i))) {
+      i++;
+    }
+    return i;
+  }
+
   public boolean isDone() {
     return DONE_DATA.equals(data);
   }

@@ -8,6 +8,8 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.ToLongFunction;
 
 /**
@@ -21,13 +23,25 @@ import java.util.function.ToLongFunction;
  *
  * <p>A stream that ends without reported usage is settled with the prompt estimate plus the tokens
  * of the text that was actually streamed.
+ *
+ * <p>Per event this costs a substring check: only events that may carry usage
+ * ({@link SseEvent#mayCarryUsage}) are parsed as they pass. The others are kept, as the
+ * strings they already are, and parsed and tokenized only if the stream ends without usage, which
+ * with Spillway asking chat streams for it is rare. Past {@value #MAX_PENDING_CHARS} kept characters
+ * they are counted on the way instead, so a long stream holds bounded memory. Events arrive on the
+ * relay thread while {@link #close} may come from another; the kept state is guarded by this.
  */
 final class MeteredEventStream extends ForwardingEventStream {
   private final Reservation reservation;
   private final long promptEstimate;
+  /** Kept event data beyond this many characters is counted at once and let go. */
+  static final int MAX_PENDING_CHARS = 256 * 1024;
+
   private final ToLongFunction<String> tokenCounter;
+  private final List<String> pending = new ArrayList<>();
+  private int pendingChars;
   private volatile TokenUsage reported;
-  private volatile long streamedTokens;
+  private long streamedTokens;
 
   MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
       ToLongFunction<String> tokenCounter) {
@@ -54,12 +68,36 @@ final class MeteredEventStream extends ForwardingEventStream {
     return event;
   }
 
-  /** Reads reported usage, and the text streamed so far, from an event. */
-  private void inspect(SseEvent event) {
+  /** Reads reported usage from an event now; keeps any other event's data for {@link #countStreamed}. */
+  private synchronized void inspect(SseEvent event) {
     String data = event.data();
     if (event.isDone() || data.isEmpty() || data.charAt(0) != '{') {
       return;
     }
+    if (event.mayCarryUsage()) {
+      read(data);
+      return;
+    }
+    if (reported != null) {
+      return; // the backend already reported; nothing streamed after it changes the count
+    }
+    pending.add(data);
+    pendingChars += data.length();
+    if (pendingChars > MAX_PENDING_CHARS) {
+      countPending();
+    }
+  }
+
+  private void countPending() {
+    for (String data : pending) {
+      read(data);
+    }
+    pending.clear();
+    pendingChars = 0;
+  }
+
+  /** Reads reported usage, and the text streamed, from one event's data. */
+  private void read(String data) {
     JsonNode json;
     try {
       json = Json.parse(data);
@@ -119,11 +157,15 @@ final class MeteredEventStream extends ForwardingEventStream {
     }
   }
 
-  private void settle() {
+  private synchronized void settle() {
     if (reservation.ended()) {
       return;
     }
     TokenUsage usage = reported;
+    if (usage == null) {
+      countPending();
+    }
     reservation.settle(usage != null ? usage : new TokenUsage(promptEstimate, streamedTokens));
+    pending.clear();
   }
 }

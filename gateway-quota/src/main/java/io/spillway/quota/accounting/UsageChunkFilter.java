@@ -28,7 +28,7 @@ final class UsageChunkFilter extends ForwardingEventStream {
 
   static boolean isUsageChunk(SseEvent event) {
     String data = event.data();
-    if (event.isDone() || !data.contains("\"usage\"") || !data.startsWith("{")) {
+    if (event.isDone() || !data.startsWith("{") || !event.mayCarryUsage()) {
       return false;
     }
     try {

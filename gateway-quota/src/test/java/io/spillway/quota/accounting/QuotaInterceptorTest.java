@@ -188,6 +188,27 @@ class QuotaInterceptorTest {
   }
 
   @Test
+  void aLongStreamWithoutUsageIsSettledWithEveryTokenItStreamed() {
+    GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
+    String piece = "word ".repeat(200);
+    List<SseEvent> events = new ArrayList<>();
+    int chunks = MeteredEventStream.MAX_PENDING_CHARS / piece.length() * 3;
+    for (int i = 0; i < chunks; i++) {
+      events.add(chunk("\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + piece + "\"}}],\"usage\":null"));
+    }
+    events.add(SseEvent.DONE);
+    GatewayResponse response = run(SILVER, chat, request ->
+        GatewayResponse.streamed(200, Headers.EMPTY, new ScriptedEventStream(events, null)));
+
+    while (response.stream().next() != null) {
+      // the client reads it all
+    }
+
+    long expected = estimator.estimate(chat).promptTokens() + chunks * estimator.count("gpt-4o", piece);
+    assertThat(pool(Tier.SILVER)).extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(expected, 0L);
+  }
+
+  @Test
   void aStreamThatFailsMidWayIsSettledWithItsEstimateAndStreamedText() {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
     GatewayException reset = GatewayException.of(ErrorKind.BAD_GATEWAY, "reset", null);
