@@ -8,7 +8,13 @@
 # (the difference is Spillway's overhead), Spillway's peak heap, live heap after GC at the plateau,
 # and RSS.
 #
-# Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS, BENCH_STREAM_INTERVAL_MS,
+# Streams open at BENCH_STREAM_RAMP per second (150), and each lasts 90 one-second events, so all
+# 9,000 are open together for the last half minute (about 2.5 minutes in all). A faster ramp measures
+# how many new streams per second the machine can set up rather than how many it can hold. Spillway's heap is sampled every five seconds from its
+# own /metrics (a scrape costs the gateway tens of milliseconds, a jcmd far more), and measured live
+# after a full GC once, at the plateau.
+#
+# Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS, BENCH_STREAM_INTERVAL_MS, BENCH_STREAM_RAMP,
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
 # BENCH_CP (classpath of the load tools; default gateway-bench/target/spillway-bench.jar),
 # BENCH_RESULTS_DIR (where the results file is kept; default bench/results).
@@ -16,8 +22,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 streams=${1:-9000}
-events=${BENCH_STREAM_EVENTS:-30}
+events=${BENCH_STREAM_EVENTS:-90}
 interval=${BENCH_STREAM_INTERVAL_MS:-1000}
+ramp=${BENCH_STREAM_RAMP:-150}
 if [ "${1:-}" = "--smoke" ]; then streams=200; events=3; interval=200; fi
 base=${BENCH_PORT_BASE:-18950}
 up_port=$base; gw_port=$((base + 1))
@@ -63,8 +70,8 @@ until curl -fs -o /dev/null "http://127.0.0.1:$gw_port/healthz"; do
 done
 java_pid=$(pgrep -P "$gw_pid" java || echo "$gw_pid")
 
-heap_used_mib() { "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$java_pid" GC.heap_info 2>/dev/null \
-  | awk '/garbage-first heap|def new generation|PSYoungGen|ZHeap|Shenandoah/ && /used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i+1); sub(/K,?/, "", v); print int(v / 1024); exit } }'; }
+heap_used_mib() { curl -fs "http://127.0.0.1:$gw_port/metrics" \
+  | awk '/^jvm_memory_used_bytes\{/ && /area="heap"/ { s += $NF } END { if (NR) print int(s / 1048576) }'; }
 rss_mib() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$java_pid/status"; }
 
 clients() { "$java_bin" -Xss256k -cp "$BENCH_CP" io.spillway.bench.StreamClients "$@"; }
@@ -73,7 +80,7 @@ echo "direct baseline: 200 streams straight to the upstream" >&2
 clients --url "http://127.0.0.1:$up_port/v1/chat/completions" --streams 200 --label direct | tee "$work/direct.txt" >&2
 
 echo "through Spillway: $streams streams ($events events, ${interval} ms apart)" >&2
-clients --url "http://127.0.0.1:$gw_port/v1/chat/completions" --streams "$streams" --label spillway > "$work/gateway.txt" 2>&1 &
+clients --url "http://127.0.0.1:$gw_port/v1/chat/completions" --streams "$streams" --ramp-per-second "$ramp" --label spillway > "$work/gateway.txt" 2>&1 &
 client_pid=$!
 peak_heap=0; peak_rss=0; live_heap="?"
 plateau_checked=false
@@ -85,10 +92,11 @@ while kill -0 "$client_pid" 2>/dev/null; do
   if ! $plateau_checked && grep -q "all .* streams started" "$work/gateway.txt" 2>/dev/null; then
     "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$java_pid" GC.run >/dev/null 2>&1 || true
     live_heap=$(heap_used_mib || echo "?")
+    [ "${live_heap:-0}" -gt "$peak_heap" ] 2>/dev/null && peak_heap=$live_heap
     open_now=$(ss -tn state established "( sport = :$gw_port )" 2>/dev/null | tail -n +2 | wc -l)
     plateau_checked=true
   fi
-  sleep 1
+  sleep 5
 done
 wait "$client_pid" || true
 cat "$work/gateway.txt" >&2

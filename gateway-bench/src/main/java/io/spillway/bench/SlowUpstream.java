@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A fake OpenAI upstream that streams slowly: for each chat request it sends one
  * {@code chat.completion.chunk} event every {@code --interval-ms} for {@code --events} events, then
+ * (when the request asked with {@code include_usage}, as Spillway does) the usage chunk, then
  * {@code [DONE]}. One virtual thread per connection, so it holds tens of thousands of streams.
  *
  * <pre>java -cp spillway-bench.jar io.spillway.bench.SlowUpstream --port 18950 --events 30 --interval-ms 1000</pre>
@@ -23,6 +24,9 @@ public final class SlowUpstream {
   private static final String EVENT = "data: {\"id\":\"chatcmpl-slow\",\"object\":\"chat.completion.chunk\","
       + "\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %d \"},"
       + "\"finish_reason\":null}]}\n\n";
+  private static final String USAGE = "data: {\"id\":\"chatcmpl-slow\",\"object\":\"chat.completion.chunk\","
+      + "\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[],"
+      + "\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n";
 
   private SlowUpstream() {}
 
@@ -51,12 +55,15 @@ public final class SlowUpstream {
         if (length < 0) {
           return;
         }
-        in.readNBytes(length);
+        boolean usage = new String(in.readNBytes(length), StandardCharsets.UTF_8).contains("\"include_usage\":true");
         out.write(HEAD);
         out.flush();
         for (int i = 0; i < events; i++) {
           chunk(out, EVENT.formatted(i));
           Thread.sleep(intervalMs);
+        }
+        if (usage) {
+          chunk(out, USAGE.formatted(events * 2, 20 + events * 2));
         }
         chunk(out, "data: [DONE]\n\n");
         out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -69,11 +76,16 @@ public final class SlowUpstream {
     }
   }
 
+  /** One chunk in one write: the fake upstream shares the cores with what it measures. */
   private static void chunk(OutputStream out, String text) throws IOException {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    out.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-    out.write(bytes);
-    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+    byte[] size = (Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] frame = new byte[size.length + bytes.length + 2];
+    System.arraycopy(size, 0, frame, 0, size.length);
+    System.arraycopy(bytes, 0, frame, size.length, bytes.length);
+    frame[frame.length - 2] = '\r';
+    frame[frame.length - 1] = '\n';
+    out.write(frame);
     out.flush();
   }
 

@@ -18,6 +18,7 @@ import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Connection;
@@ -50,21 +51,34 @@ public final class OpenAiHttpBackend implements Backend {
   private static final Duration POOL_KEEP_ALIVE = Duration.ofMinutes(5);
   /** How late an idle connection past its keep-alive (or past maxIdleConnections) may be closed. */
   private static final Duration POOL_SWEEP_TICK = Duration.ofSeconds(1);
+  /**
+   * Connection pools per cloud backend. OkHttp finds a connection for a call by scanning every
+   * connection in its pool, busy ones included, under their locks: with thousands of open streams
+   * that scan was most of the gateway's CPU (docs/performance.md). Calls spread over this many
+   * pools at random, so each scan sees a sixteenth of the connections.
+   */
+  static final int POOL_SHARDS = 16;
 
   private final String name;
   private final UpstreamSettings config;
-  private final OkHttpClient client;
+  private final OkHttpClient[] clients;
   /** Each route's upstream URL, parsed once (parsing and IDN-checking it per call was ~3% of CPU). */
   private final Map<Route, HttpUrl> urls = new EnumMap<>(Route.class);
 
+  /** A backend whose calls spread over {@value #POOL_SHARDS} connection pools. */
   public OpenAiHttpBackend(String name, UpstreamSettings config) {
-    this(name, config, defaultClient(config));
+    this(name, config, sharded(defaultClient(config), config));
   }
 
+  /** A backend that makes every call with {@code client}. */
   public OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient client) {
+    this(name, config, new OkHttpClient[] {client});
+  }
+
+  private OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient[] clients) {
     this.name = name;
     this.config = config;
-    this.client = client;
+    this.clients = clients;
     for (Route route : Route.values()) {
       HttpUrl url = HttpUrl.parse(config.baseUrl() + route.upstreamPath());
       if (url != null) {
@@ -76,9 +90,12 @@ public final class OpenAiHttpBackend implements Backend {
   /**
    * The client every backend built from these settings should start from (shares nothing).
    *
-   * <p>Two settings exist for the cost per call, measured in docs/performance.md: the pool's
-   * housekeeping runs on a tick ({@link PoolSweeper}) instead of after every call, and blocking
-   * reads do not carry a socket timeout (see {@link #untimedSocketReads}).
+   * <p>Three settings exist for the cost per call, measured in docs/performance.md: the pool's
+   * housekeeping runs on a tick ({@link PoolSweeper}) instead of after every call, blocking reads
+   * do not carry a socket timeout (see {@link #untimedSocketReads}), and new connections are made on
+   * the calling thread ({@code fastFallback(false)}): OkHttp's "happy eyeballs" runs every connect
+   * attempt as a task of its shared task runner, whose one lock thousands of concurrent new
+   * streams queued on for seconds. Addresses are then tried one after another, as OkHttp 4 did.
    */
   public static OkHttpClient defaultClient(UpstreamSettings config) {
     Dispatcher dispatcher = new Dispatcher();
@@ -88,6 +105,7 @@ public final class OpenAiHttpBackend implements Backend {
         .dispatcher(dispatcher)
         .connectionPool(PoolSweeper.pool(config.maxIdleConnections(), POOL_KEEP_ALIVE, POOL_SWEEP_TICK))
         .addNetworkInterceptor(OpenAiHttpBackend::untimedSocketReads)
+        .fastFallback(false)
         .connectTimeout(config.connectTimeout())
         .readTimeout(config.timeout())
         .writeTimeout(config.timeout())
@@ -95,6 +113,26 @@ public final class OpenAiHttpBackend implements Backend {
         .followRedirects(false)
         .followSslRedirects(false)
         .build();
+  }
+
+  /**
+   * {@code base} and copies of it that differ only in their connection pool, which share its
+   * dispatcher and settings; {@code maxIdleConnections} is split between the pools.
+   */
+  private static OkHttpClient[] sharded(OkHttpClient base, UpstreamSettings config) {
+    OkHttpClient[] clients = new OkHttpClient[POOL_SHARDS];
+    int maxIdle = Math.max(1, Math.ceilDiv(config.maxIdleConnections(), POOL_SHARDS));
+    for (int i = 0; i < clients.length; i++) {
+      clients[i] = base.newBuilder()
+          .connectionPool(PoolSweeper.pool(maxIdle, POOL_KEEP_ALIVE, POOL_SWEEP_TICK))
+          .build();
+    }
+    return clients;
+  }
+
+  /** Any one of the clients: at random, so that each pool holds about as many connections. */
+  private OkHttpClient client() {
+    return clients.length == 1 ? clients[0] : clients[ThreadLocalRandom.current().nextInt(clients.length)];
   }
 
   /**
@@ -120,7 +158,7 @@ public final class OpenAiHttpBackend implements Backend {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    Call call = client.newCall(toUpstream(request));
+    Call call = client().newCall(toUpstream(request));
     boolean stream = request.stream();
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
