@@ -43,6 +43,13 @@ public final class GatewayResponse {
     return new GatewayResponse(status, headers, body, null);
   }
 
+  /** A buffered JSON answer already read as {@code tree}, which {@link #json()} then returns. */
+  public static GatewayResponse buffered(int status, Headers headers, byte[] body, JsonNode tree) {
+    ParsedBody parsed = new ParsedBody();
+    parsed.tree = tree;
+    return new GatewayResponse(status, headers, body, null, parsed);
+  }
+
   public static GatewayResponse json(int status, byte[] body) {
     return buffered(status, Headers.of("content-type", JSON), body);
   }

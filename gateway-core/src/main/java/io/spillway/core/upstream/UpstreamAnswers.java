@@ -1,10 +1,11 @@
 package io.spillway.core.upstream;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
@@ -35,16 +36,21 @@ final class UpstreamAnswers {
                   .build())
           .build();
 
+  /** Reads a success body into the tree its consumers share, with the checker's limits. */
+  private static final ObjectMapper CHECKED_READER =
+      JsonMapper.builder(CHECKER).enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+
   private UpstreamAnswers() {}
 
   static GatewayResponse checked(String backend, int status, Headers headers, byte[] body, String apiKey) {
     if (status >= 200 && status < 300) {
-      if (!isOneJsonObject(body)) {
+      JsonNode answer = oneJsonObject(body);
+      if (answer == null) {
         throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
             "The " + backend + " backend answered HTTP " + status + " with a body that is not a JSON object",
             null);
       }
-      return GatewayResponse.buffered(status, headers, body);
+      return GatewayResponse.buffered(status, headers, body, answer); // read once, for everyone after
     }
     if (status < 400) {
       throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
@@ -68,16 +74,13 @@ final class UpstreamAnswers {
         status, headers.with("content-type", GatewayResponse.JSON), scrub(wrapped, apiKey));
   }
 
-  /** Exactly one JSON object and nothing after it. */
-  static boolean isOneJsonObject(byte[] body) {
-    try (JsonParser parser = CHECKER.createParser(body)) {
-      if (parser.nextToken() != JsonToken.START_OBJECT) {
-        return false;
-      }
-      parser.skipChildren();
-      return parser.nextToken() == null;
-    } catch (IOException e) {
-      return false;
+  /** The body when it is exactly one JSON object and nothing after it, read as a tree; else null. */
+  static JsonNode oneJsonObject(byte[] body) {
+    try {
+      JsonNode tree = CHECKED_READER.readTree(body);
+      return tree != null && tree.isObject() ? tree : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
     }
   }
 

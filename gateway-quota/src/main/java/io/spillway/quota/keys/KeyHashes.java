@@ -9,8 +9,21 @@ import java.util.HexFormat;
 /** The one way a gateway key is hashed: {@code sha256:<hex of SHA-256 over the UTF-8 key>}. */
 public final class KeyHashes {
   public static final String PREFIX = "sha256:";
+  /**
+   * Cloned per use: looking SHA-256 up among the security providers on every request cost more than
+   * hashing the key.
+   */
+  private static final MessageDigest SHA_256 = sha256();
 
   private KeyHashes() {}
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("SHA-256 is always available", e);
+    }
+  }
 
   public static String hash(String key) {
     return PREFIX + HexFormat.of().formatHex(digest(key));
@@ -25,11 +38,13 @@ public final class KeyHashes {
   }
 
   static byte[] digest(String key) {
+    MessageDigest digest;
     try {
-      return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("SHA-256 is always available", e);
+      digest = (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      digest = sha256(); // a provider whose digest cannot be cloned
     }
+    return digest.digest(key.getBytes(StandardCharsets.UTF_8));
   }
 
   static byte[] parse(String keyHash) {
