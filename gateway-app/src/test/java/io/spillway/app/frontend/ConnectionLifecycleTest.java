@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.LoopbackSockets;
 import io.spillway.app.testing.OpenAiStubs;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -43,6 +44,20 @@ class ConnectionLifecycleTest {
         out.flush();
         assertThat(readResponse(in)).startsWith("HTTP/1.1 200");
       }
+    }
+  }
+
+  @Test
+  void aQuietGatewayKeepsReusingOneUpstreamConnection() {
+    LoopbackSockets.assumeAvailable();
+    try (GatewayHarness harness = GatewayHarness.start()) {
+      harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("ok")));
+      for (int i = 0; i < 20; i++) {
+        assertThat(harness.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "hi " + i, false)).statusCode())
+            .isEqualTo(200);
+      }
+      // spreading calls over several pools is for thousands of concurrent calls, not for these
+      assertThat(LoopbackSockets.establishedTo(harness.cloud.port())).isEqualTo(1);
     }
   }
 

@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import okhttp3.Call;
 import okhttp3.Connection;
 import okhttp3.Dispatcher;
@@ -54,14 +56,18 @@ public final class OpenAiHttpBackend implements Backend {
   /**
    * Connection pools per cloud backend. OkHttp finds a connection for a call by scanning every
    * connection in its pool, busy ones included, under their locks: with thousands of open streams
-   * that scan was most of the gateway's CPU (docs/performance.md). Calls spread over this many
-   * pools at random, so each scan sees a sixteenth of the connections.
+   * that scan was most of the gateway's CPU (docs/performance.md). Calls spread at random over one
+   * pool per {@value #CALLS_PER_POOL} calls in progress, up to this many pools, so each scan sees at
+   * most a few hundred connections, and a quiet gateway keeps reusing the connections of one pool.
    */
   static final int POOL_SHARDS = 16;
+  static final int CALLS_PER_POOL = 128;
 
   private final String name;
   private final UpstreamSettings config;
   private final OkHttpClient[] clients;
+  /** Calls whose exchange is open: from the request until the answer is read or its stream closed. */
+  private final AtomicInteger open = new AtomicInteger();
   /** Each route's upstream URL, parsed once (parsing and IDN-checking it per call was ~3% of CPU). */
   private final Map<Route, HttpUrl> urls = new EnumMap<>(Route.class);
 
@@ -130,9 +136,10 @@ public final class OpenAiHttpBackend implements Backend {
     return clients;
   }
 
-  /** Any one of the clients: at random, so that each pool holds about as many connections. */
-  private OkHttpClient client() {
-    return clients.length == 1 ? clients[0] : clients[ThreadLocalRandom.current().nextInt(clients.length)];
+  /** A client for a call when {@code inProgress} calls (this one included) are open. */
+  private OkHttpClient client(int inProgress) {
+    int pools = Math.min(clients.length, 1 + (inProgress - 1) / CALLS_PER_POOL);
+    return pools <= 1 ? clients[0] : clients[ThreadLocalRandom.current().nextInt(pools)];
   }
 
   /**
@@ -158,8 +165,28 @@ public final class OpenAiHttpBackend implements Backend {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    Call call = client().newCall(toUpstream(request));
-    boolean stream = request.stream();
+    int inProgress = open.incrementAndGet();
+    AtomicBoolean ended = new AtomicBoolean();
+    Runnable end = () -> {
+      if (ended.compareAndSet(false, true)) {
+        open.decrementAndGet();
+      }
+    };
+    boolean handedOver = false;
+    try {
+      Call call = client(inProgress).newCall(toUpstream(request));
+      GatewayResponse answer = exchange(call, request.stream(), end);
+      handedOver = answer.isStream();
+      return answer;
+    } finally {
+      if (!handedOver) {
+        end.run();
+      }
+    }
+  }
+
+  /** Makes the call; a streamed answer runs {@code end} when its stream is closed. */
+  private GatewayResponse exchange(Call call, boolean stream, Runnable end) {
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -183,6 +210,7 @@ public final class OpenAiHttpBackend implements Backend {
     if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
       InputStream in = body.byteStream();
       return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, () -> {
+        end.run();
         // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
         call.cancel();
         response.close();
@@ -193,6 +221,7 @@ public final class OpenAiHttpBackend implements Backend {
       return UpstreamAnswers.checked(name, response.code(), headers, bytes, config.apiKey());
     }
   }
+
 
   private Request toUpstream(GatewayRequest request) {
     HttpUrl url = urls.get(request.route());
