@@ -85,10 +85,15 @@ client_pid=$!
 peak_heap=0; peak_rss=0; live_heap="?"
 plateau_checked=false
 start=$(date +%s)
+last_sample=0
 while kill -0 "$client_pid" 2>/dev/null; do
-  h=$(heap_used_mib || echo 0); r=$(rss_mib || echo 0)
-  [ "${h:-0}" -gt "$peak_heap" ] && peak_heap=$h
-  [ "${r:-0}" -gt "$peak_rss" ] && peak_rss=$r
+  now=$(date +%s)
+  if [ $((now - last_sample)) -ge 5 ]; then
+    h=$(heap_used_mib || echo 0); r=$(rss_mib || echo 0)
+    [ "${h:-0}" -gt "$peak_heap" ] && peak_heap=$h
+    [ "${r:-0}" -gt "$peak_rss" ] && peak_rss=$r
+    last_sample=$now
+  fi
   if ! $plateau_checked && grep -q "all .* streams started" "$work/gateway.txt" 2>/dev/null; then
     "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$java_pid" GC.run >/dev/null 2>&1 || true
     live_heap=$(heap_used_mib || echo "?")
@@ -96,7 +101,7 @@ while kill -0 "$client_pid" 2>/dev/null; do
     open_now=$(ss -tn state established "( sport = :$gw_port )" 2>/dev/null | tail -n +2 | wc -l)
     plateau_checked=true
   fi
-  sleep 5
+  sleep 0.2
 done
 wait "$client_pid" || true
 cat "$work/gateway.txt" >&2
