@@ -179,9 +179,14 @@ public final class CapacityClassifier {
     if (event.isDone()) {
       return null;
     }
+    String text = event.data();
+    if (!"error".equals(name) && !"response.failed".equals(name)
+        && !text.contains("\"error\"") && !text.contains("response.failed")) {
+      return null; // every error shape below names "error" or response.failed: no parse for a plain chunk
+    }
     JsonNode data;
     try {
-      data = Json.parse(event.data());
+      data = Json.parse(text);
     } catch (IOException e) {
       return null;
     }
