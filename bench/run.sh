@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Spillway side by side with nginx, in one run on one machine.
 #
-#   bench/run.sh            full run (about 4 minutes)
+#   bench/run.sh            full run (about 6 minutes)
 #   bench/run.sh --smoke    a few seconds: checks the harness works and reports numbers
 #
 # Starts nginx as a fixed fake upstream (`return 200` with an OpenAI chat-completion body), nginx

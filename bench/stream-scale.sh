@@ -9,10 +9,11 @@
 # and RSS.
 #
 # Streams open at BENCH_STREAM_RAMP per second (150), and each lasts 90 one-second events, so all
-# 9,000 are open together for the last half minute (about 2.5 minutes in all). A faster ramp measures
-# how many new streams per second the machine can set up rather than how many it can hold. Spillway's heap is sampled every five seconds from its
-# own /metrics (a scrape costs the gateway tens of milliseconds, a jcmd far more), and measured live
-# after a full GC once, at the plateau.
+# 9,000 are open together for the last half minute (about 4 minutes in all, with the 90 s direct
+# baseline). A faster ramp measures how many new streams per second the machine can set up rather
+# than how many it can hold. Spillway's heap is sampled every five seconds from its own /metrics
+# (a scrape costs the gateway tens of milliseconds, a jcmd far more), and measured live after a full
+# GC once, at the plateau.
 #
 # Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS, BENCH_STREAM_INTERVAL_MS, BENCH_STREAM_RAMP,
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
