@@ -2,13 +2,12 @@ package io.spillway.core.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
-import io.spillway.core.json.Json;
-import java.io.IOException;
-
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
 import io.spillway.core.sse.EventStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 

@@ -14,8 +14,8 @@ import java.util.Locale;
  * GPT-3.5. Shaping and quota estimation both count with it, so they agree on every request.
  *
  * <p>Counting is linear in the text and not free (about a quarter of a microsecond per token here,
- * so tens of milliseconds for a long prompt): the limit checks stop early ({@link #exceeds} tokenizes at most {@code limit + 1} tokens),
- * and whole counts of texts of {@value #CACHED_FROM_CHARS} characters or more are remembered. A chat
+ * so tens of milliseconds for a long prompt): the limit checks stop early ({@link #exceeds}
+ * tokenizes at most {@code limit + 1} tokens), and whole counts of texts of {@value #CACHED_FROM_CHARS} characters or more are remembered. A chat
  * client sends the whole conversation again on every turn, so without that memory each turn would
  * tokenize the entire history again; with it, only the new message costs tokenizing. The memory is
  * keyed by a fingerprint of the text (two independent hashes and the length), never the text
@@ -79,16 +79,17 @@ public final class TokenCounter {
 
   /** The exact token count of {@code text} (special tokens count as ordinary text). */
   public int count(String text) {
-    if (text.length() < CACHED_FROM_CHARS) {
-      return text.isEmpty() ? 0 : encoding.countTokensOrdinary(text);
+    if (text.isEmpty()) {
+      return 0;
     }
-    Fingerprint key = Fingerprint.of(text);
-    Integer known = counts.getIfPresent(key);
-    if (known != null) {
+    int known = known(text);
+    if (known >= 0) {
       return known;
     }
     int count = encoding.countTokensOrdinary(text);
-    counts.put(key, count);
+    if (text.length() >= CACHED_FROM_CHARS) {
+      counts.put(Fingerprint.of(text), count);
+    }
     return count;
   }
 

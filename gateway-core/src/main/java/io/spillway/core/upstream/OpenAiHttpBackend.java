@@ -222,7 +222,6 @@ public final class OpenAiHttpBackend implements Backend {
     }
   }
 
-
   private Request toUpstream(GatewayRequest request) {
     HttpUrl url = urls.get(request.route());
     Request.Builder builder = url != null

@@ -32,11 +32,11 @@ import java.util.function.ToLongFunction;
  * relay thread while {@link #close} may come from another; the kept state is guarded by this.
  */
 final class MeteredEventStream extends ForwardingEventStream {
-  private final Reservation reservation;
-  private final long promptEstimate;
   /** Kept event data beyond this many characters is counted at once and let go. */
   static final int MAX_PENDING_CHARS = 256 * 1024;
 
+  private final Reservation reservation;
+  private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
   private final List<String> pending = new ArrayList<>();
   private int pendingChars;
@@ -68,7 +68,7 @@ final class MeteredEventStream extends ForwardingEventStream {
     return event;
   }
 
-  /** Reads reported usage from an event now; keeps any other event's data for {@link #countStreamed}. */
+  /** Reads reported usage from an event now; keeps any other event's data for {@link #countPending}. */
   private synchronized void inspect(SseEvent event) {
     String data = event.data();
     if (event.isDone() || data.isEmpty() || data.charAt(0) != '{') {
