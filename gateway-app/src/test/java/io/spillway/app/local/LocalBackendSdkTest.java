@@ -175,11 +175,12 @@ class LocalBackendSdkTest {
         java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + server.port() + "/v1/responses"))
             .header("Content-Type", "application/json")
             .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
-                "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}")).build(),
+                "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(503);
     assertThat(response.headers().firstValue("retry-after")).hasValue("300");
     assertThat(Json.parse(response.body()).path("error").path("code").asText()).isEqualTo("unsupported_on_local");
+    assertThat(Json.parse(response.body()).path("error").path("param").asText()).isEqualTo("previous_response_id");
   }
 }
