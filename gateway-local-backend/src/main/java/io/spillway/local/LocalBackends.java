@@ -40,7 +40,7 @@ public final class LocalBackends {
       LocalConfig local, CloudConfig cloud, Duration refusalRetryAfter, Clock clock, MeterRegistry meters) {
     return switch (local.kind()) {
       case "ollama" -> new OllamaBackend(local, cloud, clock, refusalRetryAfter, meters);
-      case "openai" -> new OpenAiLocalBackend(local, cloud, clock, refusalRetryAfter);
+      case "openai" -> new OpenAiLocalBackend(local, cloud, clock, refusalRetryAfter, meters);
       default -> throw new IllegalArgumentException("local.kind '" + local.kind() + "' is not one of ollama, openai");
     };
   }

@@ -2,6 +2,8 @@ package io.spillway.local.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.Version;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
@@ -53,6 +55,7 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   private final LocalConfig config;
   private final Clock clock;
   private final Duration refusalRetryAfter;
+  private final Counter dropped;
   private final UpstreamSettings settings;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
@@ -63,11 +66,14 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
    * @param refusalRetryAfter the {@code Retry-After} of a refusal (a request the local backend
    *     cannot serve, such as one continuing a stored response)
    */
-  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud, Clock clock, Duration refusalRetryAfter) {
+  public OpenAiLocalBackend(
+      LocalConfig config, CloudConfig cloud, Clock clock, Duration refusalRetryAfter, MeterRegistry meters) {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;
     this.refusalRetryAfter = refusalRetryAfter;
+    this.dropped = Counter.builder("spillway.local.dropped.requests")
+        .description("requests served locally with parameters the local server cannot honour").register(meters);
     this.settings = UpstreamSettings.from(config, cloud);
     this.client = OpenAiHttpBackend.defaultClient(settings);
     this.probeClient = client.newBuilder()
@@ -110,17 +116,20 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     ResponsesOverChat translation = new ResponsesOverChat(request.body(), unsupported);
     ObjectNode chatBody = translation.chatBody(local);
     unsupported.throwIfAny("Responses API", refusalRetryAfter);
-    Headers dropped = DroppedParams.report(request, translation.dropped());
+    Headers droppedHeaders = DroppedParams.report(request, translation.dropped());
+    if (!translation.dropped().isEmpty()) {
+      dropped.increment();
+    }
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(), chatBody,
         null, request.receivedAt());
     GatewayResponse answer = delegate.call(chat);
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
-      return answer.withHeaders(merged(answer.headers(), dropped));
+      return answer.withHeaders(merged(answer.headers(), droppedHeaders));
     }
     ResponseBuilder builder = translation.builder(createdAt);
     if (answer.isStream()) {
-      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), dropped),
+      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), droppedHeaders),
           new ChatChunksAsResponseEvents(NAME, answer.stream(), new ResponseEvents(builder), local));
     }
     JsonNode completion = answer.json();
@@ -139,10 +148,10 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
       }
       all.addAll(events.finish(ResponsesOverChat.usage(completion.get("usage")),
           "length".equals(Json.text(completion.path("choices").path(0), "finish_reason"))));
-      return GatewayResponse.streamed(200, dropped, new ListedEvents(all));
+      return GatewayResponse.streamed(200, droppedHeaders, new ListedEvents(all));
     }
     ObjectNode response = translation.response(completion, local, createdAt);
-    return GatewayResponse.buffered(200, merged(answer.headers(), dropped)
+    return GatewayResponse.buffered(200, merged(answer.headers(), droppedHeaders)
         .with("content-type", GatewayResponse.JSON), Json.toBytes(response));
   }
 

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
@@ -54,13 +55,14 @@ class ResponsesOverChatTest {
   static final String APPLY_PATCH = "{\"type\":\"custom\",\"name\":\"apply_patch\",\"description\":\"Edits files.\"}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   OpenAiLocalBackend backend(String responsesApi) {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", MODEL);
     LocalConfig config = new LocalConfig(true, "openai", server.baseUrl(), models, null, null, Duration.ofSeconds(10),
         null, responsesApi);
-    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, OllamaTesting.REFUSAL_RETRY_AFTER);
+    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, OllamaTesting.REFUSAL_RETRY_AFTER, meters);
   }
 
   static JsonNode sentChatBody() {
@@ -108,6 +110,7 @@ class ResponsesOverChatTest {
 
     assertThat(sentChatBody()).isEqualTo(Json.parse(CodexFixtures.read(fixture + ".chat.json")));
     assertThat(response.headers().get(DroppedParams.HEADER)).isEqualTo(dropped);
+    assertThat(meters.get("spillway.local.dropped.requests").counter().count()).isEqualTo(1);
   }
 
   @Test
