@@ -228,6 +228,23 @@ class ResponsesOverChatTest {
   }
 
   @Test
+  void aServerThatIgnoresStreamStillGivesTheClientItsEvents() {
+    server.stubFor(post("/v1/chat/completions").willReturn(completion("""
+        {"role":"assistant","content":null,"tool_calls":[
+          {"id":"call_a","type":"function","function":{"name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}"}}]}""",
+        "tool_calls")));
+
+    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}"));
+
+    assertThat(response.isStream()).isTrue();
+    assertThat(drain(response)).extracting(SseEvent::event).containsExactly(
+        "response.created", "response.in_progress", "response.output_item.added",
+        "response.function_call_arguments.delta", "response.function_call_arguments.done",
+        "response.output_item.done", "response.completed");
+  }
+
+  @Test
   void aStreamThatEndsBeforeItsFinishFailsInsteadOfLookingComplete() {
     server.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(200)
         .withHeader("Content-Type", "text/event-stream")
