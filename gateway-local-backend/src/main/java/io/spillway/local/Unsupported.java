@@ -1,4 +1,4 @@
-package io.spillway.local.ollama;
+package io.spillway.local;
 
 import io.spillway.core.error.UnsupportedOnLocalException;
 import java.util.ArrayList;
@@ -12,13 +12,13 @@ import java.util.List;
  * router's to say (it asks the breaker), so the refusal carries no {@code Retry-After}. Not
  * thread-safe.
  */
-final class Unsupported {
-  static final String CODE = UnsupportedOnLocalException.CODE;
+public final class Unsupported {
+  public static final String CODE = UnsupportedOnLocalException.CODE;
 
   private final List<String> what = new ArrayList<>();
   private String firstParam;
 
-  void add(String description, String param) {
+  public void add(String description, String param) {
     if (!what.contains(description)) {
       what.add(description);
     }
@@ -27,12 +27,12 @@ final class Unsupported {
     }
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return what.isEmpty();
   }
 
   /** Throws the refusal if anything was collected. */
-  void throwIfAny(String api) {
+  public void throwIfAny(String api) {
     if (!what.isEmpty()) {
       throw new UnsupportedOnLocalException(what, api, firstParam);
     }
