@@ -56,6 +56,7 @@ public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   public static final String BACKEND_HEADER = "x-spillway-backend";
   static final String LOCAL_NAME = "local";
+  static final String UNSUPPORTED_ON_LOCAL = "unsupported_on_local";
 
   private final Backend cloud;
   private final Backend local;
@@ -144,6 +145,9 @@ public final class Router implements Terminal {
    * {@code situation} starts the error message if local cannot serve.
    */
   private GatewayResponse serveLocally(GatewayRequest request, Attempt cloudAttempt, String situation) {
+    if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
+      return embeddingsNotLocal(request, cloudAttempt, situation);
+    }
     if (local == null) {
       return unavailable(request, cloudAttempt, situation, "there is no local backend (local.enabled: false)");
     }
@@ -166,6 +170,27 @@ public final class Router implements Terminal {
           "the local backend could not serve it either (" + attempt.verdict().rule() + ")");
     }
     return answer(request, local.name(), attempt);
+  }
+
+  /**
+   * Embeddings of a model that {@code local.models} does not map explicitly: a local model's vectors
+   * would not match the ones the client already stored, so the answer is 503
+   * {@code unsupported_on_local} with {@code Retry-After} from the breaker (or the cloud's own
+   * failure, after a transient one).
+   */
+  private GatewayResponse embeddingsNotLocal(GatewayRequest request, Attempt cloudAttempt, String situation) {
+    if (cloudAttempt != null && cloudAttempt.verdict().outcome() == Outcome.TRANSIENT) {
+      return answer(request, cloud.name(), cloudAttempt);
+    }
+    Duration retryAfter = breaker.retryAfter(cloudAttempt != null ? cloudAttempt.verdict().retryAfter() : null);
+    String message = situation + ", and embeddings of '" + request.model() + "' cannot come from the local"
+        + " backend: local.models has no entry for it, and another model's vectors would not match the ones"
+        + " already computed with it. Retry after " + GatewayResponse.retryAfterSeconds(retryAfter)
+        + "s, or map the model to a local embedding model in local.models.";
+    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
+    GatewayException e = new GatewayException(ErrorKind.UNAVAILABLE, message, "model", UNSUPPORTED_ON_LOCAL,
+        retryAfter, null);
+    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, LOCAL_NAME);
   }
 
   private GatewayResponse models(GatewayRequest request) {

@@ -49,6 +49,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/completions} → {@code POST /api/generate};
  *   <li>{@code /v1/responses} → {@code POST /api/chat} for the text subset; the rest is refused with
  *       503 and {@code Retry-After};
+ *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs);
  *   <li>{@code /v1/models} → the models {@code local.models} serves.
  * </ul>
  *
@@ -127,6 +128,9 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     ObjectNode body = request.body();
     String requested = request.model();
     String localModel = models.map(requested);
+    if (route == Route.EMBEDDINGS) {
+      return embed(request, requested, localModel);
+    }
     Parameters params = new Parameters(body);
     Unsupported unsupported = new Unsupported();
     ObjectNode ollamaBody;
@@ -196,6 +200,33 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       }
     }
     return streamed(route, call, response, body, requested, localModel, created, includeUsage, headers);
+  }
+
+  /** {@code /v1/embeddings} → {@code POST /api/embed}, buffered; the answer names the model that made the vectors. */
+  private GatewayResponse embed(GatewayRequest request, String requested, String localModel) {
+    Unsupported unsupported = new Unsupported();
+    ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
+    unsupported.throwIfAny("Embeddings API", refusalRetryAfter);
+    Call call = client.newCall(post("/api/embed", ollamaBody, request.id()));
+    call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    }
+    try (response) {
+      if (!response.isSuccessful()) {
+        return errorResponse(errorFrom(response, requested, localModel), Headers.EMPTY);
+      }
+      JsonNode answer = parse(readBounded(response.body()));
+      String error = Json.text(answer, "error");
+      if (error != null) {
+        return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), Headers.EMPTY);
+      }
+      ObjectNode out = EmbeddingTranslation.response(answer, servedModel(answer, localModel), request.body());
+      return GatewayResponse.buffered(200, Headers.of("content-type", GatewayResponse.JSON), Json.toBytes(out));
+    }
   }
 
   private GatewayResponse streamed(
