@@ -45,8 +45,8 @@ import java.util.function.Supplier;
  */
 public final class KeysEndpoint {
   public static final String PATH = "/admin/keys";
-  private static final Set<String> CREATE_FIELDS =
-      Set.of("team", "tier", "expiresAt", "expiresIn", "models", "monthlyTokens", "requestsPerMinute");
+  private static final Set<String> CREATE_FIELDS = Set.of("team", "tier", "expiresAt", "expiresIn", "expiry",
+      "models", "monthlyTokens", "budget", "requestsPerMinute");
 
   private final Supplier<KeyRegistry> configKeys;
   private final ApiKeys apiKeys;
@@ -103,7 +103,7 @@ public final class KeysEndpoint {
       }
     });
     ApiKeys.NewKey spec = new ApiKeys.NewKey(team(body), tier(body), expiry(body), models(body),
-        positiveLong(body, "monthlyTokens"), positiveInt(body, "requestsPerMinute"));
+        budget(body), positiveInt(body, "requestsPerMinute"));
     ApiKeys.Issued issued = guarded(() -> apiKeys.create(spec));
     audit.record(request, "key.create", line -> describe(line.putObject("key"), issued.key()));
     ObjectNode answer = Json.object();
@@ -241,11 +241,30 @@ public final class KeysEndpoint {
     }
   }
 
+  /** {@code monthlyTokens}, or its short alias {@code budget}. */
+  private static Long budget(JsonNode body) {
+    if (body.has("monthlyTokens") && body.has("budget")) {
+      throw GatewayException.invalid("Give 'monthlyTokens' or its alias 'budget', not both", "budget");
+    }
+    return positiveLong(body, body.has("budget") ? "budget" : "monthlyTokens");
+  }
+
+  /** {@code expiresAt} (or its alias {@code expiry}), an instant; or {@code expiresIn}, a duration from now. */
   private Instant expiry(JsonNode body) {
-    String at = Json.text(body, "expiresAt");
+    String atField = body.has("expiry") ? "expiry" : "expiresAt";
+    JsonNode atNode = body.get(atField);
+    String at = atNode != null && atNode.isIntegralNumber()
+        ? Instant.ofEpochSecond(atNode.longValue()).toString() : Json.text(body, atField);
     String in = Json.text(body, "expiresIn");
-    if (at != null && in != null) {
-      throw GatewayException.invalid("Give 'expiresAt' or 'expiresIn', not both", "expiresAt");
+    for (String field : List.of(atField, "expiresIn")) {
+      JsonNode value = body.get(field);
+      if (value != null && !value.isNull() && !value.isTextual() && !(field.equals(atField) && value.isIntegralNumber())) {
+        throw GatewayException.invalid("'" + field + "' must be a string", field);
+      }
+    }
+    int given = (body.has("expiry") ? 1 : 0) + (body.has("expiresAt") ? 1 : 0) + (body.has("expiresIn") ? 1 : 0);
+    if (given > 1) {
+      throw GatewayException.invalid("Give one of 'expiresAt', 'expiry' and 'expiresIn'", "expiresAt");
     }
     Instant now = clock.instant();
     Instant expiry = null;
@@ -253,8 +272,8 @@ public final class KeysEndpoint {
       try {
         expiry = Instant.parse(at);
       } catch (DateTimeParseException e) {
-        throw GatewayException.invalid("'expiresAt' must be an ISO-8601 instant such as 2027-01-31T00:00:00Z",
-            "expiresAt");
+        throw GatewayException.invalid("'" + atField + "' must be an ISO-8601 instant such as 2027-01-31T00:00:00Z"
+            + " (or seconds since the epoch)", atField);
       }
     } else if (in != null) {
       expiry = now.plus(duration(in, "expiresIn"));

@@ -113,6 +113,20 @@ class ApiKeysGatewayTest {
   }
 
   @Test
+  void theDesignsShortNamesExpiryAndBudgetAreAccepted() {
+    start("");
+    AdminKeys.create(harness, "{\"team\":\"ci\",\"tier\":\"gold\",\"expiry\":\"2027-01-01T00:00:00Z\",\"budget\":900}");
+
+    JsonNode key = AdminKeys.json(harness.get("/admin/keys", ADMIN_TOKEN)).at("/keys/3");
+
+    assertThat(key.get("expiresAt").asText()).isEqualTo("2027-01-01T00:00:00Z");
+    assertThat(key.get("monthlyTokens").asLong()).isEqualTo(900);
+    HttpResponse<String> numericExpiry = harness.post("/admin/keys", ADMIN_TOKEN,
+        "{\"team\":\"ci\",\"tier\":\"gold\",\"expiresAt\":1798761600}");
+    assertThat(AdminKeys.json(numericExpiry).get("expiresAt").asText()).isEqualTo("2027-01-01T00:00:00Z");
+  }
+
+  @Test
   void anExpiredKeyGets401SayingItExpired() {
     start("");
     AdminKeys.Created created = AdminKeys.create(harness, "{\"team\":\"ci\",\"tier\":\"gold\",\"expiresIn\":\"1h\"}");
