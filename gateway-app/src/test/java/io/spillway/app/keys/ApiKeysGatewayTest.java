@@ -104,9 +104,9 @@ class ApiKeysGatewayTest {
     HttpResponse<String> noTier = harness.post("/admin/keys", ADMIN_TOKEN, "{\"team\":\"ci\"}");
     assertThat(noTier.statusCode()).isEqualTo(400);
     assertThat(AdminKeys.json(noTier).at("/error/param").asText()).isEqualTo("tier");
-    HttpResponse<String> unknown = harness.post("/admin/keys", ADMIN_TOKEN, "{\"team\":\"ci\",\"tier\":\"gold\",\"budget\":5}");
+    HttpResponse<String> unknown = harness.post("/admin/keys", ADMIN_TOKEN, "{\"team\":\"ci\",\"tier\":\"gold\",\"owner\":\"ann\"}");
     assertThat(unknown.statusCode()).isEqualTo(400);
-    assertThat(AdminKeys.json(unknown).at("/error/message").asText()).contains("budget");
+    assertThat(AdminKeys.json(unknown).at("/error/message").asText()).contains("owner");
     HttpResponse<String> past = harness.post("/admin/keys", ADMIN_TOKEN,
         "{\"team\":\"ci\",\"tier\":\"gold\",\"expiresAt\":\"2020-01-01T00:00:00Z\"}");
     assertThat(past.statusCode()).isEqualTo(400);
