@@ -24,6 +24,7 @@ import io.spillway.routing.capacity.Verdict;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -253,6 +254,9 @@ public final class Router implements Terminal {
    * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
    */
   private LocalTry tryLocal(GatewayRequest request, boolean failover) {
+    if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
+      return LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request)));
+    }
     if (local == null) {
       return LocalTry.failed(LocalFailure.disabled());
     }
@@ -283,6 +287,19 @@ public final class Router implements Terminal {
     static LocalTry failed(LocalFailure failure) {
       return new LocalTry(null, null, failure);
     }
+  }
+
+  /**
+   * Embeddings of a model that {@code local.models} does not map explicitly: a local model's vectors
+   * would not match the ones the client already stored, so local refuses them like any request it
+   * cannot serve (the cloud is tried where it may; the status and {@code Retry-After} come from the
+   * breaker).
+   */
+  private static UnsupportedOnLocalException embeddingsNotMapped(GatewayRequest request) {
+    return new UnsupportedOnLocalException(List.of("embeddings of '" + request.model()
+        + "' (local.models has no entry for it, and another model's vectors would not match the ones"
+        + " already computed with it; map it to a local embedding model in local.models)"),
+        "Embeddings API", "model");
   }
 
   private GatewayResponse models(GatewayRequest request) {

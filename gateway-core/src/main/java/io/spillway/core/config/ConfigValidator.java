@@ -75,6 +75,8 @@ final class ConfigValidator {
     }
     checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
+    checkPositive(problems, "admin.keySyncInterval", c.admin().keySyncInterval());
+    checkPositive(problems, "admin.rotationOverlap", c.admin().rotationOverlap());
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ public enum ErrorKind {
   MISSING_PARAMETER(400, "invalid_request_error", "missing_required_parameter"),
   INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key"),
   FORBIDDEN(403, "invalid_request_error", "forbidden"),
+  MODEL_NOT_ALLOWED(403, "invalid_request_error", "model_not_allowed"),
   NOT_FOUND(404, "invalid_request_error", "unknown_url"),
   MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
   METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
