@@ -9,6 +9,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -50,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
- * or is closed. Thread-safe: one instance serves all requests.
+ * or is closed. A request whose client has gone ({@link ClientDisconnect}) stops waiting for a
+ * permit and is never failed over. Thread-safe: one instance serves all requests.
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -118,6 +120,17 @@ public final class Router implements Terminal {
       throw e;
     }
     Verdict verdict = attempt.verdict();
+    if (verdict.outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
+      // Its call was cancelled, or it failed with nobody waiting: no failover. Only a real capacity
+      // answer tells the breaker something about the cloud.
+      if (verdict.outcome() == Outcome.CAPACITY) {
+        breaker.record(ticket, verdict);
+      } else {
+        breaker.release(ticket);
+      }
+      attempt.discard();
+      return refused(request, cloud.name(), clientClosed());
+    }
     breaker.record(ticket, verdict);
     if (verdict.outcome() == Outcome.CAPACITY) {
       Counter.builder("spillway.breaker.capacity.answers")
@@ -144,6 +157,9 @@ public final class Router implements Terminal {
    * {@code situation} starts the error message if local cannot serve.
    */
   private GatewayResponse serveLocally(GatewayRequest request, Attempt cloudAttempt, String situation) {
+    if (ClientDisconnect.of(request).happened()) {
+      return refused(request, LOCAL_NAME, clientClosed());
+    }
     if (local == null) {
       return unavailable(request, cloudAttempt, situation, "there is no local backend (local.enabled: false)");
     }
@@ -232,7 +248,7 @@ public final class Router implements Terminal {
    * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
    */
   private Attempt attempt(Backend backend, GatewayRequest request) {
-    OncePermit permit = new OncePermit(gate.enter(backend.name(), request));
+    OncePermit permit = new OncePermit(enter(backend, request));
     long start = System.nanoTime();
     GatewayResponse response;
     try {
@@ -275,6 +291,35 @@ public final class Router implements Terminal {
     }
     return timed(backend, start,
         Attempt.answered(response.withStream(new StartedStream(first, stream, permit)), verdict));
+  }
+
+  /**
+   * Waits in the admission gate; a client that goes away meanwhile ends the wait (by interrupting
+   * it) and its place is given up, as is a permit obtained just as it left.
+   */
+  private AdmissionGate.Permit enter(Backend backend, GatewayRequest request) {
+    ClientDisconnect disconnect = ClientDisconnect.of(request);
+    Thread waiter = Thread.currentThread();
+    AdmissionGate.Permit permit;
+    try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
+      permit = gate.enter(backend.name(), request);
+    } catch (GatewayException e) {
+      if (disconnect.happened()) {
+        Thread.interrupted(); // the interrupt only ended the wait
+        throw clientClosed();
+      }
+      throw e;
+    }
+    if (disconnect.happened()) {
+      Thread.interrupted();
+      permit.close();
+      throw clientClosed();
+    }
+    return permit;
+  }
+
+  private static GatewayException clientClosed() {
+    return GatewayException.of(ErrorKind.CLIENT_CLOSED, "The client closed its connection before the answer", null);
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {
