@@ -32,6 +32,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.server.ConnectionBudget;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
@@ -189,7 +190,9 @@ public final class Gateway implements AutoCloseable {
           observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
+    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
+        usageStore::status, config.quota().failClosed()));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -203,7 +206,7 @@ public final class Gateway implements AutoCloseable {
       return Json.object().set("endpoints", endpoints);
     });
     routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), routes.build(), clock);
+    this.server = new GatewayServer(config.server(), routes.build(), clock, connectionBudget);
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
