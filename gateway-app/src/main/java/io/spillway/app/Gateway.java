@@ -192,7 +192,7 @@ public final class Gateway implements AutoCloseable {
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
-        usageStore::status, config.quota().failClosed()));
+        usageStore::status, config.quota()));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -231,7 +231,8 @@ public final class Gateway implements AutoCloseable {
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota());
     if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
+          config.quota().flushInterval());
     }
     return new LocalRequestLimiter(policy, clock);
   }

@@ -128,7 +128,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       requestId = RequestIds.fresh();
     }
     if (msg.decoderResult().isFailure()) {
-      return undecodable(msg, msg.decoderResult().cause(), requestId);
+      return undecodable(msg.decoderResult().cause(), requestId);
     }
     HttpVersion version = msg.protocolVersion();
     if (!supported(version)) {
@@ -244,15 +244,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     }
   }
 
-  private Work undecodable(FullHttpRequest msg, Throwable cause, String requestId) {
+  private Work undecodable(Throwable cause, String requestId) {
     GatewayException error;
     Integer status = null;
     if (cause instanceof TooLongHttpHeaderException) {
       error = GatewayException.of(ErrorKind.HEADERS_TOO_LARGE,
           "Request headers are larger than the gateway's limit (server.maxHeaderSize)", null);
-    } else if (cause instanceof TooLongHttpLineException && HttpUtil.isTransferEncodingChunked(msg)) {
-      // The request line was read: what was too long is a chunk-size line (its extensions).
-      error = GatewayException.invalid("A chunk-size line of the request body is too long", null);
+    } else if (cause instanceof RequestBodyAggregator.ChunkLineTooLong) {
+      error = GatewayException.invalid(cause.getMessage(), null);
     } else if (cause instanceof TooLongHttpLineException) {
       status = 414;
       error = new GatewayException(ErrorKind.INVALID_REQUEST, "Request line is too long", null,
