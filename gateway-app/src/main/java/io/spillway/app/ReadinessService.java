@@ -21,9 +21,9 @@ import java.util.function.Supplier;
  * can — the cloud is not configured (no key for OpenAI's API) and the local backend is off,
  * unreachable or lacks its default model — or when the shared quota store (Redis) is unreachable
  * and {@code quota.failClosed} is set. The details also show the quota store's health and the
- * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor limit). The local part carries the readiness snapshot, missing
- * models with their fix included; the local server's address is not shown here (this endpoint needs
- * no token).
+ * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor
+ * limit). The local part carries the readiness snapshot, missing models with their fix included; the
+ * local server's address and the store's are not shown here (this endpoint needs no token).
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;

@@ -125,7 +125,8 @@ final class CacheInterceptor implements Interceptor {
       response = chain.proceed(request);
     } catch (GatewayException e) {
       if (call != null) {
-        call.complete(e instanceof UpstreamException && !everyoneGone.happened() ? new Outcome.Failed(e) : new Outcome.Alone());
+        boolean failedForAll = e instanceof UpstreamException && !everyoneGone.happened();
+        call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
       return tagged(GatewayResponse.error(e), "miss");
