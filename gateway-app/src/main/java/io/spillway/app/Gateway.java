@@ -34,6 +34,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.server.ConnectionBudget;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
@@ -199,7 +200,9 @@ public final class Gateway implements AutoCloseable {
     }
     routes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
+    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
+        usageStore::status, config.quota()));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -213,7 +216,7 @@ public final class Gateway implements AutoCloseable {
       return Json.object().set("endpoints", endpoints);
     });
     routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), routes.build(), clock);
+    this.server = new GatewayServer(config.server(), routes.build(), clock, connectionBudget);
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -238,7 +241,8 @@ public final class Gateway implements AutoCloseable {
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota(), apiKeys);
     if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
+          config.quota().flushInterval());
     }
     return new LocalRequestLimiter(policy, clock);
   }

@@ -25,6 +25,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    if (s.reservedFileDescriptors() < 0) {
+      problems.add("key 'server.reservedFileDescriptors': must not be negative");
+    }
     checkPositive(problems, "server.idleTimeout", s.idleTimeout());
     checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
     checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());

@@ -13,6 +13,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -163,6 +164,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
 
     Call call = client.newCall(post(path, ollamaBody, request.id()));
+    ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
