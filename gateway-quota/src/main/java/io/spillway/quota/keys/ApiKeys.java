@@ -63,6 +63,7 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   private long version = Long.MIN_VALUE;
   private ScheduledExecutorService sync;
   private volatile boolean storeDown;
+  private volatile boolean everRead;
 
   public ApiKeys(KeyStore store, Clock clock) {
     this.store = store;
@@ -96,11 +97,18 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
         storeDown = false;
         log.warn("The key store ({}) answers again", store.describe());
       }
+      everRead = true;
     } catch (RuntimeException e) {
       if (!storeDown) {
         storeDown = true;
-        log.error("The key store ({}) does not answer ({}); API keys keep working as last seen", store.describe(),
-            e.getMessage());
+        if (everRead) {
+          log.error("The key store ({}) does not answer ({}); API keys keep working as last seen", store.describe(),
+              e.getMessage());
+        } else {
+          // At start the usage store on the same Redis already says so in its one line; API-created keys
+          // are known from the first successful read on.
+          log.info("The key store ({}) has not answered yet; API-created keys work once it does", store.describe());
+        }
       }
     }
   }
