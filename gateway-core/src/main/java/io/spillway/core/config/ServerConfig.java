@@ -10,6 +10,9 @@ import java.time.Duration;
  * @param streamTimeLimit the longest a single streamed response may run, however steadily it flows
  * @param requestReadTimeout the longest a client may take to send one whole request (head and
  *     body), counted from its first byte; slower senders get 408 and are closed
+ * @param maxHops how many Spillway gateways a request may already have passed through (counted in
+ *     its {@code Via} header) when it arrives; more is a loop and gets 508. The default, 1, lets one
+ *     Spillway sit in front of another (a CI sidecar in front of the shared gateway)
  */
 public record ServerConfig(
     String host,
@@ -21,9 +24,11 @@ public record ServerConfig(
     Duration drainTimeout,
     Duration streamTimeLimit,
     TlsConfig tls,
-    Duration requestReadTimeout) {
+    Duration requestReadTimeout,
+    Integer maxHops) {
 
-  public static final ServerConfig DEFAULTS = new ServerConfig(null, null, null, null, null, null, null, null, null, null);
+  public static final ServerConfig DEFAULTS =
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null);
 
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
@@ -35,18 +40,19 @@ public record ServerConfig(
     drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
     streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
     requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
+    maxHops = maxHops != null ? maxHops : 1;
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout);
+        streamTimeLimit, tls, requestReadTimeout, maxHops);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout);
+        streamTimeLimit, tls, requestReadTimeout, maxHops);
   }
 
   /** Optional TLS on the front end, from PEM files. */

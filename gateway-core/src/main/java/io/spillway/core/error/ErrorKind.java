@@ -27,7 +27,8 @@ public enum ErrorKind {
   UPSTREAM_AUTH(502, "server_error", "upstream_auth_failed"),
   CAPACITY(503, "server_error", "model_at_capacity"),
   UNAVAILABLE(503, "server_error", "service_unavailable"),
-  GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout");
+  GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout"),
+  LOOP_DETECTED(508, "server_error", "loop_detected");
 
   private final int status;
   private final String type;

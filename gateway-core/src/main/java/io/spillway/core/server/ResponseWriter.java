@@ -20,6 +20,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
@@ -208,6 +209,7 @@ final class ResponseWriter {
   private static void copyHeaders(GatewayResponse response, HttpHeaders out, String requestId, boolean keepAlive) {
     response.headers().forEach(out::add);
     out.set("x-request-id", requestId);
+    out.set(HttpHeaderNames.VIA, Via.OWN);
     if (!keepAlive) {
       out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }

@@ -38,7 +38,7 @@ public final class RedisRequestLimiter implements RequestLimiter {
   private final RedisClient client;
   private final StatefulRedisConnection<byte[], byte[]> connection;
   private final BucketRequestLimiter shared;
-  private final RequestLimiter fallback;
+  private final BucketRequestLimiter fallback;
   private final boolean failClosed;
   private final AtomicBoolean unreachable = new AtomicBoolean();
 
@@ -101,6 +101,12 @@ public final class RedisRequestLimiter implements RequestLimiter {
       log.warn("Redis is reachable again; rate limits are shared across replicas again");
     }
     return decision;
+  }
+
+  @Override
+  public void limits(RateLimitPolicy policy) {
+    shared.limits(policy);
+    fallback.limits(policy);
   }
 
   /** Whether the last limited request was decided by the shared buckets in Redis. */
