@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.Gateway;
+import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.config.ConfigLoader;
@@ -105,6 +106,17 @@ class SelfLoopTest {
     // The client's request, then one hop back in (allowed: maxHops 1), then a second one: refused.
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
         assertThat(gateway.metrics().series().totalRequests()).isEqualTo(3));
+  }
+
+  @Test
+  void startingWithTheCloudOnItsOwnListenerLogsAWarning() throws Exception {
+    int port = freePort();
+    try (LogCapture logs = new LogCapture()) {
+      start(port, "http://localhost:" + port + "/v1");
+
+      assertThat(logs.lines()).anySatisfy(line -> assertThat(line).startsWith("WARN")
+          .contains("cloud.baseUrl (http://localhost:" + port + "/v1) points at this gateway's own listener"));
+    }
   }
 
   @Test
