@@ -31,10 +31,10 @@ public final class SelfReference {
       return warnings;
     }
     check(warnings, "cloud.baseUrl", config.cloud().baseUrl(), config.server().host(), listenPort,
-        "set SPILLWAY_CLOUD_BASE_URL to the real cloud endpoint");
+        "Set SPILLWAY_CLOUD_BASE_URL (or cloud.baseUrl) to the real cloud endpoint");
     if (config.local().enabled()) {
       check(warnings, "local.baseUrl", config.local().baseUrl(), config.server().host(), listenPort,
-          "point it at the local model server (Ollama listens on port 11434)");
+          "Point it at the local model server (Ollama listens on port 11434)");
     }
     return warnings;
   }

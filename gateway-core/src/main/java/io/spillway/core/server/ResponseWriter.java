@@ -105,7 +105,7 @@ final class ResponseWriter {
     int status = statusOverride != null ? statusOverride : response.status();
     FullHttpResponse out =
         new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
+            HttpVersion.HTTP_1_1, status(status), Unpooled.wrappedBuffer(body));
     copyHeaders(response, out.headers(), requestId, keepAlive);
     out.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
     return out;
@@ -137,7 +137,7 @@ final class ResponseWriter {
       GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, String path,
       Runnable written) {
     HttpResponse head =
-        new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(response.status()));
+        new DefaultHttpResponse(HttpVersion.HTTP_1_1, status(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
     head.headers()
         .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED)
@@ -204,6 +204,13 @@ final class ResponseWriter {
 
   private void writeEvent(SseEvent event) {
     channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
+  }
+
+  /** RFC 5842's 508, which Netty's table lacks; every other code as Netty names it. */
+  private static final HttpResponseStatus LOOP_DETECTED = new HttpResponseStatus(508, "Loop Detected");
+
+  private static HttpResponseStatus status(int code) {
+    return code == 508 ? LOOP_DETECTED : HttpResponseStatus.valueOf(code);
   }
 
   private static void copyHeaders(GatewayResponse response, HttpHeaders out, String requestId, boolean keepAlive) {
