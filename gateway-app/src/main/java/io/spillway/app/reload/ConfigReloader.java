@@ -18,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Re-reads the config file and hands the new config to every registered {@link Reloadable} (keys
- * first, then limits, shaping, logging, in registration order). An unreadable or invalid file is
+ * Re-reads the config file and hands the new config to every registered {@link Reloadable}, in
+ * registration order (keys first). An unreadable or invalid file is
  * rejected with one clear log line and changes nothing. Requests in flight and open connections are
  * not touched: each component swaps its state atomically.
  *
