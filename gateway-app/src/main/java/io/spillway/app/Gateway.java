@@ -27,6 +27,10 @@ import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.Durations;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
+import io.spillway.core.config.SelfReference;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.LoopGuard;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -73,14 +77,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: observe (metrics, access log) → auth → cache → shaping → quota → admission →
- * router (terminal, metered).
+ * <p>Pipeline order: observe (metrics, access log) → loop guard → auth → cache → shaping → quota →
+ * admission → router (terminal, metered).
  *
  * <p>For the parts that other components plug into: {@link #meters()} (pass it to
  * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
@@ -88,6 +95,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * config on {@code SIGHUP} or {@code POST /admin/reload}).
  */
 public final class Gateway implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Gateway.class);
   private final GatewayConfig config;
   private final Clock clock;
   private final GatewayServer server;
@@ -120,10 +128,11 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accessLog, "logging");
 
     ReloadableRequestLimiter limiter =
-        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), clock, apiKeys);
-    reloader.register(limiter, "quota");
+        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
+    reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+    reloader.register(named("admission maxWait", next -> admission.reload(next.quota())), "quota.tiers");
     status.register("admission", admission::snapshot);
 
     MeterRegistry meters = metrics.registry();
@@ -157,11 +166,17 @@ public final class Gateway implements AutoCloseable {
 
     this.usageStore = UsageStores.open(config, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters, apiKeys);
+    reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
+        "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
+        "quota.alertWebhookTimeout");
     status.register("quota", quota::report);
 
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
+    AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
+    reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
+    interceptors.add(new LoopGuard(maxHops::get));
     interceptors.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.add(new TokenReportInterceptor(quota));
     interceptors.add(observer.usageTap());
@@ -171,10 +186,16 @@ public final class Gateway implements AutoCloseable {
     PressureSignals pressure = pressure(breaker, quota);
     ReloadableInterceptor shaping = new ReloadableInterceptor(config,
         next -> new ShapingInterceptor(next.shaping(), pressure, risk, meters, clock));
-    reloader.register(shaping, "shaping");
+    // The risk index keeps its windows and settings from start-up; which tiers it shapes applies.
+    List<String> shapingKeys = new ArrayList<>(List.of(ConfigReloader.keysOf("shaping", "risk")));
+    shapingKeys.add("shaping.risk.tiers");
+    reloader.register(shaping, shapingKeys.toArray(String[]::new));
     interceptors.add(shaping);
     interceptors.add(new RateLimitInterceptor(requestLimiter));
-    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
+    ReloadableInterceptor accounting = new ReloadableInterceptor(config,
+        next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens())));
+    reloader.register(accounting, "quota.defaultMaxTokens");
+    interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
     Duration capacityWindow = config.metrics().capacityWindow();
@@ -206,10 +227,16 @@ public final class Gateway implements AutoCloseable {
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
-    if (config.admin().enabled()) {
-      routes.get("/dashboard", new Dashboard());
-    }
     AdminApi adminApi = admin.build();
+    reloader.register(adminApi, "admin");
+    Dashboard dashboard = new Dashboard();
+    routes.get("/dashboard", request -> {
+      if (!adminApi.enabled()) {
+        throw GatewayException.of(ErrorKind.NOT_FOUND,
+            "The dashboard is off: set admin.token in the config to turn it on", null);
+      }
+      return dashboard.serve(request);
+    });
     status.register("admin", () -> {
       var endpoints = Json.object().putArray("endpoints");
       adminApi.paths().forEach(endpoints::add);
@@ -217,6 +244,21 @@ public final class Gateway implements AutoCloseable {
     });
     routes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), routes.build(), clock, connectionBudget);
+  }
+
+  /** A reload step with a name for the log and for {@code failed} in the reload answer. */
+  private static Reloadable named(String name, Reloadable reloadable) {
+    return new Reloadable() {
+      @Override
+      public void reload(GatewayConfig next) {
+        reloadable.reload(next);
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -276,6 +318,7 @@ public final class Gateway implements AutoCloseable {
       gateway.close();
       throw e;
     }
+    SelfReference.warnings(gateway.config, gateway.port()).forEach(warning -> log.warn("config: {}", warning));
     TokenCounter.warmUp(); // after the listener is up: loading the vocabulary must not delay readiness
     return gateway;
   }

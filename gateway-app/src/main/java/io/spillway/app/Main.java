@@ -8,6 +8,8 @@ import io.spillway.core.config.ConfigException;
 import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.ConfigPrinter;
 import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.config.SelfReference;
+import io.spillway.core.server.PortInUseException;
 import io.spillway.quota.keys.KeyHashes;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -67,9 +69,19 @@ public final class Main implements Callable<Integer> {
         commandLine.getErr().println("spillway: invalid config: " + e.getMessage());
         return 2;
       }
+      if (e instanceof PortInUseException inUse) {
+        commandLine.getErr().println(portInUse(inUse));
+        return 1;
+      }
       throw e;
     });
     return cli.execute(args);
+  }
+
+  /** The one line a taken port gets, naming the option that picks another. */
+  public static String portInUse(PortInUseException e) {
+    return "spillway: cannot listen: " + e.getMessage() + "; stop what holds it, or choose another port with --port"
+        + " (--port 0 picks a free one)";
   }
 
   @Override
@@ -77,10 +89,14 @@ public final class Main implements Callable<Integer> {
     return new Serve(config).call();
   }
 
-  @Command(name = "serve", description = "Run the gateway (the default command).")
+  @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
+      description = "Run the gateway (the default command).")
   static final class Serve implements Callable<Integer> {
     @Option(names = "--config", description = "Config file (default: ${DEFAULT-VALUE})")
     Path config = Path.of("config/gateway.yaml");
+
+    @Option(names = "--port", description = "Listen on this port instead of server.port (0 picks a free one)")
+    Integer port;
 
     Serve() {}
 
@@ -92,6 +108,9 @@ public final class Main implements Callable<Integer> {
     public Integer call() throws Exception {
       StartupWarmer.start();
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+      if (port != null) {
+        loaded = loaded.withServer(loaded.server().withPort(port));
+      }
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
       HangupSignal.install(gateway::reload);
       CountDownLatch stopped = new CountDownLatch(1);
@@ -105,7 +124,9 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  @Command(name = "check-config", description = "Validate a config and print it with secrets masked.")
+  @Command(name = "check-config", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
+      description = "Validate a config and print it with secrets masked; warn when an upstream URL points"
+          + " at this gateway's own listener.")
   static final class CheckConfig implements Callable<Integer> {
     @Option(names = "--config", description = "Config file (default: ${DEFAULT-VALUE})")
     Path config = Path.of("config/gateway.yaml");
@@ -120,6 +141,9 @@ public final class Main implements Callable<Integer> {
         out.println("# " + config + ": valid");
         out.print(ConfigPrinter.toMaskedYaml(loaded));
         out.flush();
+        PrintWriter err = spec.commandLine().getErr();
+        SelfReference.warnings(loaded, loaded.server().port()).forEach(w -> err.println("spillway: warning: " + w));
+        err.flush();
         return 0;
       } catch (ConfigException e) {
         spec.commandLine().getErr().println("spillway: invalid config: " + e.getMessage());
@@ -128,7 +152,8 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  @Command(name = "hash-key", description = "Read a gateway key on stdin; print the keyHash to put in the config.")
+  @Command(name = "hash-key", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
+      description = "Read a gateway key on stdin; print the keyHash to put in the config.")
   static final class HashKey implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     private final InputStream stdin;
@@ -155,7 +180,7 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  static final class VersionProvider implements CommandLine.IVersionProvider {
+  public static final class VersionProvider implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
       return new String[] {"spillway " + Version.VERSION};

@@ -1,6 +1,8 @@
 package io.spillway.app.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.config.GatewayConfig;
+import io.spillway.core.config.Reloadable;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
@@ -17,10 +19,11 @@ import java.util.Set;
 /**
  * {@code /admin/*}: JSON endpoints behind the admin token ({@code Authorization: Bearer}),
  * compared in constant time. With no {@code admin.token} configured the whole API answers 404, as if
- * it did not exist. Endpoints are registered by the feature that owns them.
+ * it did not exist. Endpoints are registered by the feature that owns them. A reloaded
+ * {@code admin.token} applies to the next request (set, changed, or removed).
  */
-public final class AdminApi implements HttpService {
-  private final byte[] token;
+public final class AdminApi implements HttpService, Reloadable {
+  private volatile byte[] token;
   private final HttpRoutes routes;
   private final List<String> paths;
 
@@ -28,6 +31,22 @@ public final class AdminApi implements HttpService {
     this.token = token;
     this.routes = routes;
     this.paths = List.copyOf(paths);
+  }
+
+  /** Whether {@code admin.token} is set, so that the API (and the dashboard) answer. */
+  public boolean enabled() {
+    return token != null;
+  }
+
+  @Override
+  public void reload(GatewayConfig next) {
+    String newToken = next.admin().token();
+    token = newToken == null ? null : newToken.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String toString() {
+    return "admin API";
   }
 
   /** The registered paths, in registration order (for the status page: what this gateway offers). */
@@ -41,18 +60,19 @@ public final class AdminApi implements HttpService {
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
+    byte[] token = this.token;
     if (token == null) {
       throw GatewayException.of(ErrorKind.NOT_FOUND,
           "The admin API is off: set admin.token in the config to turn it on", null);
     }
-    if (!authorized(request.headers().get("authorization"))) {
+    if (!authorized(request.headers().get("authorization"), token)) {
       throw new GatewayException(ErrorKind.INVALID_API_KEY,
           "The admin API needs 'Authorization: Bearer <admin.token>'", null, "invalid_admin_token", null, null);
     }
     return routes.serve(request);
   }
 
-  private boolean authorized(String authorization) {
+  private static boolean authorized(String authorization, byte[] token) {
     if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return false;
     }

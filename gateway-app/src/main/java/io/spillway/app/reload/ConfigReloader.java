@@ -18,14 +18,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Re-reads the config file and hands the new config to every registered {@link Reloadable} (keys
- * first, then limits, shaping, logging, in registration order). An unreadable or invalid file is
+ * Re-reads the config file and hands the new config to every registered {@link Reloadable}, in
+ * registration order (keys first). An unreadable or invalid file is
  * rejected with one clear log line and changes nothing. Requests in flight and open connections are
  * not touched: each component swaps its state atomically.
  *
- * <p>Each reloadable is registered with the config sections it applies ({@code keys},
- * {@code quota}, ...). A changed section that no registered component applies ({@code server},
- * {@code cloud}, ...) is reported as needing a restart. Reloads are serialized. Thread-safe.
+ * <p>Each reloadable is registered with the config keys it applies: whole sections ({@code keys},
+ * {@code logging}) or keys inside one ({@code server.maxHops}, {@code shaping.risk.tiers}). Whatever
+ * changed that no registered component applies is reported as needing a restart, in
+ * {@link Result#restartNeeded()} and in the log: a section none of whose keys apply on reload by its
+ * name ({@code cloud}), a key of a section that applies in part by its dotted path
+ * ({@code server.port}, {@code quota.admission}). So a new config key needs a restart until a
+ * component says otherwise. Reloads are serialized. Thread-safe.
  */
 public final class ConfigReloader {
   private static final Logger log = LoggerFactory.getLogger(ConfigReloader.class);
@@ -46,20 +50,50 @@ public final class ConfigReloader {
     this.current = withoutPlainKeys(initial);
   }
 
-  private record Registration(Reloadable reloadable, Set<String> sections) {}
+  private record Registration(Reloadable reloadable, Set<String> keys) {}
 
   /**
-   * Adds a component that applies the named top-level sections of a new config (e.g.
-   * {@code "quota"}); components are called in registration order.
+   * Adds a component that applies the named config keys of a new config: top-level sections
+   * ({@code "quota"}) or dotted keys inside them ({@code "server.maxHops"}); components are called in
+   * registration order.
+   *
+   * @throws IllegalArgumentException for a key the config model does not have
    */
-  public void register(Reloadable reloadable, String... sections) {
-    Set<String> names = Set.of(sections);
+  public void register(Reloadable reloadable, String... keys) {
+    Set<String> names = Set.of(keys);
     for (String name : names) {
-      if (!SECTIONS.contains(name)) {
-        throw new IllegalArgumentException("'" + name + "' is not a config section (" + SECTIONS + ")");
-      }
+      requireKey(name);
     }
     reloadables.add(new Registration(Objects.requireNonNull(reloadable), names));
+  }
+
+  /**
+   * The dotted keys of {@code section} (e.g. {@code "quota"}) except the named ones: for a component
+   * that applies all of a section but a few keys.
+   */
+  public static String[] keysOf(String section, String... except) {
+    Class<?> type = requireKey(section);
+    Set<String> skipped = Set.of(except);
+    return Arrays.stream(type.getRecordComponents())
+        .map(RecordComponent::getName)
+        .filter(name -> !skipped.contains(name))
+        .map(name -> section + "." + name)
+        .toArray(String[]::new);
+  }
+
+  /** The type a dotted key names, walking the config records. */
+  private static Class<?> requireKey(String key) {
+    Class<?> type = GatewayConfig.class;
+    for (String part : key.split("\\.")) {
+      RecordComponent found = type.isRecord()
+          ? Arrays.stream(type.getRecordComponents()).filter(c -> c.getName().equals(part)).findFirst().orElse(null)
+          : null;
+      if (found == null) {
+        throw new IllegalArgumentException("'" + key + "' is not a config key (sections: " + SECTIONS + ")");
+      }
+      type = found.getType();
+    }
+    return type;
   }
 
   /** The running config, keys as hashes only: a plain key is not kept past the registry build. */
@@ -109,31 +143,45 @@ public final class ConfigReloader {
     if (restartNeeded.isEmpty()) {
       log.info("config reloaded from {} ({} keys)", file, next.keys().size());
     } else {
-      log.warn("config reloaded from {} ({} keys); changes to {} take effect only after a restart",
+      log.warn("config reloaded from {} ({} keys); changes to {} take effect only after a restart"
+              + " (docs/operations.md lists what reload applies)",
           file, next.keys().size(), String.join(", ", restartNeeded));
     }
     return new Result(failed.isEmpty(), failed.isEmpty() ? null : "some components failed to reload",
         restartNeeded, failed);
   }
 
-  /** Changed sections that no registered component applies. */
+  /** Changed keys that no registered component applies, most general first. */
   List<String> restartNeeded(GatewayConfig before, GatewayConfig after) {
     Set<String> applied = new HashSet<>();
-    reloadables.forEach(r -> applied.addAll(r.sections()));
-    List<String> sections = new ArrayList<>();
+    reloadables.forEach(r -> applied.addAll(r.keys()));
+    List<String> keys = new ArrayList<>();
     for (RecordComponent component : GatewayConfig.class.getRecordComponents()) {
-      if (!applied.contains(component.getName())
-          && !Objects.equals(value(component, before), value(component, after))) {
-        sections.add(component.getName());
-      }
+      changedButNotApplied(component.getName(), value(component, before), value(component, after), applied, keys);
     }
-    return sections;
+    return keys;
+  }
+
+  private static void changedButNotApplied(
+      String key, Object before, Object after, Set<String> applied, List<String> out) {
+    if (Objects.equals(before, after) || applied.contains(key)) {
+      return;
+    }
+    boolean appliesInPart = applied.stream().anyMatch(a -> a.startsWith(key + "."));
+    if (appliesInPart && before != null && after != null && after.getClass().isRecord()) {
+      for (RecordComponent component : after.getClass().getRecordComponents()) {
+        changedButNotApplied(key + "." + component.getName(), value(component, before), value(component, after),
+            applied, out);
+      }
+    } else {
+      out.add(key);
+    }
   }
 
   private static final List<String> SECTIONS = Arrays.stream(GatewayConfig.class.getRecordComponents())
       .map(RecordComponent::getName).toList();
 
-  private static Object value(RecordComponent component, GatewayConfig config) {
+  private static Object value(RecordComponent component, Object config) {
     try {
       return component.getAccessor().invoke(config);
     } catch (ReflectiveOperationException e) {

@@ -1,6 +1,8 @@
 package io.spillway.app.sim;
 
+import io.spillway.app.Main;
 import io.spillway.core.config.Durations;
+import io.spillway.core.server.PortInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +15,8 @@ import picocli.CommandLine.Option;
 /** {@code spillway.jar demo}: the gateway with a simulated cloud and a simulated Ollama, on loopback. */
 @Command(
     name = "demo",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.VersionProvider.class,
     description = "Run the gateway on loopback with a simulated cloud (at capacity on a schedule) and a "
         + "simulated Ollama; print the URL, demo keys and curl lines that show a failover. No network, no GPU.")
 public final class DemoCommand implements Callable<Integer> {
@@ -39,9 +43,11 @@ public final class DemoCommand implements Callable<Integer> {
     try {
       demo = Demo.start(new Demo.Options(port, healthyFor, atCapacityFor, localFor,
           Demo.Options.defaults().tokenPause()), Clock.systemUTC());
+    } catch (PortInUseException e) {
+      spec.commandLine().getErr().println(Main.portInUse(e));
+      return 1;
     } catch (RuntimeException e) {
-      spec.commandLine().getErr().println("spillway demo: could not start: " + e.getMessage()
-          + (port != 0 ? " (is port " + port + " in use? try --port 0)" : ""));
+      spec.commandLine().getErr().println("spillway demo: could not start: " + e.getMessage());
       return 1;
     }
     CountDownLatch stopped = new CountDownLatch(1);

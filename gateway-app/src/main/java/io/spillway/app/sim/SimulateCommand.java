@@ -15,6 +15,8 @@ import picocli.CommandLine.Parameters;
 /** {@code spillway.jar simulate cloud|ollama}: one simulator alone, for users' own CI game days. */
 @Command(
     name = "simulate",
+    mixinStandardHelpOptions = true,
+    versionProvider = io.spillway.app.Main.VersionProvider.class,
     description = "Run one simulator alone: 'cloud' (OpenAI-shaped, at capacity on a schedule) or 'ollama' "
         + "(Ollama's native API). For CI game days against your own Spillway config.")
 public final class SimulateCommand implements Callable<Integer> {

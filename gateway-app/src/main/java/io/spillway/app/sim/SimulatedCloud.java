@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A stand-in for the OpenAI cloud that goes "at capacity" on a schedule: OpenAI-shaped answers for
  * {@code /v1/chat/completions}, {@code /v1/completions}, {@code /v1/responses} (streamed and not, with
- * usage; {@code stream_options.include_usage} honoured) and {@code /v1/models} while healthy, and
+ * usage; {@code stream_options.include_usage} honoured; a streamed Response carries OpenAI's whole
+ * event sequence) and {@code /v1/models} while healthy, and
  * OpenAI's 503 {@code Selected model is at capacity} body while at capacity.
  * {@code GET /sim/status} tells where in the schedule it is.
  *
@@ -261,9 +262,7 @@ public final class SimulatedCloud extends SimServer {
     out.put("model", model);
     ArrayNode output = out.putArray("output");
     if (done) {
-      ObjectNode message = output.addObject().put("type", "message").put("id", "msg_sim" + created)
-          .put("status", "completed").put("role", "assistant");
-      message.putArray("content").addObject().put("type", "output_text").put("text", answer).putArray("annotations");
+      output.add(messageItem("msg_sim" + created, "completed", answer));
     }
     out.put("parallel_tool_calls", true);
     out.putNull("previous_response_id");
@@ -271,8 +270,8 @@ public final class SimulatedCloud extends SimServer {
     out.put("store", true);
     out.put("temperature", 1.0);
     out.putObject("text").putObject("format").put("type", "text");
-    out.put("tool_choice", "auto");
-    out.putArray("tools");
+    out.set("tool_choice", request.has("tool_choice") ? request.get("tool_choice") : Json.MAPPER.getNodeFactory().textNode("auto"));
+    out.set("tools", request.has("tools") ? request.get("tools") : Json.MAPPER.createArrayNode());
     out.put("top_p", 1.0);
     out.put("truncation", "disabled");
     if (done) {
@@ -291,27 +290,64 @@ public final class SimulatedCloud extends SimServer {
     return out;
   }
 
+  /**
+   * A streamed Response with the event sequence the OpenAI API emits for one text message:
+   * {@code response.created}, {@code response.in_progress}, {@code response.output_item.added},
+   * {@code response.content_part.added}, {@code response.output_text.delta} per piece,
+   * {@code response.output_text.done}, {@code response.content_part.done},
+   * {@code response.output_item.done} and {@code response.completed} (with usage), each with its
+   * {@code sequence_number}. Agents such as the Codex CLI build their turn from the item events.
+   */
   private void responseStream(
       HttpExchange exchange, ObjectNode request, String model, String answer, int promptTokens, long created)
       throws IOException {
     String itemId = "msg_sim" + created;
     int sequence = 0;
     try (Chunks out = new Chunks(exchange, "text/event-stream", tokenPause)) {
-      out.write(event("response.created", sequence++,
-          Json.object().set("response", response(request, model, answer, promptTokens, created, "in_progress"))));
-      ObjectNode item = Json.object().put("id", itemId).put("type", "message").put("status", "in_progress")
-          .put("role", "assistant");
-      item.putArray("content");
-      out.write(event("response.output_item.added", sequence++, Json.object().put("output_index", 0).set("item", item)));
+      ObjectNode started = response(request, model, answer, promptTokens, created, "in_progress");
+      out.write(event("response.created", sequence++, Json.object().set("response", started)));
+      out.write(event("response.in_progress", sequence++, Json.object().set("response", started)));
+      out.write(event("response.output_item.added", sequence++,
+          Json.object().put("output_index", 0).set("item", messageItem(itemId, "in_progress", null))));
+      out.write(event("response.content_part.added", sequence++, part(itemId).set("part", outputText(""))));
       for (String piece : SimulatedText.pieces(answer)) {
-        out.write(event("response.output_text.delta", sequence++, Json.object().put("item_id", itemId)
-            .put("output_index", 0).put("content_index", 0).put("delta", piece)));
+        ObjectNode delta = part(itemId).put("delta", piece);
+        delta.putArray("logprobs");
+        out.write(event("response.output_text.delta", sequence++, delta));
       }
-      out.write(event("response.output_text.done", sequence++, Json.object().put("item_id", itemId)
-          .put("output_index", 0).put("content_index", 0).put("text", answer)));
+      ObjectNode done = part(itemId).put("text", answer);
+      done.putArray("logprobs");
+      out.write(event("response.output_text.done", sequence++, done));
+      out.write(event("response.content_part.done", sequence++, part(itemId).set("part", outputText(answer))));
+      out.write(event("response.output_item.done", sequence++,
+          Json.object().put("output_index", 0).set("item", messageItem(itemId, "completed", answer))));
       out.write(event("response.completed", sequence,
           Json.object().set("response", response(request, model, answer, promptTokens, created, "completed"))));
     }
+  }
+
+  /** The fields every content-part event carries. */
+  private static ObjectNode part(String itemId) {
+    return Json.object().put("item_id", itemId).put("output_index", 0).put("content_index", 0);
+  }
+
+  private static ObjectNode outputText(String text) {
+    ObjectNode part = Json.object().put("type", "output_text");
+    part.putArray("annotations");
+    part.putArray("logprobs");
+    part.put("text", text);
+    return part;
+  }
+
+  /** An assistant message output item; {@code text} null while it has no content yet. */
+  private static ObjectNode messageItem(String itemId, String status, String text) {
+    ObjectNode item = Json.object().put("id", itemId).put("type", "message").put("status", status)
+        .put("role", "assistant");
+    ArrayNode content = item.putArray("content");
+    if (text != null) {
+      content.add(outputText(text));
+    }
+    return item;
   }
 
   private static String event(String type, int sequence, JsonNode fields) {

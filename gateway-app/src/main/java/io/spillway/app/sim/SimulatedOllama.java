@@ -21,7 +21,9 @@ import java.util.regex.Pattern;
  * a final line with {@code done_reason}, {@code prompt_eval_count} and {@code eval_count}; an empty
  * prompt or message list only loads the model), {@code GET /api/tags}, {@code /api/version} and
  * {@code /api/ps} (models loaded and until when, from each request's {@code keep_alive}). Unknown
- * models get Ollama's 404 {@code {"error": …}}.
+ * models get Ollama's 404 {@code {"error": …}}. A chat request with {@code tools} is answered with a
+ * tool call in {@code message.tool_calls} until the conversation carries the tool's result, then
+ * with text (see {@link #toolCall}).
  */
 public final class SimulatedOllama extends SimServer {
   public static final String VERSION = "0.12.6";
@@ -128,7 +130,11 @@ public final class SimulatedOllama extends SimServer {
       }
       return;
     }
-    List<String> pieces = SimulatedText.pieces(SimulatedText.answer("the local model (simulated Ollama)", model, prompt));
+    String toolOutput = chat ? lastToolOutput(body.get("messages")) : null;
+    String who = "the local model (simulated Ollama)";
+    List<String> pieces = SimulatedText.pieces(toolOutput != null
+        ? SimulatedText.afterTool(who, model, toolOutput)
+        : SimulatedText.answer(who, model, prompt));
     String doneReason = "stop";
     JsonNode numPredict = body.path("options").get("num_predict");
     if (numPredict != null && numPredict.canConvertToInt() && numPredict.intValue() >= 0
@@ -156,27 +162,80 @@ public final class SimulatedOllama extends SimServer {
   }
 
   /**
-   * With {@code tools} and a user message last, the simulated model calls the first tool, filling
-   * each required string parameter with the user's text; after a tool result it answers in text.
+   * With {@code tools}, the simulated model calls one when the conversation holds no tool result
+   * since the latest user message, and answers in text once it does: an agent's turn of "run a
+   * command, read its output, answer". It prefers a shell tool ({@code shell}, {@code exec_command},
+   * ...: the command {@code ls}), else the first tool; each required parameter gets a value of its
+   * type (strings the user's text). The call has Ollama's shape: {@code id}, and {@code function}
+   * with {@code index}, {@code name} and {@code arguments} as an object.
    */
-  private static ObjectNode toolCall(ObjectNode body, String prompt) {
+  static ObjectNode toolCall(ObjectNode body, String prompt) {
     JsonNode tools = body.get("tools");
     JsonNode messages = body.get("messages");
-    if (tools == null || !tools.isArray() || tools.isEmpty() || messages == null || messages.isEmpty()
-        || !"user".equals(Json.text(messages.get(messages.size() - 1), "role"))) {
+    if (tools == null || !tools.isArray() || tools.isEmpty() || messages == null || !messages.isArray()
+        || toolResultSinceLastUserMessage(messages)) {
       return null;
     }
-    JsonNode function = tools.get(0).path("function");
+    JsonNode function = chooseTool(tools);
     ObjectNode arguments = Json.object();
     JsonNode properties = function.path("parameters").path("properties");
     for (JsonNode required : function.path("parameters").path("required")) {
-      if ("string".equals(Json.text(properties.path(required.asText()), "type"))) {
-        arguments.put(required.asText(), prompt);
-      }
+      String name = required.asText();
+      arguments.set(name, argument(name, properties.path(name), prompt));
     }
     ObjectNode call = Json.object();
-    call.putObject("function").put("name", Json.text(function, "name")).set("arguments", arguments);
+    call.put("id", "call_" + Integer.toHexString((Json.text(function, "name") + prompt).hashCode()));
+    call.putObject("function").put("index", 0).put("name", Json.text(function, "name")).set("arguments", arguments);
     return call;
+  }
+
+  /** The content of the last message when it is a tool result, else null. */
+  private static String lastToolOutput(JsonNode messages) {
+    if (messages == null || !messages.isArray() || messages.isEmpty()) {
+      return null;
+    }
+    JsonNode last = messages.get(messages.size() - 1);
+    return "tool".equals(Json.text(last, "role")) ? SimulatedText.text(last.get("content")) : null;
+  }
+
+  private static boolean toolResultSinceLastUserMessage(JsonNode messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      String role = Json.text(messages.get(i), "role");
+      if ("tool".equals(role)) {
+        return true;
+      }
+      if ("user".equals(role)) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private static final List<String> SHELL_TOOLS = List.of("shell", "exec_command", "local_shell", "bash", "run_command");
+
+  private static JsonNode chooseTool(JsonNode tools) {
+    for (JsonNode tool : tools) {
+      if (SHELL_TOOLS.contains(Json.text(tool.path("function"), "name"))) {
+        return tool.path("function");
+      }
+    }
+    return tools.get(0).path("function");
+  }
+
+  /** A value of the parameter's JSON-schema type; a command parameter gets {@code ls}. */
+  private static JsonNode argument(String name, JsonNode schema, String prompt) {
+    boolean command = name.equals("command") || name.equals("cmd");
+    return switch (String.valueOf(Json.text(schema, "type"))) {
+      case "array" -> {
+        ArrayNode values = Json.MAPPER.createArrayNode();
+        values.add(command ? "ls" : prompt);
+        yield values;
+      }
+      case "integer", "number" -> Json.MAPPER.getNodeFactory().numberNode(1);
+      case "boolean" -> Json.MAPPER.getNodeFactory().booleanNode(false);
+      case "object" -> Json.object();
+      default -> Json.MAPPER.getNodeFactory().textNode(command ? "ls" : prompt);
+    };
   }
 
   private ObjectNode line(String model, boolean chat, String text) {

@@ -21,6 +21,15 @@ final class SimulatedText {
         + " Spillway relayed it in OpenAI's format.";
   }
 
+  /** The answer once a tool has run: what it printed, shortened, and that the task is done. */
+  static String afterTool(String who, String model, String output) {
+    String printed = output == null ? "" : output.strip().replaceAll("\\s+", " ");
+    if (printed.length() > 60) {
+      printed = printed.substring(0, 60) + "…";
+    }
+    return "This is " + who + " answering with " + model + ". The tool printed: \"" + printed + "\". Done.";
+  }
+
   /** The answer cut into word-sized pieces (each but the first starting with its space). */
   static List<String> pieces(String text) {
     List<String> out = new ArrayList<>();

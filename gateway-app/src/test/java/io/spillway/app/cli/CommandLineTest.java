@@ -10,7 +10,12 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.spillway.app.observe.LogCapture;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The spillway.jar commands other than serve. */
@@ -77,5 +82,67 @@ class CommandLineTest {
     Result result = run("", "check-config", "--config", shipped.toString());
     assertThat(result.err()).isEmpty();
     assertThat(result.exit()).isZero();
+  }
+
+  @Test
+  void checkConfigWarnsWhenTheCloudIsTheGatewaysOwnListener() throws IOException {
+    Path config = dir.resolve("self.yaml");
+    Files.writeString(config, """
+        server: { port: 8080 }
+        cloud: { baseUrl: "http://localhost:8080/v1" }
+        local: { baseUrl: "http://0.0.0.0:8080" }
+        """);
+    Result result = run("", "check-config", "--config", config.toString());
+    assertThat(result.exit()).as("a warning, not an error").isZero();
+    assertThat(result.err().lines().toList()).hasSize(2).allSatisfy(line -> assertThat(line)
+        .startsWith("spillway: warning: ").contains("points at this gateway's own listener (port 8080)"));
+    assertThat(result.err()).contains("cloud.baseUrl (http://localhost:8080/v1)", "SPILLWAY_CLOUD_BASE_URL",
+        "local.baseUrl (http://0.0.0.0:8080)");
+  }
+
+  @Test
+  void checkConfigDoesNotWarnForAnotherPortOrHost() throws IOException {
+    Path config = dir.resolve("fine.yaml");
+    Files.writeString(config, """
+        server: { port: 8080 }
+        cloud: { baseUrl: "http://127.0.0.1:8081/v1" }
+        local: { baseUrl: "http://gpu-box:8080" }
+        """);
+    Result result = run("", "check-config", "--config", config.toString());
+    assertThat(result.exit()).isZero();
+    assertThat(result.err()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"demo", "serve", "check-config", "hash-key", "simulate"})
+  void everyCommandExplainsItselfWithHelp(String command) {
+    Result result = run("", command, "--help");
+    assertThat(result.exit()).isZero();
+    assertThat(result.err()).isEmpty();
+    assertThat(result.out()).contains("Usage: spillway " + command).contains("--help");
+  }
+
+  @Test
+  void demoHelpNamesItsOptions() {
+    assertThat(run("", "demo", "--help").out()).contains("--port", "--healthy-for", "--capacity-for", "--local-for");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"demo", "serve"})
+  void aPortInUseGetsOneLineNamingThePortAndTheOption(String command) throws IOException {
+    Path config = dir.resolve("loopback.yaml");
+    Files.writeString(config, "server: { host: 127.0.0.1 }\nstore: memory\n");
+    try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"));
+        LogCapture logs = new LogCapture()) {
+      String port = String.valueOf(taken.getLocalPort());
+      Result result = command.equals("demo")
+          ? run("", "demo", "--port", port)
+          : run("", "serve", "--config", config.toString(), "--port", port);
+
+      assertThat(result.exit()).isNotZero();
+      assertThat(result.err().lines().toList()).singleElement().asString()
+          .contains("port " + port, "already in use", "--port");
+      assertThat(logs.events()).noneMatch(event -> event.getThrowableProxy() != null);
+    }
   }
 }

@@ -34,7 +34,7 @@ class DeploymentFilesTest {
     Map<String, String> env = new HashMap<>();
     variablesGiven.forEach(name -> env.put(name, "value-of-" + name.toLowerCase()));
     env.put("SPILLWAY_STORE", "redis://redis:6379");
-    env.put("OPENAI_BASE_URL", "https://api.openai.com/v1");
+    env.put("SPILLWAY_CLOUD_BASE_URL", "https://api.openai.com/v1");
     env.put("OLLAMA_URL", "http://ollama:11434");
     return new ConfigLoader(env::get).parse(source, yaml);
   }
@@ -167,7 +167,7 @@ class DeploymentFilesTest {
     String yaml = configMap.path("data").path(fileName).asText();
     assertThat(yaml).as("the ConfigMap holds " + fileName).isNotBlank();
 
-    List<String> fromSecret = List.of("OPENAI_API_KEY", "SPILLWAY_ADMIN_TOKEN", "SPILLWAY_CI_KEY");
+    List<String> fromSecret = List.of("SPILLWAY_CLOUD_API_KEY", "SPILLWAY_ADMIN_TOKEN", "SPILLWAY_CI_KEY");
     assertThat(container.at("/envFrom/0/secretRef/name").asText()).isEqualTo("spillway-secrets");
     assertThat(fromSecret).containsAll(requiredVariables(yaml));
     GatewayConfig loaded = load("k8s ConfigMap spillway-config", yaml, fromSecret);
@@ -175,6 +175,17 @@ class DeploymentFilesTest {
     String redisHost = loaded.store().substring("redis://".length()).split(":")[0];
     assertThat(kind(documents, "Service", redisHost)).as("a Service named after the store's host").isNotNull();
     assertThat(loaded.keys()).hasSize(2);
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"config/gateway.yaml", "docker/gateway.docker.yaml",
+      "docker/compose.yaml", "docker/Dockerfile", "docker/k8s/spillway.yaml"})
+  void shippedFilesReadTheCloudFromSpillwayVariablesNeverFromTheClientsOpenAiOnes(String file) throws Exception {
+    String text = java.nio.file.Files.readString(ROOT.resolve(file));
+    assertThat(text).as("clients export OPENAI_*; a gateway reading them would call itself")
+        .doesNotContain("${OPENAI_")
+        .doesNotContainPattern("(?m)(-e OPENAI_|OPENAI_[A-Z_]+=|^\\s*OPENAI_[A-Z_]+:)");
+    assertThat(text).contains("SPILLWAY_CLOUD_API_KEY");
   }
 
   private static JsonNode kind(List<JsonNode> documents, String kind, String name) {

@@ -85,6 +85,47 @@ class DemoTest {
         .isEqualTo("cloud");
   }
 
+  @Test
+  void aStreamedResponseThroughTheGatewayCarriesTheEventsAnAgentBuildsItsTurnFrom() {
+    HttpResponse<String> streamed = SimHttp.post(demo.gateway().baseUrl() + "/responses", Demo.GOLD_KEY,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"input\":\"Fix the build\"}");
+
+    assertThat(backendOf(streamed)).isEqualTo("cloud");
+    assertThat(streamed.body()).contains("event: response.in_progress", "event: response.content_part.added",
+        "event: response.output_text.done", "event: response.content_part.done", "event: response.output_item.done");
+    assertThat(streamed.body().strip()).startsWith("event: response.created")
+        .contains("event: response.completed\ndata: {\"type\":\"response.completed\"");
+  }
+
+  @Test
+  void anAgentTurnOnTheSimulatedOllamaCallsAToolThenAnswersFromItsOutput() throws Exception {
+    await().atMost(Duration.ofSeconds(20)).until(() -> demo.gateway().local().readiness().checked());
+    clock.advance(Duration.ofSeconds(20));
+    String tools = "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"shell\",\"parameters\":"
+        + "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+        + "\"required\":[\"command\"]}}}]";
+    String task = "{\"role\":\"user\",\"content\":\"What is in this folder?\"}";
+
+    HttpResponse<String> call = SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.SILVER_KEY,
+        "{\"model\":\"gpt-4o-mini\"," + tools + ",\"messages\":[" + task + "]}");
+    assertThat(backendOf(call)).isEqualTo("local");
+    JsonNode choice = Json.parse(call.body()).path("choices").get(0);
+    assertThat(choice.path("finish_reason").asText()).isEqualTo("tool_calls");
+    JsonNode toolCall = choice.path("message").path("tool_calls").get(0);
+    assertThat(toolCall.path("function").path("name").asText()).isEqualTo("shell");
+    assertThat(Json.parse(toolCall.path("function").path("arguments").asText()).path("command").get(0).asText())
+        .isEqualTo("ls");
+
+    HttpResponse<String> answer = SimHttp.post(demo.gateway().baseUrl() + "/chat/completions", Demo.SILVER_KEY,
+        "{\"model\":\"gpt-4o-mini\"," + tools + ",\"messages\":[" + task + ",{\"role\":\"assistant\","
+            + "\"content\":null,\"tool_calls\":[" + toolCall + "]},{\"role\":\"tool\",\"tool_call_id\":"
+            + Json.toString(toolCall.path("id")) + ",\"content\":\"README.md src\"}]}");
+    assertThat(backendOf(answer)).isEqualTo("local");
+    JsonNode done = Json.parse(answer.body()).path("choices").get(0);
+    assertThat(done.path("finish_reason").asText()).isEqualTo("stop");
+    assertThat(done.path("message").path("content").asText()).contains("The tool printed: \"README.md src\"");
+  }
+
   private static String backendOf(HttpResponse<String> response) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     return response.headers().firstValue("x-spillway-backend").orElseThrow();

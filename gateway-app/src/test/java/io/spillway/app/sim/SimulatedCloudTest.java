@@ -78,6 +78,61 @@ class SimulatedCloudTest {
   }
 
   @Test
+  void aStreamedResponseCarriesOpenAisWholeEventSequence() throws Exception {
+    HttpResponse<String> response = SimHttp.post(cloud.baseUrl() + "/responses", KEY,
+        "{\"model\":\"gpt-4.1\",\"stream\":true,\"input\":\"Explain rivers\"}");
+
+    List<JsonNode> events = Arrays.stream(response.body().split("\n\n")).map(SimulatedCloudTest::data).toList();
+    List<String> types = events.stream().map(e -> e.path("type").asText()).toList();
+    int deltas = (int) types.stream().filter("response.output_text.delta"::equals).count();
+    assertThat(deltas).isGreaterThan(3);
+    List<String> expected = new java.util.ArrayList<>(List.of("response.created", "response.in_progress",
+        "response.output_item.added", "response.content_part.added"));
+    expected.addAll(java.util.Collections.nCopies(deltas, "response.output_text.delta"));
+    expected.addAll(List.of("response.output_text.done", "response.content_part.done", "response.output_item.done",
+        "response.completed"));
+    assertThat(types).isEqualTo(expected);
+    for (int i = 0; i < events.size(); i++) {
+      assertThat(events.get(i).path("sequence_number").asInt()).isEqualTo(i);
+    }
+    String text = events.stream().filter(e -> e.path("type").asText().equals("response.output_text.delta"))
+        .map(e -> e.path("delta").asText()).collect(Collectors.joining());
+    JsonNode itemDone = events.get(events.size() - 2);
+    assertThat(itemDone.path("item").path("status").asText()).isEqualTo("completed");
+    assertThat(itemDone.path("item").path("content").get(0).path("text").asText()).isEqualTo(text);
+    assertThat(events.get(events.size() - 3).path("part").path("text").asText()).isEqualTo(text);
+    JsonNode completed = events.get(events.size() - 1).path("response");
+    assertThat(completed.path("status").asText()).isEqualTo("completed");
+    assertThat(completed.path("output").get(0).path("content").get(0).path("text").asText()).isEqualTo(text);
+    assertThat(completed.path("usage").path("total_tokens").asInt()).isPositive();
+  }
+
+  @Test
+  void theSdkReadsTheStreamedResponseIntoTheSameText() {
+    ResponseCreateParams params = ResponseCreateParams.builder().model(ChatModel.GPT_4_1).input("Explain rivers").build();
+    String whole = sdk.responses().create(params).output().get(0).asMessage().content().get(0).asOutputText().text();
+    try (StreamResponse<com.openai.models.responses.ResponseStreamEvent> stream =
+        sdk.responses().createStreaming(params)) {
+      List<com.openai.models.responses.ResponseStreamEvent> events = stream.stream().toList();
+      assertThat(events).anySatisfy(e -> assertThat(e.isContentPartAdded()).isTrue());
+      assertThat(events).anySatisfy(e -> assertThat(e.isContentPartDone()).isTrue());
+      assertThat(events.stream().filter(e -> e.isOutputItemDone()).map(e -> e.asOutputItemDone().item().asMessage()
+          .content().get(0).asOutputText().text())).containsExactly(whole);
+      assertThat(events.get(events.size() - 1).asCompleted().response().usage().orElseThrow().totalTokens())
+          .isPositive();
+    }
+  }
+
+  private static JsonNode data(String event) {
+    String line = event.lines().filter(l -> l.startsWith("data: ")).findFirst().orElseThrow();
+    try {
+      return Json.parse(line.substring("data: ".length()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
   void completionsAndResponsesAreServedToo() {
     Completion completion = sdk.completions().create(CompletionCreateParams.builder()
         .model(CompletionCreateParams.Model.GPT_3_5_TURBO_INSTRUCT).prompt("Say this is a test").build());

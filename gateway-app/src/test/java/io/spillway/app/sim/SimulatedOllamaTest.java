@@ -51,6 +51,67 @@ class SimulatedOllamaTest {
     assertThat(tags.path("models").findValuesAsText("name")).containsExactly("qwen2.5-coder:7b", "llama3.2:3b");
   }
 
+  static final String SHELL_TOOL = """
+      {"type":"function","function":{"name":"shell","description":"Runs a shell command",
+       "parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},
+       "workdir":{"type":"string"},"timeout_ms":{"type":"number"}},"required":["command"]}}}""";
+  static final String READ_TOOL = """
+      {"type":"function","function":{"name":"read_file","parameters":{"type":"object",
+       "properties":{"path":{"type":"string"}},"required":["path"]}}}""";
+
+  @Test
+  void aRequestWithToolsIsAnsweredWithAToolCallInOllamasShape() throws Exception {
+    for (boolean stream : new boolean[] {false, true}) {
+      HttpResponse<String> response = SimHttp.post(ollama.baseUrl() + "/api/chat", null,
+          "{\"model\":\"qwen2.5-coder:7b\",\"stream\":" + stream + ",\"tools\":[" + READ_TOOL + "," + SHELL_TOOL
+              + "],\"messages\":[{\"role\":\"system\",\"content\":\"You are an agent\"},"
+              + "{\"role\":\"user\",\"content\":\"list the files\"}]}");
+
+      String[] lines = response.body().split("\n");
+      JsonNode first = Json.parse(lines[0]);
+      JsonNode call = first.path("message").path("tool_calls").get(0);
+      assertThat(call.path("id").asText()).startsWith("call_");
+      assertThat(call.path("function").path("index").asInt()).isZero();
+      assertThat(call.path("function").path("name").asText()).as("a shell tool is preferred").isEqualTo("shell");
+      assertThat(call.path("function").path("arguments").path("command")).hasSize(1);
+      assertThat(call.path("function").path("arguments").path("command").get(0).asText()).isEqualTo("ls");
+      JsonNode last = Json.parse(lines[lines.length - 1]);
+      assertThat(last.path("done").asBoolean()).isTrue();
+      assertThat(last.path("done_reason").asText()).isEqualTo("stop");
+      assertThat(lines.length).isEqualTo(stream ? 2 : 1);
+    }
+  }
+
+  @Test
+  void afterTheToolResultTheModelAnswersInTextAndANewTaskCallsAgain() throws Exception {
+    String conversation = "{\"role\":\"user\",\"content\":\"list the files\"},"
+        + "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"id\":\"call_1\",\"function\":"
+        + "{\"name\":\"shell\",\"arguments\":{\"command\":[\"ls\"]}}}]},"
+        + "{\"role\":\"tool\",\"tool_name\":\"shell\",\"content\":\"README.md pom.xml\"}";
+
+    JsonNode answer = Json.parse(SimHttp.post(ollama.baseUrl() + "/api/chat", null,
+        "{\"model\":\"qwen2.5-coder:7b\",\"stream\":false,\"tools\":[" + SHELL_TOOL + "],\"messages\":["
+            + conversation + "]}").body());
+    assertThat(answer.path("message").has("tool_calls")).isFalse();
+    assertThat(answer.path("message").path("content").asText()).contains("The tool printed: \"README.md pom.xml\"");
+
+    JsonNode next = Json.parse(SimHttp.post(ollama.baseUrl() + "/api/chat", null,
+        "{\"model\":\"qwen2.5-coder:7b\",\"stream\":false,\"tools\":[" + SHELL_TOOL + "],\"messages\":["
+            + conversation + ",{\"role\":\"assistant\",\"content\":\"Done.\"},"
+            + "{\"role\":\"user\",\"content\":\"now count them\"}]}").body());
+    assertThat(next.path("message").path("tool_calls").get(0).path("function").path("name").asText())
+        .isEqualTo("shell");
+  }
+
+  @Test
+  void withoutToolsTheModelAlwaysAnswersInText() throws Exception {
+    JsonNode answer = Json.parse(SimHttp.post(ollama.baseUrl() + "/api/chat", null,
+        "{\"model\":\"qwen2.5-coder:7b\",\"stream\":false,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+        .body());
+    assertThat(answer.path("message").has("tool_calls")).isFalse();
+    assertThat(answer.path("message").path("content").asText()).contains("simulated Ollama");
+  }
+
   @Test
   void chatStreamsNdjsonEndingInADoneLineWithCounts() throws Exception {
     HttpResponse<String> response = SimHttp.post(ollama.baseUrl() + "/api/chat", null,

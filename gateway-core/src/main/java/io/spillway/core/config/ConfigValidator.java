@@ -22,6 +22,9 @@ final class ConfigValidator {
     if (s.maxRequestSize().bytes() < 1024) {
       problems.add("key 'server.maxRequestSize': must be at least 1KiB");
     }
+    if (s.maxHops() < 0) {
+      problems.add("key 'server.maxHops': must be 0 or more");
+    }
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }

@@ -13,6 +13,9 @@ import java.time.Duration;
  * @param reservedFileDescriptors file descriptors kept out of the connection budget for everything
  *     but client connections and their upstream sockets (log files, the usage store, Redis, idle
  *     pooled upstream connections); see {@code io.spillway.core.server.ConnectionBudget}
+ * @param maxHops how many Spillway gateways a request may already have passed through (counted in
+ *     its {@code Via} header) when it arrives; more is a loop and gets 508. The default, 1, lets one
+ *     Spillway sit in front of another (a CI sidecar in front of the shared gateway)
  */
 public record ServerConfig(
     String host,
@@ -25,10 +28,11 @@ public record ServerConfig(
     Duration streamTimeLimit,
     TlsConfig tls,
     Duration requestReadTimeout,
-    Integer reservedFileDescriptors) {
+    Integer reservedFileDescriptors,
+    Integer maxHops) {
 
   public static final ServerConfig DEFAULTS =
-      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null);
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null);
 
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
@@ -41,18 +45,19 @@ public record ServerConfig(
     streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
     requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
     reservedFileDescriptors = reservedFileDescriptors != null ? reservedFileDescriptors : 256;
+    maxHops = maxHops != null ? maxHops : 1;
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops);
   }
 
   /** Optional TLS on the front end, from PEM files. */

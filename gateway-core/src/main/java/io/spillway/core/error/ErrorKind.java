@@ -31,7 +31,8 @@ public enum ErrorKind {
   CAPACITY(503, "server_error", "model_at_capacity"),
   UNAVAILABLE(503, "server_error", "service_unavailable"),
   GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout"),
-  HTTP_VERSION_NOT_SUPPORTED(505, "invalid_request_error", "http_version_not_supported");
+  HTTP_VERSION_NOT_SUPPORTED(505, "invalid_request_error", "http_version_not_supported"),
+  LOOP_DETECTED(508, "server_error", "loop_detected");
 
   private final int status;
   private final String type;

@@ -101,11 +101,32 @@ public final class GatewayServer implements AutoCloseable {
             .childHandler(
                 new GatewayChannelInitializer(
                     config, ssl, connections, channels, service, requestThreads, clock));
-    serverChannel =
-        bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
+    try {
+      serverChannel =
+          bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
+    } catch (Exception e) { // Netty rethrows the bind's IOException unchecked
+      requestThreads.shutdownNow();
+      bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (addressInUse(e)) {
+        throw new PortInUseException(config.host(), config.port(), e);
+      }
+      throw e;
+    }
     log.info("listening on {}:{} ({}{})", config.host(), port(), epoll ? "epoll" : "nio",
         ssl != null ? ", TLS" : "");
     return this;
+  }
+
+  /** Whether a bind failed because the address is taken (NIO's BindException, epoll's EADDRINUSE). */
+  private static boolean addressInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException
+          || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

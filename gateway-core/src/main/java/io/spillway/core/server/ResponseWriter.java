@@ -20,6 +20,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
@@ -113,7 +114,7 @@ final class ResponseWriter {
     int status = statusOverride != null ? statusOverride : response.status();
     FullHttpResponse out =
         new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
+            HttpVersion.HTTP_1_1, status(status), Unpooled.wrappedBuffer(body));
     copyHeaders(response, out.headers(), requestId, keepAlive);
     out.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
     return out;
@@ -145,7 +146,7 @@ final class ResponseWriter {
       GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, boolean chunked,
       String path, Runnable written) {
     HttpResponse head =
-        new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(response.status()));
+        new DefaultHttpResponse(HttpVersion.HTTP_1_1, status(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
     head.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
     if (chunked) {
@@ -219,9 +220,17 @@ final class ResponseWriter {
     channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
   }
 
+  /** RFC 5842's 508, which Netty's table lacks; every other code as Netty names it. */
+  private static final HttpResponseStatus LOOP_DETECTED = new HttpResponseStatus(508, "Loop Detected");
+
+  private static HttpResponseStatus status(int code) {
+    return code == 508 ? LOOP_DETECTED : HttpResponseStatus.valueOf(code);
+  }
+
   private static void copyHeaders(GatewayResponse response, HttpHeaders out, String requestId, boolean keepAlive) {
     response.headers().forEach(out::add);
     out.set("x-request-id", requestId);
+    out.set(HttpHeaderNames.VIA, Via.OWN);
     if (!keepAlive) {
       out.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     }

@@ -5,6 +5,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.ForwardedHeaders;
 import io.spillway.core.http.Headers;
+import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -40,7 +41,8 @@ import okio.BufferedSink;
 /**
  * An OpenAI-compatible endpoint over OkHttp (the cloud, or a local vLLM / llama.cpp / Ollama
  * {@code /v1}): forwards the request as the client sent it, with the configured key instead of the
- * client's, a fresh {@code X-Request-ID} per attempt, and Spillway's User-Agent.
+ * client's, a fresh {@code X-Request-ID} per attempt, Spillway's User-Agent, and {@code Via} with
+ * Spillway's entry appended (see {@link Via}).
  *
  * <p>Upstream HTTP errors come back as responses with the upstream's status and an OpenAI error
  * body (the upstream's own when it sent one); transport failures, a 2xx answer that is not a JSON
@@ -244,6 +246,7 @@ public final class OpenAiHttpBackend implements Backend {
     builder.header("X-Request-ID", RequestIds.fresh());
     builder.header("X-Client-Request-ID", request.id());
     builder.header("User-Agent", Version.USER_AGENT);
+    builder.header("Via", Via.forwarded(request.headers()));
     if (request.route() == Route.MODELS) {
       builder.get();
     } else {

@@ -12,6 +12,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.Headers;
+import io.spillway.core.http.Via;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -163,7 +164,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     boolean stream = ollamaBody.path("stream").asBoolean(false);
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
 
-    Call call = client.newCall(post(path, ollamaBody, request.id()));
+    Call call = client.newCall(post(path, ollamaBody, request.id(), Via.forwarded(request.headers())));
     ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -204,7 +205,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     Unsupported unsupported = new Unsupported();
     ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
     unsupported.throwIfAny("Embeddings API");
-    Call call = client.newCall(post("/api/embed", ollamaBody, request.id()));
+    Call call = client.newCall(post("/api/embed", ollamaBody, request.id(), Via.forwarded(request.headers())));
+    ClientDisconnect.of(request).onDisconnect(call::cancel);
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     Response response;
     try {
@@ -293,11 +295,12 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         OllamaErrors.retryAfter(response.header("retry-after")));
   }
 
-  private Request post(String path, ObjectNode body, String clientRequestId) {
+  private Request post(String path, ObjectNode body, String clientRequestId, String via) {
     Request.Builder builder = new Request.Builder()
         .url(config.baseUrl() + path)
         .post(RequestBody.create(Json.toBytes(body), JSON))
         .header("User-Agent", Version.USER_AGENT)
+        .header("Via", via)
         .header("X-Request-ID", RequestIds.fresh());
     if (clientRequestId != null) {
       builder.header("X-Client-Request-ID", clientRequestId);
@@ -357,7 +360,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     body.put("prompt", "");
     body.put("stream", false);
     body.put("keep_alive", keepAlive);
-    Call call = client.newCall(post("/api/generate", body, null));
+    Call call = client.newCall(post("/api/generate", body, null, Via.OWN));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
       if (!response.isSuccessful()) {

@@ -60,7 +60,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
 
   private final Map<String, Lane> lanes;
   private final int queueSize;
-  private final Map<Tier, Duration> maxWait;
+  private volatile Map<Tier, Duration> maxWait;
   private final Clock clock;
 
   /**
@@ -80,7 +80,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
       }
     }
     this.queueSize = queueSize;
-    this.maxWait = new EnumMap<>(maxWait);
+    this.maxWait = Map.copyOf(maxWait);
     this.clock = clock;
     Map<String, Lane> byName = new LinkedHashMap<>();
     concurrency.forEach((backend, limit) -> byName.put(backend, new Lane(backend, limit, meters)));
@@ -92,11 +92,23 @@ public final class PriorityAdmissionGate implements AdmissionGate {
     Map<String, Integer> concurrency = new LinkedHashMap<>();
     concurrency.put("cloud", config.admission().cloudConcurrency());
     concurrency.put("local", config.admission().localConcurrency());
+    return new PriorityAdmissionGate(concurrency, config.admission().queueSize(), maxWaits(config), clock, meters);
+  }
+
+  /**
+   * Applies reloaded {@code quota.tiers.*.maxWait} to requests that start waiting from now on.
+   * Concurrency limits and the queue size ({@code quota.admission}) keep their start-up values.
+   */
+  public void reload(QuotaConfig config) {
+    maxWait = Map.copyOf(maxWaits(config));
+  }
+
+  private static Map<Tier, Duration> maxWaits(QuotaConfig config) {
     Map<Tier, Duration> maxWait = new EnumMap<>(Tier.class);
     maxWait.put(Tier.GOLD, config.tiers().gold().maxWait());
     maxWait.put(Tier.SILVER, config.tiers().silver().maxWait());
     maxWait.put(Tier.BRONZE, config.tiers().bronze().maxWait());
-    return new PriorityAdmissionGate(concurrency, config.admission().queueSize(), maxWait, clock, meters);
+    return maxWait;
   }
 
   /**

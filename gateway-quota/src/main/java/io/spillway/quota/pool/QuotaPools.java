@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,6 +38,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * refuses with 429 {@code insufficient_quota} and a {@code Retry-After} until the month's reset.
  * Each band is announced once per pool and month (log, metric, optional webhook).
  *
+ * <p>{@link #reload} applies a new {@code quota} section in place, keeping the usage counted so far.
+ *
  * <p>Thread-safe. {@link #pastSoftBand} and {@link #snapshot} read a cached view that every
  * reservation and settlement refreshes, so they are cheap enough for every request.
  */
@@ -45,17 +48,37 @@ public final class QuotaPools implements AutoCloseable {
 
   private record Cached(String month, PoolUsage usage) {}
 
-  private final QuotaConfig config;
+  /**
+   * Everything the pools take from {@code quota}, swapped as one value on reload so that a request
+   * sees the old settings or the new ones, never a mix.
+   */
+  private record Settings(QuotaConfig config, Map<Tier, Policy> policies, QuotaCalendar calendar, BandAlerts alerts) {
+    static Settings of(QuotaConfig config, Clock clock, MeterRegistry meters, BandAlerts alerts) {
+      Map<Tier, Policy> policies = new EnumMap<>(Tier.class);
+      for (Tier tier : Tier.values()) {
+        QuotaConfig.TierConfig tierConfig = tierConfig(config, tier);
+        long limit = Math.round(config.monthlyTokens() * tierConfig.share());
+        long ceiling = limit + (long) Math.floor(limit * tierConfig.overdraft());
+        policies.put(tier, new Policy(limit, ceiling));
+      }
+      return new Settings(config, Map.copyOf(policies), new QuotaCalendar(clock, ZoneId.of(config.timezone())),
+          alerts != null ? alerts : new BandAlerts(meters, config.alertWebhook(), config.alertWebhookTimeout()));
+    }
+
+    Policy policy(Tier tier) {
+      return policies.get(tier);
+    }
+  }
+
   private final UsageStore store;
-  private final QuotaCalendar calendar;
+  private final Clock clock;
   private final MeterRegistry meters;
-  private final Map<Tier, Policy> policies = new EnumMap<>(Tier.class);
+  private volatile Settings settings;
   private final Map<Tier, Cached> cache = new ConcurrentHashMap<>();
   private final Set<String> announced = ConcurrentHashMap.newKeySet();
   private final Map<Tier, Counter> refused = new EnumMap<>(Tier.class);
   private final Map<Tier, Counter> inputTokens = new EnumMap<>(Tier.class);
   private final Map<Tier, Counter> outputTokens = new EnumMap<>(Tier.class);
-  private final BandAlerts alerts;
   private final KeyBudgets keyBudgets;
 
   public QuotaPools(QuotaConfig config, UsageStore store, Clock clock, MeterRegistry meters) {
@@ -65,16 +88,11 @@ public final class QuotaPools implements AutoCloseable {
   /** @param keyBudgets per-key budgets checked beside the pools (keys created through the admin API) */
   public QuotaPools(QuotaConfig config, UsageStore store, Clock clock, MeterRegistry meters, KeyBudgets keyBudgets) {
     this.keyBudgets = keyBudgets;
-    this.config = config;
     this.store = store;
-    this.calendar = new QuotaCalendar(clock, ZoneId.of(config.timezone()));
+    this.clock = clock;
     this.meters = meters;
-    this.alerts = new BandAlerts(meters, config.alertWebhook(), config.alertWebhookTimeout());
+    this.settings = Settings.of(config, clock, meters, null);
     for (Tier tier : Tier.values()) {
-      QuotaConfig.TierConfig tierConfig = tierConfig(tier);
-      long limit = Math.round(config.monthlyTokens() * tierConfig.share());
-      long ceiling = limit + (long) Math.floor(limit * tierConfig.overdraft());
-      policies.put(tier, new Policy(limit, ceiling));
       registerMeters(tier);
     }
     Gauge.builder("spillway.quota.store.healthy", store, s -> s.status().healthy() ? 1 : 0)
@@ -95,7 +113,7 @@ public final class QuotaPools implements AutoCloseable {
         .description("Tokens settled this month").tag("tier", t).strongReference(true).register(meters);
     Gauge.builder("spillway.quota.pool.reserved.tokens", this, p -> p.snapshot(tier).reserved())
         .description("Tokens held by running requests").tag("tier", t).strongReference(true).register(meters);
-    Gauge.builder("spillway.quota.pool.limit.tokens", this, p -> p.policies.get(tier).limit())
+    Gauge.builder("spillway.quota.pool.limit.tokens", this, p -> p.settings.policy(tier).limit())
         .description("The pool's monthly limit (100 %)").tag("tier", t).strongReference(true).register(meters);
     refused.put(tier, Counter.builder("spillway.quota.refused")
         .description("Requests refused because their pool could not cover the estimate")
@@ -108,7 +126,28 @@ public final class QuotaPools implements AutoCloseable {
         .tag("tier", t).tag("direction", "output").register(meters));
   }
 
+  /**
+   * Applies a reloaded {@code quota} section in place: the monthly budget, the tiers' shares and
+   * overdrafts, the bands, the time zone and the alert webhook. Usage already counted is kept (it
+   * lives in the store, per month and tier); a pool whose new limit is below its usage is simply
+   * past its hard band from the next request on. Bands crossed only because of the new limits are
+   * announced by the next request of the tier.
+   */
+  public void reload(QuotaConfig next) {
+    Settings previous = settings;
+    boolean sameWebhook = Objects.equals(previous.config().alertWebhook(), next.alertWebhook())
+        && previous.config().alertWebhookTimeout().equals(next.alertWebhookTimeout());
+    settings = Settings.of(next, clock, meters, sameWebhook ? previous.alerts() : null);
+    if (!sameWebhook) {
+      previous.alerts().close();
+    }
+  }
+
   private QuotaConfig.TierConfig tierConfig(Tier tier) {
+    return tierConfig(settings.config(), tier);
+  }
+
+  private static QuotaConfig.TierConfig tierConfig(QuotaConfig config, Tier tier) {
     return switch (tier) {
       case GOLD -> config.tiers().gold();
       case SILVER -> config.tiers().silver();
@@ -124,9 +163,11 @@ public final class QuotaPools implements AutoCloseable {
    *     unreachable and {@code quota.failClosed} is set
    */
   public Reservation reserve(Caller caller, long estimatedTokens) {
+    Settings settings = this.settings;
+    QuotaCalendar calendar = settings.calendar();
     Tier tier = caller.tier();
     PoolKey key = currentKey(tier);
-    Policy policy = policies.get(tier);
+    Policy policy = settings.policy(tier);
     checkKeyBudget(caller, key.month(), estimatedTokens);
     ReserveOutcome outcome;
     try {
@@ -134,7 +175,7 @@ public final class QuotaPools implements AutoCloseable {
     } catch (StoreUnavailableException e) {
       throw GatewayException.of(ErrorKind.UNAVAILABLE,
           "Spillway cannot check the " + tier.tag() + " quota pool right now: " + e.getMessage(),
-          config.flushInterval());
+          settings.config().flushInterval());
     }
     observe(key, outcome.usage());
     if (!outcome.admitted()) {
@@ -162,6 +203,7 @@ public final class QuotaPools implements AutoCloseable {
     }
     long used = keyBudgets.used(month, caller.keyId());
     if (used + estimatedTokens > budget) {
+      QuotaCalendar calendar = settings.calendar();
       throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, "The key " + caller.keyId() + " cannot cover this request"
           + " from its own budget: it has used " + used + " of its " + budget + " tokens for " + month
           + " and the request needs an estimated " + estimatedTokens + ". It resets at " + calendar.resetAt() + ".",
@@ -188,10 +230,13 @@ public final class QuotaPools implements AutoCloseable {
 
   /** Records a pool's new counters and announces any band it entered for the first time. */
   private void observe(PoolKey key, PoolUsage usage) {
+    Settings settings = this.settings;
+    QuotaCalendar calendar = settings.calendar();
     if (key.month().equals(calendar.month().toString())) {
       cache.put(key.tier(), new Cached(key.month(), usage));
     }
-    Policy policy = policies.get(key.tier());
+    Policy policy = settings.policy(key.tier());
+    QuotaConfig config = settings.config();
     Band band = Band.of(usage.used(), policy.limit(), config.alertAt(), config.softAt());
     for (Band b : Band.values()) {
       if (b == Band.OK || b.compareTo(band) > 0) {
@@ -202,14 +247,14 @@ public final class QuotaPools implements AutoCloseable {
         continue;
       }
       if (store.claimAlert(key, b.tag())) {
-        alerts.announce(new BandAlert(key.tier(), b, key.month(), usage.used(), policy.limit(),
-            threshold(b), calendar.resetAt(), calendar.now()));
+        settings.alerts().announce(new BandAlert(key.tier(), b, key.month(), usage.used(), policy.limit(),
+            threshold(config, b), calendar.resetAt(), calendar.now()));
       }
       announced.add(memo);
     }
   }
 
-  private double threshold(Band band) {
+  private static double threshold(QuotaConfig config, Band band) {
     return switch (band) {
       case OK -> 0.0;
       case ALERT -> config.alertAt();
@@ -228,7 +273,7 @@ public final class QuotaPools implements AutoCloseable {
 
   /** The pool as last seen by this gateway (cached; refreshed by every request of the tier). */
   public PoolSnapshot snapshot(Tier tier) {
-    String month = calendar.month().toString();
+    String month = settings.calendar().month().toString();
     Cached cached = cache.get(tier);
     if (cached == null || !cached.month().equals(month)) {
       PoolUsage usage = store.usage(new PoolKey(month, tier));
@@ -251,18 +296,20 @@ public final class QuotaPools implements AutoCloseable {
   }
 
   private PoolSnapshot toSnapshot(Tier tier, String month, PoolUsage usage) {
-    Policy policy = policies.get(tier);
+    Settings settings = this.settings;
+    Policy policy = settings.policy(tier);
+    QuotaConfig config = settings.config();
     return new PoolSnapshot(tier, month, policy.limit(), policy.ceiling(), usage.used(), usage.reserved(),
-        Band.of(usage.used(), policy.limit(), config.alertAt(), config.softAt()), calendar.resetAt());
+        Band.of(usage.used(), policy.limit(), config.alertAt(), config.softAt()), settings.calendar().resetAt());
   }
 
   /** Tokens used per team this month. */
   public Map<String, Long> teamUsage() {
-    return store.teamUsage(calendar.month().toString());
+    return store.teamUsage(settings.calendar().month().toString());
   }
 
   public QuotaCalendar calendar() {
-    return calendar;
+    return settings.calendar();
   }
 
   public StoreStatus storeStatus() {
@@ -271,11 +318,12 @@ public final class QuotaPools implements AutoCloseable {
 
   /** What {@code GET /admin/quota} shows: every pool, per-team usage, and the store's health. */
   public ObjectNode report() {
+    QuotaCalendar calendar = settings.calendar();
     ObjectNode root = Json.object();
     root.put("month", calendar.month().toString());
     root.put("timezone", calendar.zone().getId());
     root.put("resetAt", calendar.resetAt().toString());
-    root.put("monthlyTokens", config.monthlyTokens());
+    root.put("monthlyTokens", settings.config().monthlyTokens());
     StoreStatus status = store.status();
     ObjectNode storeNode = root.putObject("store");
     storeNode.put("kind", status.kind());
@@ -306,12 +354,12 @@ public final class QuotaPools implements AutoCloseable {
   }
 
   private PoolKey currentKey(Tier tier) {
-    return new PoolKey(calendar.month().toString(), tier);
+    return new PoolKey(settings.calendar().month().toString(), tier);
   }
 
   /** Stops sending alerts. Does not close the store, which its creator owns. */
   @Override
   public void close() {
-    alerts.close();
+    settings.alerts().close();
   }
 }

@@ -16,10 +16,16 @@ import java.util.List;
  * refuses, the tokens already taken are given back, so a refused request costs nothing.
  */
 public abstract class BucketRequestLimiter implements RequestLimiter {
-  private final RateLimitPolicy policy;
+  private volatile RateLimitPolicy policy;
 
   protected BucketRequestLimiter(RateLimitPolicy policy) {
     this.policy = policy;
+  }
+
+  /** Buckets are keyed by each limit's numbers ({@link RateLimit#key()}), so unchanged ones carry over. */
+  @Override
+  public void limits(RateLimitPolicy next) {
+    this.policy = next;
   }
 
   /** The bucket for {@code limit}, created on first use. */

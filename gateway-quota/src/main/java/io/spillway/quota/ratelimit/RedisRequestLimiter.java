@@ -45,14 +45,14 @@ public final class RedisRequestLimiter implements RequestLimiter {
 
   private final RedisClient client;
   private final String location;
-  private final RateLimitPolicy policy;
   private final Clock clock;
-  private final RequestLimiter fallback;
+  private final BucketRequestLimiter fallback;
   private final boolean failClosed;
   private final AtomicBoolean unreachable = new AtomicBoolean();
   private final ScheduledExecutorService reconnect;
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
   private volatile BucketRequestLimiter shared;
+  private RateLimitPolicy policy;
 
   private RedisRequestLimiter(RedisClient client, String location, RateLimitPolicy policy, Clock clock,
       boolean failClosed, Duration retryEvery) {
@@ -148,6 +148,16 @@ public final class RedisRequestLimiter implements RequestLimiter {
       log.warn("Redis is reachable again; rate limits are shared across replicas again");
     }
     return decision;
+  }
+
+  @Override
+  public synchronized void limits(RateLimitPolicy next) {
+    this.policy = next;
+    BucketRequestLimiter buckets = shared;
+    if (buckets != null) {
+      buckets.limits(next);
+    }
+    fallback.limits(next);
   }
 
   /** Whether the last limited request was decided by the shared buckets in Redis. */

@@ -10,6 +10,12 @@ import io.spillway.core.pipeline.Caller;
 public interface RequestLimiter extends AutoCloseable {
   Decision acquire(Caller caller);
 
+  /**
+   * Replaces the limits (a reloaded {@code quota}). A limit whose numbers did not change keeps its
+   * bucket, and so what its callers have used; a changed limit starts with a full bucket.
+   */
+  void limits(RateLimitPolicy policy);
+
   @Override
   default void close() {}
 }

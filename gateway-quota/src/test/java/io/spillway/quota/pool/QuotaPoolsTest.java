@@ -68,6 +68,36 @@ class QuotaPoolsTest {
   }
 
   @Test
+  void reloadRecomputesLimitsCeilingsAndBandsInPlaceAndKeepsTheMonthsUsage() {
+    pools("quota: {monthlyTokens: 1000000}");
+    use(SILVER, 1000);
+    use(GOLD, 500);
+
+    pools.reload(quota("quota: {monthlyTokens: 2000, alertAt: 0.5, softAt: 0.9, tiers: {gold: {overdraft: 0.5}}}"));
+
+    assertThat(pools.snapshot(Tier.SILVER)).extracting(PoolSnapshot::limit, PoolSnapshot::used, PoolSnapshot::band)
+        .containsExactly(1000L, 1000L, Band.HARD);
+    assertThat(pools.snapshot(Tier.GOLD)).extracting(PoolSnapshot::limit, PoolSnapshot::ceiling, PoolSnapshot::used,
+        PoolSnapshot::band).containsExactly(400L, 600L, 500L, Band.HARD);
+    assertThat(pools.reserve(GOLD, 100)).as("gold's new overdraft still covers 100").isNotNull();
+    GatewayException refused = catchThrowableOfType(GatewayException.class, () -> pools.reserve(SILVER, 1));
+    assertThat(refused.code()).isEqualTo("insufficient_quota");
+    assertThat(meters.get("spillway.quota.pool.limit.tokens").tag("tier", "silver").gauge().value()).isEqualTo(1000.0);
+  }
+
+  @Test
+  void reloadMovesTheMonthBoundaryWithTheTimezone() {
+    clock.set(Instant.parse("2026-11-30T20:00:00Z"));
+    pools("quota: {monthlyTokens: 1000, timezone: UTC}");
+    assertThat(pools.calendar().month().toString()).isEqualTo("2026-11");
+
+    pools.reload(quota("quota: {monthlyTokens: 1000, timezone: Pacific/Auckland}"));
+
+    assertThat(pools.calendar().month().toString()).as("already December in Auckland").isEqualTo("2026-12");
+    assertThat(pools.report().get("timezone").asText()).isEqualTo("Pacific/Auckland");
+  }
+
+  @Test
   void reservationPastTheHardLimitGetsInsufficientQuotaWithRetryAfterUntilTheMonthResets() {
     pools("quota: {monthlyTokens: 1000}");
     use(BRONZE, 200);

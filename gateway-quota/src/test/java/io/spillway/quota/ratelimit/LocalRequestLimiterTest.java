@@ -40,6 +40,26 @@ class LocalRequestLimiterTest {
   }
 
   @Test
+  void newLimitsApplyAtOnceAndAnUnchangedLimitKeepsItsBucket() {
+    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    for (int i = 0; i < 50; i++) {
+      limiter.acquire(WEB);
+    }
+    assertThat(limiter.acquire(WEB).allowed()).isFalse();
+
+    limiter.limits(new RateLimitPolicy(QuotaConfig.DEFAULTS));
+    assertThat(limiter.acquire(WEB).allowed()).as("same limit, same bucket: still used up").isFalse();
+
+    QuotaConfig twice = new QuotaConfig(null, null, null,
+        new TiersConfig(null, new TierConfig(null, null, 100, null, null), null),
+        null, null, null, null, null, null, null, null, null);
+    limiter.limits(new RateLimitPolicy(twice));
+    Decision fresh = limiter.acquire(WEB);
+    assertThat(fresh.allowed()).isTrue();
+    assertThat(fresh.limit().capacity()).isEqualTo(100);
+  }
+
+  @Test
   void twoSilverTeamsDoNotShareABucket() {
     LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 50; i++) {
