@@ -166,7 +166,7 @@ public final class Gateway implements AutoCloseable {
     reloader.register(shaping, "shaping");
     interceptors.add(shaping);
     interceptors.add(new RateLimitInterceptor(requestLimiter));
-    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens())));
+    interceptors.add(new QuotaInterceptor(quota, new TokenEstimator(config.quota().defaultMaxTokens(), config.shaping().maxTokenizedChars())));
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
     Duration capacityWindow = config.metrics().capacityWindow();

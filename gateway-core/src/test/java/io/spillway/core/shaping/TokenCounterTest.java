@@ -62,4 +62,25 @@ class TokenCounterTest {
     assertThat(TokenCounter.forModel("qwen2.5-coder:7b").encodingName()).isEqualTo("o200k_base");
     assertThat(TokenCounter.forModel(null).encodingName()).isEqualTo("o200k_base");
   }
+
+  @Test
+  void aTallyTokenizesNoMoreThanItsBudgetAndEstimatesTheRestAtTheMeasuredRate() {
+    TokenTally tally = COUNTER.tally(10_000);
+    String exact = longText("within");
+
+    assertThat(tally.count(exact)).isEqualTo(O200K.countTokensOrdinary(exact));
+    long oneLetter = tally.count("a".repeat(3_000_000));
+
+    assertThat(tally.exactCharsLeft()).isZero();
+    assertThat(oneLetter).as("estimated, not tokenized").isBetween(100_000L, 1_500_000L);
+    assertThat(tally.exceeds(List.of("b".repeat(2_000_000)), 1_000)).isTrue();
+  }
+
+  @Test
+  void longTextsAreCountedInSlicesWithTheSameResult() {
+    String text = longText("sliced").repeat(20);
+    assertThat(text.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
+
+    assertThat(COUNTER.tally(Long.MAX_VALUE).count(text)).isEqualTo(O200K.countTokensOrdinary(text));
+  }
 }
