@@ -32,6 +32,8 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.redact.RedactingService;
+import io.spillway.core.redact.Redactor;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
@@ -65,6 +67,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,7 +109,8 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig config = this.config;
     this.clock = clock;
     this.metrics = new GatewayMetrics(config.metrics(), clock);
-    AccessLog accessLog = new AccessLog(config.logging());
+    Redactor redactor = redactor(config);
+    AccessLog accessLog = new AccessLog(config.logging(), redactor);
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
     reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
@@ -203,7 +207,12 @@ public final class Gateway implements AutoCloseable {
       return Json.object().set("endpoints", endpoints);
     });
     routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), routes.build(), clock);
+    this.server = new GatewayServer(config.server(), RedactingService.wrap(routes.build(), redactor), clock);
+  }
+
+  /** The secrets no answer and no access-log line may show: the cloud key and the admin token. */
+  private static Redactor redactor(GatewayConfig config) {
+    return Redactor.of(Arrays.asList(config.cloud().apiKey(), config.admin().token()));
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";

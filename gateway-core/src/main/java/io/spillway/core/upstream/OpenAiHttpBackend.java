@@ -218,7 +218,7 @@ public final class OpenAiHttpBackend implements Backend {
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
-      return UpstreamAnswers.checked(name, response.code(), headers, bytes, config.apiKey());
+      return UpstreamAnswers.checked(name, response.code(), headers, bytes);
     }
   }
 
