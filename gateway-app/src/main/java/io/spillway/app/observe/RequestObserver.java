@@ -12,6 +12,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
+import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
@@ -339,6 +340,7 @@ public final class RequestObserver implements Interceptor {
     private final Observation observation;
     private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
+    private volatile CloseCause cause = CloseCause.CLIENT_CLOSED;
 
     ObservedStream(EventStream delegate, Observation observation) {
       super(delegate);
@@ -351,14 +353,14 @@ public final class RequestObserver implements Interceptor {
       try {
         event = delegate.next();
       } catch (GatewayException e) {
-        finish(cancelled ? "cancelled" : "stream_error", errorName(e));
+        finish(cancelled ? cutOutcome() : "stream_error", cancelled ? cause.code() : errorName(e));
         throw e;
       } catch (RuntimeException e) {
         finish(cancelled ? "cancelled" : "stream_error", "internal");
         throw e;
       }
       if (event == null) {
-        finish(cancelled ? "cancelled" : null, cancelled ? "client_closed" : null);
+        finish(cancelled ? cutOutcome() : null, cancelled ? cause.code() : null);
       } else {
         observation.sawEvent(event);
       }
@@ -367,14 +369,22 @@ public final class RequestObserver implements Interceptor {
 
     @Override
     public void close() {
+      if (!cancelled) {
+        cause = CloseCause.current();
+      }
       cancelled = true;
       try {
         delegate.close();
       } finally {
         if (Thread.currentThread() == owner) {
-          finish("cancelled", "client_closed");
+          finish(cutOutcome(), cause.code());
         }
       }
+    }
+
+    /** A stream the gateway cut at its time limit failed; one the client left was cancelled. */
+    private String cutOutcome() {
+      return cause == CloseCause.STREAM_TIME_LIMIT ? "stream_error" : "cancelled";
     }
 
     private void finish(String outcome, String error) {

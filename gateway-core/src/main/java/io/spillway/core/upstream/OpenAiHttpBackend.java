@@ -1,6 +1,7 @@
 package io.spillway.core.upstream;
 
 import io.spillway.core.Version;
+import io.spillway.core.config.Durations;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.ForwardedHeaders;
@@ -187,14 +188,16 @@ public final class OpenAiHttpBackend implements Backend {
 
   /** Makes the call; a streamed answer runs {@code end} when its stream is closed. */
   private GatewayResponse exchange(Call call, boolean stream, Runnable end) {
+    Response response;
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    }
-    Response response;
-    try {
-      response = call.execute();
-    } catch (IOException e) {
-      throw UpstreamFailures.beforeResponse(name, e);
+      try {
+        response = call.execute();
+      } catch (IOException e) {
+        throw UpstreamFailures.beforeResponse(name, e);
+      }
+    } else {
+      response = streamHead(call);
     }
     if (response.code() == 401) {
       // The upstream refused the gateway's own key (or wants one): never the client's fault, and
@@ -209,17 +212,46 @@ public final class OpenAiHttpBackend implements Backend {
     String contentType = response.header("content-type", "");
     if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
       InputStream in = body.byteStream();
-      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, () -> {
+      InputStreamEventStream events = new InputStreamEventStream(name, in, () -> {
         end.run();
         // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
         call.cancel();
         response.close();
-      }, config.timeout(), System::nanoTime));
+      });
+      return GatewayResponse.streamed(response.code(), headers, new TimedEventStream(name, events, config.timeout()));
     }
     try (response) {
       byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
       return UpstreamAnswers.checked(name, response.code(), headers, bytes);
     }
+  }
+
+  /**
+   * The head of a streamed answer, which must arrive whole within the timeout (the body then has
+   * a limit per event, see {@link TimedEventStream}; a whole-call limit would cut long streams).
+   */
+  private Response streamHead(Call call) {
+    PhaseTimeout head = new PhaseTimeout(config.timeout(), call::cancel);
+    head.begin();
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
+      throw UpstreamFailures.beforeResponse(name, e);
+    }
+    if (head.end()) {
+      response.close();
+      throw headTimedOut(null);
+    }
+    return response;
+  }
+
+  private UpstreamException headTimedOut(IOException cause) {
+    return new UpstreamException(name, UpstreamException.Failure.TIMEOUT,
+        "The " + name + " backend did not send its answer's head within " + Durations.format(config.timeout()), cause);
   }
 
   private Request toUpstream(GatewayRequest request) {

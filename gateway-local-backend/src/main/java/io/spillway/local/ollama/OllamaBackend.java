@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.Version;
 import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.Durations;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
@@ -18,6 +19,8 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.PhaseTimeout;
+import io.spillway.core.upstream.TimedEventStream;
 import io.spillway.core.upstream.UpstreamSettings;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
@@ -167,13 +170,21 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
+    // A stream's head and first line must arrive whole within the timeout, and then each event
+    // (TimedEventStream): a per-read timeout is reset by every byte of an upstream that trickles.
+    PhaseTimeout head = new PhaseTimeout(stream ? config.timeout() : null, call::cancel);
+    head.begin();
     Response response;
     try {
       response = call.execute();
     } catch (IOException e) {
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw UpstreamFailures.beforeResponse(NAME, e);
     }
     if (!response.isSuccessful()) {
+      head.end();
       try (response) {
         return errorResponse(errorFrom(response, requested, localModel), headers);
       }
@@ -195,12 +206,19 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
       }
     }
-    return streamed(route, call, response, body, requested, localModel, created, includeUsage, headers);
+    return streamed(route, call, head, response, body, requested, localModel, created, includeUsage, headers);
+  }
+
+  private UpstreamException headTimedOut(Exception cause) {
+    return new UpstreamException(NAME, UpstreamException.Failure.TIMEOUT,
+        "The " + NAME + " backend (Ollama) did not begin its answer within " + Durations.format(config.timeout()),
+        cause);
   }
 
   private GatewayResponse streamed(
       Route route,
       Call call,
+      PhaseTimeout head,
       Response response,
       ObjectNode body,
       String requested,
@@ -217,10 +235,20 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       first = lines.next();
     } catch (IOException e) {
       response.close();
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw UpstreamFailures.beforeResponse(NAME, e);
     } catch (UpstreamException e) {
       response.close();
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw e;
+    }
+    if (head.end()) {
+      response.close();
+      throw headTimedOut(null);
     }
     if (first == null) {
       response.close();
@@ -237,7 +265,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
       default -> new ResponsesTranslation.Stream(body, localModel, created);
     };
-    return GatewayResponse.streamed(200, headers, new NdjsonEventStream(NAME, call, response, lines, first, translator));
+    return GatewayResponse.streamed(200, headers, new TimedEventStream(NAME,
+        new NdjsonEventStream(NAME, call, response, lines, first, translator), config.timeout()));
   }
 
   private static String servedModel(JsonNode answer, String localModel) {
