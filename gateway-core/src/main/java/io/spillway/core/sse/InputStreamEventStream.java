@@ -43,7 +43,7 @@ public final class InputStreamEventStream implements EventStream {
     try {
       event = reader.next();
     } catch (SseReader.NotAnEventStreamException e) {
-      throw invalid("a body that is not a stream of server-sent events");
+      throw invalid("is not server-sent events");
     } catch (IOException e) {
       if (closed.get()) {
         return null;
@@ -58,7 +58,7 @@ public final class InputStreamEventStream implements EventStream {
           "The " + backend + " backend ended the stream before it was complete", null);
     }
     if (!event.isDone() && !jsonObject(event.data())) {
-      throw invalid("an event that is not a JSON object");
+      throw invalid("holds an event that is not a JSON object");
     }
     started = true;
     if (isTerminal(event)) {
@@ -70,7 +70,7 @@ public final class InputStreamEventStream implements EventStream {
   private UpstreamException invalid(String what) {
     close();
     return new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
-        "The " + backend + " backend sent " + what + " in its stream", null);
+        "The " + backend + " backend's stream " + what, null);
   }
 
   /** Whether {@code data} is shaped as one JSON object: its first and last non-blank characters are braces. */

@@ -11,6 +11,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
+import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.InputStreamEventStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -176,7 +177,7 @@ public final class OpenAiHttpBackend implements Backend {
     boolean handedOver = false;
     try {
       Call call = client(inProgress).newCall(toUpstream(request));
-      GatewayResponse answer = exchange(call, request.stream(), end);
+      GatewayResponse answer = exchange(call, request, end);
       handedOver = answer.isStream();
       return answer;
     } finally {
@@ -187,7 +188,8 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   /** Makes the call; a streamed answer runs {@code end} when its stream is closed. */
-  private GatewayResponse exchange(Call call, boolean stream, Runnable end) {
+  private GatewayResponse exchange(Call call, GatewayRequest request, Runnable end) {
+    boolean stream = request.stream();
     Response response;
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -221,9 +223,42 @@ public final class OpenAiHttpBackend implements Backend {
       return GatewayResponse.streamed(response.code(), headers, new TimedEventStream(name, events, config.timeout()));
     }
     try (response) {
-      byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
-      return UpstreamAnswers.checked(name, response.code(), headers, bytes);
+      if (!stream) {
+        return UpstreamAnswers.checked(name, response.code(), headers, readBounded(body, config.maxResponseSize().bytes()));
+      }
+      // A stream request answered with one JSON body: read within the timeout (a stream call has no
+      // whole-call limit), then told as the stream the client asked for.
+      PhaseTimeout whole = new PhaseTimeout(config.timeout(), call::cancel);
+      whole.begin();
+      byte[] bytes;
+      try {
+        bytes = readBounded(body, config.maxResponseSize().bytes());
+      } catch (UpstreamException e) {
+        throw whole.end() ? bodyTimedOut(e) : e;
+      }
+      if (whole.end()) {
+        throw bodyTimedOut(null);
+      }
+      return asStream(request, UpstreamAnswers.checked(name, response.code(), headers, bytes));
     }
+  }
+
+  /** A successful buffered answer to a stream request, as that stream ({@link AnswerAsStream}); errors stay as they are. */
+  private static GatewayResponse asStream(GatewayRequest request, GatewayResponse answer) {
+    if (!answer.isSuccessful() || answer.json() == null) {
+      return answer;
+    }
+    EventStream events = AnswerAsStream.of(request.route(), answer.json());
+    if (events == null) {
+      return answer;
+    }
+    return GatewayResponse.streamed(answer.status(),
+        answer.headers().with("content-type", GatewayResponse.EVENT_STREAM), events);
+  }
+
+  private UpstreamException bodyTimedOut(Exception cause) {
+    return new UpstreamException(name, UpstreamException.Failure.TIMEOUT,
+        "The " + name + " backend did not finish its answer within " + Durations.format(config.timeout()), cause);
   }
 
   /**

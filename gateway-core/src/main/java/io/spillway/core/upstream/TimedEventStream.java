@@ -34,7 +34,9 @@ public final class TimedEventStream extends ForwardingEventStream {
     try {
       event = delegate.next();
     } catch (GatewayException e) {
-      if (timeout.end()) {
+      // The socket's own read timeout may fire first; either way the event did not arrive in time.
+      boolean readTimedOut = e instanceof UpstreamException u && u.failure() == UpstreamException.Failure.TIMEOUT;
+      if (timeout.end() || readTimedOut) {
         throw timedOut();
       }
       throw e;
@@ -50,6 +52,6 @@ public final class TimedEventStream extends ForwardingEventStream {
 
   private UpstreamException timedOut() {
     return new UpstreamException(backend, UpstreamException.Failure.TIMEOUT,
-        "The " + backend + " backend did not send a whole event within " + Durations.format(limit), null);
+        "The " + backend + " backend sent no whole event within " + Durations.format(limit), null);
   }
 }

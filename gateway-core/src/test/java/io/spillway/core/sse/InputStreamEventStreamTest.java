@@ -43,7 +43,7 @@ class InputStreamEventStreamTest {
       }
     }).isInstanceOfSatisfying(UpstreamException.class,
         e -> assertThat(e.failure()).isEqualTo(UpstreamException.Failure.INVALID_RESPONSE))
-        .hasMessageContaining("not a stream of server-sent events");
+        .hasMessageContaining("is not server-sent events");
     assertThat(released).as("the upstream call is released").isTrue();
   }
 
