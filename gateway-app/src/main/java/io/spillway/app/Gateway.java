@@ -108,7 +108,7 @@ public final class Gateway implements AutoCloseable {
     this.config = loaded.withKeys(loaded.keys().stream().map(KeyHashes::hashed).toList());
     GatewayConfig config = this.config;
     this.clock = clock;
-    this.metrics = new GatewayMetrics(config.metrics(), clock);
+    this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
     Redactor redactor = redactor(config);
     AccessLog accessLog = new AccessLog(config.logging(), redactor);
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
@@ -208,6 +208,21 @@ public final class Gateway implements AutoCloseable {
     });
     routes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), RedactingService.wrap(routes.build(), redactor), clock);
+  }
+
+  /** Model names the config mentions: they may have a metrics tag before any backend answered them. */
+  private static Set<String> configuredModels(GatewayConfig config) {
+    Set<String> models = new HashSet<>();
+    config.local().models().forEach((requested, local) -> {
+      if (!requested.equals("default")) {
+        models.add(requested);
+      }
+    });
+    config.shaping().models().forEach(rule -> {
+      models.add(rule.from());
+      models.add(rule.to());
+    });
+    return models;
   }
 
   /** The secrets no answer and no access-log line may show: the cloud key and the admin token. */

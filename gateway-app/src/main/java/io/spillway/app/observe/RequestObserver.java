@@ -16,6 +16,7 @@ import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -256,9 +257,10 @@ public final class RequestObserver implements Interceptor {
       }
       String backendTag = metrics.backendTag(backend);
       String model = request.model();
-      String modelTag = caller == null ? "none" : metrics.modelTag(model);
-      String route = request.route().tag();
       String resolvedOutcome = outcome != null ? outcome : outcome(finalStatus);
+      boolean answeredByTheCloud = "success".equals(resolvedOutcome) && CloudBackend.NAME.equals(backend);
+      String modelTag = caller == null ? "none" : metrics.modelTag(model, answeredByTheCloud);
+      String route = request.route().tag();
       Long upstream = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
       long upstreamNanos = upstream == null ? 0 : upstream;
       long gatewayNanos = Math.max(0, (answeredAt - start) - upstreamNanos);
