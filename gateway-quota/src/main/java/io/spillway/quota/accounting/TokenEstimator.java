@@ -125,6 +125,11 @@ public final class TokenEstimator {
     return tokens;
   }
 
+  /** A tally for {@code model}'s texts with this estimator's bound on what is tokenized. */
+  public TokenTally tally(String model) {
+    return TokenCounter.forModel(model).tally(maxTokenizedChars);
+  }
+
   /** Tokens of {@code text} with the tokenizer of {@code model}. */
   public long count(String model, String text) {
     return TokenCounter.forModel(model).count(text);
