@@ -37,7 +37,10 @@ public final class RedactingService implements HttpService {
     } catch (GatewayException e) {
       throw redacted(e);
     }
-    response = response.withHeaders(redacted(response.headers()));
+    Headers headers = redacted(response.headers());
+    if (headers != response.headers()) {
+      response = response.withHeaders(headers);
+    }
     if (response.isStream()) {
       return response.withStream(new RedactedStream(response.stream()));
     }
