@@ -123,9 +123,9 @@ public final class TokenCounter {
   /**
    * The tokens of {@code text}, tokenizing it slice by slice and stopping once more than
    * {@code max} are found (the result is then some number above {@code max}). Slices are cut just
-   * before a run of white space where there is one, which is where the tokenizer's own pieces end,
-   * so the count is the whole text's; a run of {@value #SLICE_CHARS} characters without white space
-   * (one letter repeated, say) is cut where the slice ends. Without slicing such a run is one piece,
+   * before a space that follows a word, where the tokenizer's own pieces end, so the count is the
+   * whole text's; text without such a space for {@value #SLICE_CHARS} characters (one letter
+   * repeated, say) is cut where the slice ends. Without slicing such a run is one piece,
    * and the tokenizer's work on one piece grows far faster than its length (hundreds of megabytes
    * for a few million characters).
    */
@@ -158,7 +158,10 @@ public final class TokenCounter {
       return n;
     }
     for (int cut = end; cut > start + SLICE_CHARS / 2; cut--) {
-      if (Character.isWhitespace(text.charAt(cut)) && !Character.isWhitespace(text.charAt(cut - 1))) {
+      // Before a single space between a letter or digit and more text: the tokenizer's pieces
+      // always end there (the space starts the next word's piece), so the count is unchanged.
+      if (text.charAt(cut) == ' ' && cut + 1 < text.length() && Character.isLetterOrDigit(text.charAt(cut - 1))
+          && !Character.isWhitespace(text.charAt(cut + 1))) {
         return cut;
       }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
+import io.spillway.core.testing.SampleSources;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -82,5 +83,8 @@ class TokenCounterTest {
     assertThat(text.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
 
     assertThat(COUNTER.tally(Long.MAX_VALUE).count(text)).isEqualTo(O200K.countTokensOrdinary(text));
+    String code = SampleSources.pythonModuleWithTraceback(2_000);
+    assertThat(code.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
+    assertThat(COUNTER.tally(Long.MAX_VALUE).count(code)).isEqualTo(O200K.countTokensOrdinary(code));
   }
 }
