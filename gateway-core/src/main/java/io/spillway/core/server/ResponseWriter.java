@@ -78,7 +78,7 @@ final class ResponseWriter {
       writeStream(response, stream, requestId, keepAlive, path, written);
     } finally {
       activeStream = null;
-      stream.close();
+      CloseCause.close(stream, streamExpired ? CloseCause.STREAM_TIME_LIMIT : CloseCause.CLIENT_CLOSED);
     }
   }
 

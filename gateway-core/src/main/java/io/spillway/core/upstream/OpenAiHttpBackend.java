@@ -239,6 +239,7 @@ public final class OpenAiHttpBackend implements Backend {
       if (whole.end()) {
         throw bodyTimedOut(null);
       }
+      end.run(); // the exchange is over; the stream told from it holds no upstream resource
       return asStream(request, UpstreamAnswers.checked(name, response.code(), headers, bytes));
     }
   }
