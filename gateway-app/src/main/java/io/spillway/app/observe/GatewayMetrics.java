@@ -121,7 +121,7 @@ public final class GatewayMetrics {
    * its default model), so its answers admit nothing.
    */
   String modelTag(String model, boolean answered) {
-    return models.tag(model, answered || configuredModels.contains(model));
+    return models.tag(model, answered || (model != null && configuredModels.contains(model)));
   }
 
   String stepTag(String step) {
