@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,7 +36,8 @@ class PromptCostTest {
   private static final Pattern SERVING = Pattern.compile("serving (http://\\S+/v1)");
 
   @Test
-  void sevenMegabytesOfOneLetterAreAnsweredUnderA256MiBHeapOnEveryTier(@TempDir Path dir) throws Exception {
+  void sevenMegabytesOfOneLetterAreAnsweredUnderA256MiBHeapOnEveryTier(@TempDir Path dir, TestReporter report)
+      throws Exception {
     WireMockServer cloud = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
     cloud.start();
     cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("fine")));
@@ -91,7 +93,7 @@ class PromptCostTest {
 
         assertThat(answer.statusCode()).as("answer for %s; child output:%n%s", key, output).isEqualTo(200);
         assertThat(answer.body()).contains("fine");
-        System.out.printf("PromptCostTest: answered in %d ms%n", (System.nanoTime() - started) / 1_000_000);
+        report.publishEntry("answered in ms", Long.toString((System.nanoTime() - started) / 1_000_000));
       }
       assertThat(child.isAlive()).as("child output:%n%s", output).isTrue();
       synchronized (output) {
