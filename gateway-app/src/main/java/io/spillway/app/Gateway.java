@@ -39,6 +39,8 @@ import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.server.ConnectionBudget;
+import io.spillway.core.redact.RedactingService;
+import io.spillway.core.redact.Redactor;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
@@ -74,6 +76,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -121,8 +124,9 @@ public final class Gateway implements AutoCloseable {
     this.clock = clock;
     this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
-    this.metrics = new GatewayMetrics(config.metrics(), clock);
-    AccessLog accessLog = new AccessLog(config.logging());
+    this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
+    Redactor redactor = redactor(config);
+    AccessLog accessLog = new AccessLog(config.logging(), redactor);
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
     reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
@@ -193,8 +197,9 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(shaping);
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
-        next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens())));
-    reloader.register(accounting, "quota.defaultMaxTokens");
+        next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
+            next.shaping().maxTokenizedChars())));
+    reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
 
@@ -243,7 +248,8 @@ public final class Gateway implements AutoCloseable {
       return Json.object().set("endpoints", endpoints);
     });
     routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), routes.build(), clock, connectionBudget);
+    this.server = new GatewayServer(config.server(), RedactingService.wrap(routes.build(), redactor), clock,
+        connectionBudget);
   }
 
   /** A reload step with a name for the log and for {@code failed} in the reload answer. */
@@ -259,6 +265,26 @@ public final class Gateway implements AutoCloseable {
         return name;
       }
     };
+  }
+
+  /** Model names the config mentions: they may have a metrics tag before any backend answered them. */
+  private static Set<String> configuredModels(GatewayConfig config) {
+    Set<String> models = new HashSet<>();
+    config.local().models().forEach((requested, local) -> {
+      if (!requested.equals("default")) {
+        models.add(requested);
+      }
+    });
+    config.shaping().models().forEach(rule -> {
+      models.add(rule.from());
+      models.add(rule.to());
+    });
+    return models;
+  }
+
+  /** The secrets no answer and no access-log line may show: the cloud key and the admin token. */
+  private static Redactor redactor(GatewayConfig config) {
+    return Redactor.of(Arrays.asList(config.cloud().apiKey(), config.admin().token()));
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";

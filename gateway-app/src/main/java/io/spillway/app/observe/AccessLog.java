@@ -5,6 +5,7 @@ import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.LoggingConfig;
 import io.spillway.core.config.Reloadable;
 import io.spillway.core.json.Json;
+import io.spillway.core.redact.Redactor;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -18,16 +19,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What is never in it: the client's key or any header (only the key's non-secret fingerprint).
  * Prompts and completions appear only with {@code logging.payloads: true}. The setting follows
- * config reloads.
+ * config reloads. Every line passes through the gateway's {@link Redactor}: an upstream that puts
+ * the cloud key into an error code or a completion does not put it into the log.
  */
 public final class AccessLog implements Reloadable {
   public static final String LOGGER = "spillway.access";
   private static final Logger log = LoggerFactory.getLogger(LOGGER);
 
+  private final Redactor redactor;
   private volatile LoggingConfig config;
 
   public AccessLog(LoggingConfig config) {
+    this(config, Redactor.NONE);
+  }
+
+  public AccessLog(LoggingConfig config, Redactor redactor) {
     this.config = config;
+    this.redactor = redactor;
   }
 
   /** Whether prompts and completions are to be captured for the log. */
@@ -39,7 +47,7 @@ public final class AccessLog implements Reloadable {
     if (!log.isInfoEnabled()) {
       return;
     }
-    log.info(config.json() ? json(exchange) : text(exchange));
+    log.info(redactor.redact(config.json() ? json(exchange) : text(exchange)));
   }
 
   /** The JSON line, written field by field (no tree: this runs once per request). */

@@ -4,10 +4,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps a metric tag's values bounded: the first {@code limit} distinct, well-formed values are
- * kept as they are, every later one becomes {@code other}. A value that is too long or has
- * characters a model or step name never has is {@code other} at once, so a client cannot mint tags.
- * Thread-safe.
+ * Keeps a metric tag's values bounded: the first {@code limit} distinct, well-formed, admissible
+ * values are kept as they are, every later one becomes {@code other}. A value that is too long or
+ * has characters a model or step name never has is {@code other} at once, so a client cannot mint
+ * tags; so is one the caller does not admit (for models: neither configured nor answered by the
+ * cloud), so names a client makes up cannot take the slots of real ones. Thread-safe.
  */
 final class BoundedTagValues {
   static final String OTHER = "other";
@@ -21,13 +22,18 @@ final class BoundedTagValues {
   }
 
   String tag(String value) {
+    return tag(value, true);
+  }
+
+  /** The tag for {@code value}; a value not yet kept takes a slot only when {@code admissible}. */
+  String tag(String value, boolean admissible) {
     if (value == null || value.isEmpty()) {
       return "none";
     }
     if (seen.contains(value)) {
       return value;
     }
-    if (!wellFormed(value)) {
+    if (!admissible || !wellFormed(value)) {
       return OTHER;
     }
     synchronized (seen) {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * computed in Prometheus with {@code histogram_quantile} and can be aggregated across replicas.
  *
  * <p>Tags are bounded by construction: route (enum), backend, tier (enum), model (capped by
- * {@code metrics.maxModelTags}, the rest counted as {@code other}), outcome and status class. Never a
+ * {@code metrics.maxModelTags}, admitted only when configured or answered by the cloud, the rest
+ * counted as {@code other}), outcome and status class. Never a
  * key, a team, a user or a raw path. Thread-safe.
  */
 public final class GatewayMetrics {
@@ -53,13 +55,23 @@ public final class GatewayMetrics {
   private final MetricsConfig config;
   private final RequestSeries series;
   private final BoundedTagValues models;
+  private final Set<String> configuredModels;
   private final BoundedTagValues steps = new BoundedTagValues(32);
   private final BoundedTagValues backends = new BoundedTagValues(8);
   private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
   private final Map<MeterKey, Timer> timers = new ConcurrentHashMap<>();
 
   public GatewayMetrics(MetricsConfig config, Clock clock) {
+    this(config, Set.of(), clock);
+  }
+
+  /**
+   * @param configuredModels model names the config mentions (local mappings, shaping's model
+   *     rules): they may take a {@code model} tag slot before any backend answered them
+   */
+  public GatewayMetrics(MetricsConfig config, Set<String> configuredModels, Clock clock) {
     this.config = config;
+    this.configuredModels = Set.copyOf(configuredModels);
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.series = new RequestSeries(clock, config.seriesWindow());
     this.models = new BoundedTagValues(config.maxModelTags());
@@ -102,8 +114,14 @@ public final class GatewayMetrics {
     return new MeteredBackend(backend, this, capacity, System::nanoTime);
   }
 
-  String modelTag(String model) {
-    return models.tag(model);
+  /**
+   * The {@code model} tag: a model takes one of the {@code metrics.maxModelTags} slots only if it
+   * is configured or the cloud has answered it successfully ({@code answered}); until then, and once
+   * the slots are taken, it is {@code other}. The local backend answers any name (unknown ones with
+   * its default model), so its answers admit nothing.
+   */
+  String modelTag(String model, boolean answered) {
+    return models.tag(model, answered || (model != null && configuredModels.contains(model)));
   }
 
   String stepTag(String step) {

@@ -13,9 +13,11 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
+import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -273,9 +275,10 @@ public final class RequestObserver implements Interceptor {
       }
       String backendTag = metrics.backendTag(backend);
       String model = request.model();
-      String modelTag = caller == null ? "none" : metrics.modelTag(model);
-      String route = request.route().tag();
       String resolvedOutcome = outcome != null ? outcome : outcome(finalStatus);
+      boolean answeredByTheCloud = "success".equals(resolvedOutcome) && CloudBackend.NAME.equals(backend);
+      String modelTag = caller == null ? "none" : metrics.modelTag(model, answeredByTheCloud);
+      String route = request.route().tag();
       Long upstream = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
       long upstreamNanos = upstream == null ? 0 : upstream;
       long gatewayNanos = Math.max(0, (answeredAt - start) - upstreamNanos);
@@ -358,6 +361,7 @@ public final class RequestObserver implements Interceptor {
     private final ClientDisconnect disconnect;
     private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
+    private volatile CloseCause cause = CloseCause.CLIENT_CLOSED;
 
     ObservedStream(EventStream delegate, Observation observation, ClientDisconnect disconnect) {
       super(delegate);
@@ -371,15 +375,17 @@ public final class RequestObserver implements Interceptor {
       try {
         event = delegate.next();
       } catch (GatewayException e) {
-        // A read that fails because the client left (its upstream call was cancelled) is the client's doing.
-        finish(cancelled || disconnect.happened() ? "cancelled" : "stream_error", clientGone(disconnect, errorName(e)));
+        // A stream the gateway cut, or a read that fails because the client left (its upstream call was
+        // cancelled), is not the upstream's failure.
+        finish(cancelled ? cutOutcome() : disconnect.happened() ? "cancelled" : "stream_error",
+            cancelled ? cause.code() : clientGone(disconnect, errorName(e)));
         throw e;
       } catch (RuntimeException e) {
         finish(cancelled || disconnect.happened() ? "cancelled" : "stream_error", clientGone(disconnect, "internal"));
         throw e;
       }
       if (event == null) {
-        finish(cancelled ? "cancelled" : null, cancelled ? "client_closed" : null);
+        finish(cancelled ? cutOutcome() : null, cancelled ? cause.code() : null);
       } else {
         observation.sawEvent(event);
       }
@@ -388,14 +394,22 @@ public final class RequestObserver implements Interceptor {
 
     @Override
     public void close() {
+      if (!cancelled) {
+        cause = CloseCause.current();
+      }
       cancelled = true;
       try {
         delegate.close();
       } finally {
         if (Thread.currentThread() == owner) {
-          finish("cancelled", "client_closed");
+          finish(cutOutcome(), cause.code());
         }
       }
+    }
+
+    /** A stream the gateway cut at its time limit failed; one the client left was cancelled. */
+    private String cutOutcome() {
+      return cause == CloseCause.STREAM_TIME_LIMIT ? "stream_error" : "cancelled";
     }
 
     private void finish(String outcome, String error) {

@@ -90,7 +90,7 @@ class StreamingRelayTest {
       }
       assertThat(lines.get(0)).contains("before the silence");
       assertThat(lines).anySatisfy(line -> assertThat(line)
-          .startsWith("data: {\"error\"").contains("stopped sending in the middle of the stream"));
+          .startsWith("data: {\"error\"").contains("sent no whole event within 300ms"));
       assertThat(lines.get(lines.size() - 1)).isEqualTo("data: [DONE]");
     } finally {
       testOver.countDown();

@@ -26,4 +26,14 @@ class BoundedTagValuesTest {
     assertThat(tags.tag("name\"}\nevil 1")).isEqualTo("other");
     assertThat(tags.tag("ok-model")).isEqualTo("ok-model");
   }
+
+  @Test
+  void aValueNotAdmittedIsOtherAndTakesNoSlotUntilItIs() {
+    BoundedTagValues tags = new BoundedTagValues(1);
+
+    assertThat(tags.tag("made-up", false)).isEqualTo("other");
+    assertThat(tags.tag("gpt-4o", true)).isEqualTo("gpt-4o");
+    assertThat(tags.tag("gpt-4o", false)).as("once kept, always kept").isEqualTo("gpt-4o");
+    assertThat(tags.tag("o3-mini", true)).isEqualTo("other");
+  }
 }

@@ -1,5 +1,7 @@
 package io.spillway.app.observe;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -162,6 +164,29 @@ class MetricsTest {
     assertThat(metrics.sum("spillway_requests_total", "tier", "none", "status", "4xx")).isEqualTo(1.0);
     assertThat(text).doesNotContain("sk-not-a-real-key-123", GatewayHarness.GOLD_KEY, "secret-path", "attacker-model",
         "release", "sandbox");
+  }
+
+  @Test
+  void junkModelNamesCannotPushAnsweredOrConfiguredModelsIntoOther() {
+    harness = GatewayHarness.start("local:\n  enabled: false\nmetrics:\n  maxModelTags: 30");
+    harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.invalidModel()));
+    harness.cloud.stubFor(post("/v1/chat/completions").atPriority(1)
+        .withRequestBody(matchingJsonPath("$.model", equalTo("gpt-4o")))
+        .willReturn(OpenAiStubs.chatCompletion("hi")));
+
+    for (int i = 0; i < 35; i++) {
+      assertThat(chat(GatewayHarness.BRONZE_KEY, "junk-model-" + i, false).statusCode()).isEqualTo(404);
+    }
+    assertThat(chat(GatewayHarness.GOLD_KEY, "gpt-4o", false).statusCode()).isEqualTo(200);
+    chat(GatewayHarness.GOLD_KEY, "gpt-4.1-mini", false);
+
+    PrometheusText metrics = scrape();
+    Set<String> models = metrics.matching("spillway_requests_total").stream()
+        .map(sample -> sample.labels().get("model")).collect(Collectors.toSet());
+    assertThat(models).as("an answered model and a configured one (shaping's model rules) keep their names")
+        .containsExactlyInAnyOrder("gpt-4o", "gpt-4.1-mini", "other");
+    assertThat(metrics.sum("spillway_requests_total", "model", "other")).isEqualTo(35.0);
+    assertThat(metrics.sum("spillway_requests_total", "model", "gpt-4o", "outcome", "success")).isEqualTo(1.0);
   }
 
   @Test

@@ -19,6 +19,8 @@ import java.util.List;
  * @param ladder the deepest ladder step each kind of pressure reaches
  * @param models the model-scenario table of the ladder's {@code model} step, first match wins
  * @param scenarios the thresholds that define the scenarios named in {@code models}
+ * @param maxTokenizedChars the most characters of one request that shaping, and the quota
+ *     estimate, each hand to the tokenizer; the rest of a longer prompt is estimated from its length
  */
 public record ShapingConfig(
     String degrade,
@@ -30,13 +32,14 @@ public record ShapingConfig(
     RiskConfig risk,
     LadderConfig ladder,
     List<ModelRule> models,
-    ScenarioConfig scenarios) {
+    ScenarioConfig scenarios,
+    Integer maxTokenizedChars) {
 
   /** The ladder's steps, in order. (Declared first: the defaults below use it.) */
   public static final List<String> STEPS = List.of("trim", "downgrade", "model", "local");
 
   public static final ShapingConfig DEFAULTS =
-      new ShapingConfig(null, null, null, null, null, null, null, null, null, null);
+      new ShapingConfig(null, null, null, null, null, null, null, null, null, null, null);
 
   public ShapingConfig {
     degrade = degrade != null ? degrade : "pressure";
@@ -53,6 +56,7 @@ public record ShapingConfig(
         : List.of(new ModelRule("gpt-4o", "gpt-4o-mini", "single-line"),
             new ModelRule("gpt-4.1", "gpt-4.1-mini", "single-line"));
     scenarios = scenarios != null ? scenarios : ScenarioConfig.DEFAULTS;
+    maxTokenizedChars = maxTokenizedChars != null ? maxTokenizedChars : 131_072;
   }
 
   /** The settings of {@code tier} ({@code gold}, {@code silver} or {@code bronze}). */

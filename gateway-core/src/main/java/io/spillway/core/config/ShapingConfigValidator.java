@@ -37,6 +37,7 @@ final class ShapingConfigValidator {
       }
     }
     ShapingConfig.TrimConfig trim = s.trim();
+    atLeast(problems, "key 'shaping.maxTokenizedChars'", s.maxTokenizedChars(), 1);
     atLeast(problems, "key 'shaping.trim.keepLastLines'", trim.keepLastLines(), 1);
     atLeast(problems, "key 'shaping.trim.keepDefinitions'", trim.keepDefinitions(), 0);
     atLeast(problems, "key 'shaping.trim.keepTraceDefinitions'", trim.keepTraceDefinitions(), 0);

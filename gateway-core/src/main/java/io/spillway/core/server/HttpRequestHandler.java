@@ -198,9 +198,13 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       response = GatewayResponse.error(e);
     } catch (RuntimeException | StackOverflowError e) {
       log.error("request {} failed unexpectedly", request.requestId(), e);
-      response = GatewayResponse.error(
-          GatewayException.of(ErrorKind.INTERNAL, "Spillway failed to handle the request; see its log for "
-              + request.requestId(), null));
+      response = internalError(request);
+    } catch (Error e) {
+      // Out of memory, say: the request still gets its answer, and its connection is not reused,
+      // since whatever failed may have left it in any state.
+      log.error("request {} failed with {}", request.requestId(), e.toString());
+      response = internalError(request);
+      keepAlive = false;
     }
     // An HTTP/1.0 client reads a stream until the connection closes.
     boolean keepOpen = keepAlive && !connections.draining() && !(http10 && response.isStream());
@@ -217,6 +221,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       }
       throw e;
     }
+  }
+
+  private static GatewayResponse internalError(ServerRequest request) {
+    return GatewayResponse.error(GatewayException.of(ErrorKind.INTERNAL,
+        "Spillway failed to handle the request; see its log for " + request.requestId(), null));
   }
 
   /**

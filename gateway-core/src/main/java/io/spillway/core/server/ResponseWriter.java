@@ -22,6 +22,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.sse.StreamErrors;
@@ -87,7 +88,7 @@ final class ResponseWriter {
       writeStream(response, stream, requestId, keepAlive, chunked, path, written);
     } finally {
       activeStream = null;
-      stream.close();
+      CloseCause.close(stream, streamExpired ? CloseCause.STREAM_TIME_LIMIT : CloseCause.CLIENT_CLOSED);
     }
   }
 
@@ -212,7 +213,7 @@ final class ResponseWriter {
   /** Runs on the event loop when the stream time limit passes. */
   private void expire(EventStream stream) {
     streamExpired = true;
-    closeAside(stream);
+    closeAside(stream, CloseCause.STREAM_TIME_LIMIT);
     signal();
   }
 
@@ -270,13 +271,13 @@ final class ResponseWriter {
   void connectionClosed() {
     EventStream stream = activeStream;
     if (stream != null) {
-      closeAside(stream);
+      closeAside(stream, CloseCause.CLIENT_CLOSED);
     }
     signal();
   }
 
-  private static void closeAside(EventStream stream) {
-    Thread.ofVirtual().name("spillway-stream-close").start(stream::close);
+  private static void closeAside(EventStream stream, CloseCause cause) {
+    Thread.ofVirtual().name("spillway-stream-close").start(() -> CloseCause.close(stream, cause));
   }
 
   private void signal() {

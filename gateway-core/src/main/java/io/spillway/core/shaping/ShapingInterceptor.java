@@ -197,7 +197,8 @@ public final class ShapingInterceptor implements Interceptor {
     ObjectNode body = request.body();
     List<String> steps = new ArrayList<>(4);
     ObjectNode copy = null;
-    TokenCounter counter = TokenCounter.forModel(request.model());
+    TokenCounter tokenizer = TokenCounter.forModel(request.model());
+    TokenTally counter = tokenizer.tally(config.maxTokenizedChars());
 
     TierTrim trim = trims.get(plan.tier());
     boolean trimUnderPressure = plan.allows(LadderStep.TRIM);
@@ -209,7 +210,7 @@ public final class ShapingInterceptor implements Interceptor {
       if (counter.exceeds(texts, limit)) {
         ObjectNode candidate = body.deepCopy();
         boolean trimmed = RequestTexts.rewrite(route, candidate, roles,
-            (text, kind) -> trimText(trim.trimmer(), counter, text, kind));
+            (text, kind) -> trimText(trim.trimmer(), tokenizer, counter, text, kind));
         if (trimmed) {
           copy = candidate;
           steps.add("trimmed");
@@ -266,9 +267,11 @@ public final class ShapingInterceptor implements Interceptor {
   }
 
   /** One text trimmed, kept only if that gives fewer tokens. */
-  private String trimText(ContextTrimmer trimmer, TokenCounter counter, String text, RequestTexts.Kind kind) {
+  private String trimText(
+      ContextTrimmer trimmer, TokenCounter tokenizer, TokenTally counter, String text, RequestTexts.Kind kind) {
     String trimmed = kind == RequestTexts.Kind.CODE ? trimmer.trimCode(text, null) : trimmer.trimMessage(text);
-    return TokenGuard.fewerTokens(text, trimmed, counter, (original, after) -> metrics.trimmed(counter, original, after));
+    return TokenGuard.fewerTokens(text, trimmed, counter, (original, after) ->
+        metrics.trimmed(tokenizer.tally(config.maxTokenizedChars()), original, after));
   }
 
   /** Calls the rest of the pipeline and tells the risk index how the upstream did. */

@@ -33,8 +33,8 @@ final class ShapingMetrics {
   }
 
   /** Counts {@code original} in the background and records what trimming it to {@code tokensAfter} saved. */
-  void trimmed(TokenCounter counter, String original, int tokensAfter) {
-    counting.execute(() -> tokensSaved("trimmed", counter.count(original) - (long) tokensAfter));
+  void trimmed(TokenTally counter, String original, long tokensAfter) {
+    counting.execute(() -> tokensSaved("trimmed", counter.count(original) - tokensAfter));
   }
 
   void lowSignal(String reason, Tier tier) {

@@ -39,6 +39,8 @@ public final class TokenCounter {
   static final int CACHED_FROM_CHARS = 32;
   /** How many whole-text counts are remembered (least recently used go first). */
   static final int CACHED_COUNTS = 65_536;
+  /** The most characters handed to the tokenizer at once (see {@link #countAtMost}). */
+  static final int SLICE_CHARS = 8_192;
 
   private final Encoding encoding;
   private final Cache<Fingerprint, Integer> counts =
@@ -77,7 +79,19 @@ public final class TokenCounter {
     return encoding.getName();
   }
 
-  /** The exact token count of {@code text} (special tokens count as ordinary text). */
+  /**
+   * A tally for one request's texts that tokenizes at most {@code maxExactChars} characters in all
+   * and estimates the rest from their length (see {@link TokenTally}).
+   */
+  public TokenTally tally(long maxExactChars) {
+    return new TokenTally(this, maxExactChars);
+  }
+
+  /**
+   * The exact token count of {@code text} (special tokens count as ordinary text). Its cost is
+   * linear in the text's length; a request's texts should be counted through a {@link #tally},
+   * which bounds it.
+   */
   public int count(String text) {
     if (text.isEmpty()) {
       return 0;
@@ -86,20 +100,72 @@ public final class TokenCounter {
     if (known >= 0) {
       return known;
     }
-    int count = encoding.countTokensOrdinary(text);
-    if (text.length() >= CACHED_FROM_CHARS) {
-      counts.put(Fingerprint.of(text), count);
-    }
+    int count = countAtMost(text, Integer.MAX_VALUE);
+    remember(text, count);
     return count;
   }
 
   /** A whole count remembered for {@code text}, or -1. */
-  private int known(String text) {
+  int known(String text) {
     if (text.length() < CACHED_FROM_CHARS) {
       return -1;
     }
     Integer known = counts.getIfPresent(Fingerprint.of(text));
     return known == null ? -1 : known;
+  }
+
+  void remember(String text, int count) {
+    if (text.length() >= CACHED_FROM_CHARS) {
+      counts.put(Fingerprint.of(text), count);
+    }
+  }
+
+  /**
+   * The tokens of {@code text}, tokenizing it slice by slice and stopping once more than
+   * {@code max} are found (the result is then some number above {@code max}). Slices are cut just
+   * before a space that follows a word, where the tokenizer's own pieces end, so the count is the
+   * whole text's; text without such a space for {@value #SLICE_CHARS} characters (one letter
+   * repeated, say) is cut where the slice ends. Without slicing such a run is one piece,
+   * and the tokenizer's work on one piece grows far faster than its length (hundreds of megabytes
+   * for a few million characters).
+   */
+  int countAtMost(String text, int max) {
+    int n = text.length();
+    if (n <= SLICE_CHARS) {
+      return max == Integer.MAX_VALUE
+          ? encoding.countTokensOrdinary(text)
+          : encoding.encodeOrdinary(text, max + 1).getTokens().size();
+    }
+    long total = 0;
+    int start = 0;
+    while (start < n && total <= max) {
+      int end = sliceEnd(text, start);
+      String slice = text.substring(start, end);
+      long budget = (long) max - total + 1;
+      total += max == Integer.MAX_VALUE
+          ? encoding.countTokensOrdinary(slice)
+          : encoding.encodeOrdinary(slice, (int) Math.min(Integer.MAX_VALUE, budget)).getTokens().size();
+      start = end;
+    }
+    return (int) Math.min(Integer.MAX_VALUE, total);
+  }
+
+  /** Where the slice that starts at {@code start} ends. */
+  static int sliceEnd(String text, int start) {
+    int n = text.length();
+    int end = start + SLICE_CHARS;
+    if (end >= n) {
+      return n;
+    }
+    for (int cut = end; cut > start + SLICE_CHARS / 2; cut--) {
+      // Before a single space between a letter or digit and more text: the tokenizer's pieces
+      // always end there (the space starts the next word's piece), so the count is unchanged.
+      if (text.charAt(cut) == ' ' && cut + 1 < text.length() && Character.isLetterOrDigit(text.charAt(cut - 1))
+          && !Character.isWhitespace(text.charAt(cut + 1))) {
+        return cut;
+      }
+    }
+    return Character.isLowSurrogate(text.charAt(end)) ? end - 1 : end;
   }
 
   /**
@@ -118,7 +184,7 @@ public final class TokenCounter {
     if (known >= 0) {
       return known > limit;
     }
-    return encoding.encodeOrdinary(text, limit + 1).getTokens().size() > limit;
+    return countAtMost(text, limit) > limit;
   }
 
   /**
@@ -139,8 +205,8 @@ public final class TokenCounter {
         continue;
       }
       int known = known(text);
-      int budget = (int) Math.min(Integer.MAX_VALUE - 1, remaining + 1);
-      remaining -= known >= 0 ? known : encoding.encodeOrdinary(text, budget).getTokens().size();
+      int budget = (int) Math.min(Integer.MAX_VALUE - 1, remaining);
+      remaining -= known >= 0 ? known : countAtMost(text, budget);
       if (remaining < 0) {
         return true;
       }

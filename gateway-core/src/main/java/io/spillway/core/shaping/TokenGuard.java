@@ -1,6 +1,6 @@
 package io.spillway.core.shaping;
 
-import java.util.function.ObjIntConsumer;
+import java.util.function.ObjLongConsumer;
 
 /**
  * Keeps a trimmed text only when it really has fewer tokens than the original. The check is exact
@@ -13,12 +13,12 @@ final class TokenGuard {
    * {@code trimmed} when it has fewer tokens than {@code original} (then {@code kept} gets the
    * original and the trimmed count), else {@code original}.
    */
-  static String fewerTokens(String original, String trimmed, TokenCounter counter, ObjIntConsumer<String> kept) {
+  static String fewerTokens(String original, String trimmed, TokenTally counter, ObjLongConsumer<String> kept) {
     if (trimmed == original) {
       return original;
     }
-    int after = counter.count(trimmed);
-    if (!counter.exceeds(original, after)) {
+    long after = counter.count(trimmed);
+    if (!counter.exceeds(original, (int) Math.min(Integer.MAX_VALUE, after))) {
       return original;
     }
     kept.accept(original, after);

@@ -4,18 +4,19 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import java.io.IOException;
 import java.io.InputStream;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
 
 /**
  * Reads an upstream's {@code text/event-stream} body. A stream that ends without its terminal event
  * ({@code [DONE]}, or a final {@code response.*} event for the Responses API) is a failure, never a
- * quiet end: the client gets an error event instead of a truncated answer.
+ * quiet end: the client gets an error event instead of a truncated answer. So is a body that is not
+ * an event stream (a line that is no event field) and an event whose data is not a JSON object
+ * (every event but {@code [DONE]} carries one): the gateway relays events, never text it cannot
+ * vouch for. The JSON check is structural and cheap (an object's braces, first and last), not a parse.
  *
- * <p>With a {@code maxSilence}, a stream that sends no event for that long fails with a timeout
- * even while keep-alive comments keep its connection busy (a socket read timeout alone would be
- * reset by every comment, so such an upstream could hold a request forever).
+ * <p>It has no time limit of its own: a backend bounds the time to each whole event by wrapping it
+ * ({@code TimedEventStream}), since a socket read timeout alone is reset by every byte and every
+ * keep-alive comment.
  */
 public final class InputStreamEventStream implements EventStream {
   private static final int MAX_LINE = 4 * 1024 * 1024;
@@ -24,36 +25,13 @@ public final class InputStreamEventStream implements EventStream {
   private final SseReader reader;
   private final AutoCloseable resource;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Duration maxSilence;
-  private final LongSupplier ticker;
-  private long lastEventNanos;
   private boolean started;
   private boolean terminated;
 
   public InputStreamEventStream(String backend, InputStream body, AutoCloseable resource) {
-    this(backend, body, resource, null, System::nanoTime);
-  }
-
-  /**
-   * @param maxSilence the longest time between two events (null: no limit beyond the socket's)
-   * @param ticker nanosecond time source for {@code maxSilence}
-   */
-  public InputStreamEventStream(
-      String backend, InputStream body, AutoCloseable resource, Duration maxSilence, LongSupplier ticker) {
     this.backend = backend;
     this.resource = resource;
-    this.maxSilence = maxSilence;
-    this.ticker = ticker;
-    this.lastEventNanos = ticker.getAsLong();
-    this.reader = new SseReader(body, MAX_LINE, this::checkSilence);
-  }
-
-  private void checkSilence() {
-    if (maxSilence != null && ticker.getAsLong() - lastEventNanos > maxSilence.toNanos()) {
-      throw new UpstreamException(backend, UpstreamException.Failure.TIMEOUT,
-          "The " + backend + " backend sent no event for " + maxSilence.toSeconds()
-              + " s, only keep-alive comments", null);
-    }
+    this.reader = new SseReader(body, MAX_LINE, () -> {}, true);
   }
 
   @Override
@@ -64,6 +42,8 @@ public final class InputStreamEventStream implements EventStream {
     SseEvent event;
     try {
       event = reader.next();
+    } catch (SseReader.NotAnEventStreamException e) {
+      throw invalid("is not server-sent events");
     } catch (IOException e) {
       if (closed.get()) {
         return null;
@@ -77,12 +57,33 @@ public final class InputStreamEventStream implements EventStream {
       throw new UpstreamException(backend, UpstreamException.Failure.RESET_MID_STREAM,
           "The " + backend + " backend ended the stream before it was complete", null);
     }
+    if (!event.isDone() && !jsonObject(event.data())) {
+      throw invalid("holds an event that is not a JSON object");
+    }
     started = true;
-    lastEventNanos = ticker.getAsLong();
     if (isTerminal(event)) {
       terminated = true;
     }
     return event;
+  }
+
+  private UpstreamException invalid(String what) {
+    close();
+    return new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+        "The " + backend + " backend's stream " + what, null);
+  }
+
+  /** Whether {@code data} is shaped as one JSON object: its first and last non-blank characters are braces. */
+  static boolean jsonObject(String data) {
+    int start = 0;
+    int end = data.length() - 1;
+    while (start <= end && Character.isWhitespace(data.charAt(start))) {
+      start++;
+    }
+    while (end > start && Character.isWhitespace(data.charAt(end))) {
+      end--;
+    }
+    return start < end && data.charAt(start) == '{' && data.charAt(end) == '}';
   }
 
   static boolean isTerminal(SseEvent event) {

@@ -17,10 +17,20 @@ public final class SseReader {
   private static final int READ_SIZE = 1024;
   private static final byte[] DATA = {'d', 'a', 't', 'a'};
   private static final byte[] EVENT = {'e', 'v', 'e', 'n', 't'};
+  private static final byte[] ID = {'i', 'd'};
+  private static final byte[] RETRY = {'r', 'e', 't', 'r', 'y'};
+
+  /** A line that is not part of a {@code text/event-stream} (only with {@code strict}). */
+  public static final class NotAnEventStreamException extends IOException {
+    NotAnEventStreamException() {
+      super("a line that is not a server-sent event field", null);
+    }
+  }
 
   private final InputStream in;
   private final int maxLineBytes;
   private final Runnable onLineWithoutData;
+  private final boolean strict;
   private final byte[] buffer = new byte[READ_SIZE];
   private int position;
   private int limit;
@@ -37,9 +47,20 @@ public final class SseReader {
    *     {@code : keep-alive}, blank lines, {@code retry:}); it may throw to stop reading
    */
   public SseReader(InputStream in, int maxLineBytes, Runnable onLineWithoutData) {
+    this(in, maxLineBytes, onLineWithoutData, false);
+  }
+
+  /**
+   * @param strict whether a line that is no field the format defines ({@code data}, {@code event},
+   *     {@code id}, {@code retry}) nor a comment fails the read with {@link NotAnEventStreamException};
+   *     the format itself says to ignore such lines, but an upstream that sends them (an HTML page, plain
+   *     text, JSON) is not sending events at all
+   */
+  public SseReader(InputStream in, int maxLineBytes, Runnable onLineWithoutData, boolean strict) {
     this.in = in;
     this.maxLineBytes = maxLineBytes;
     this.onLineWithoutData = onLineWithoutData;
+    this.strict = strict;
   }
 
   /** The next event, or null at the end of the input. Comments and retry lines are skipped. */
@@ -83,6 +104,8 @@ public final class SseReader {
         }
       } else if (named(text, fieldEnd, EVENT)) {
         event = new String(text, valueStart, length - valueStart, StandardCharsets.UTF_8);
+      } else if (strict && !named(text, fieldEnd, ID) && !named(text, fieldEnd, RETRY)) {
+        throw new NotAnEventStreamException();
       } else {
         onLineWithoutData.run();
       }

@@ -1,6 +1,7 @@
 package io.spillway.core.upstream;
 
 import io.spillway.core.Version;
+import io.spillway.core.config.Durations;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.ForwardedHeaders;
@@ -12,6 +13,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
+import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.InputStreamEventStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -181,7 +183,7 @@ public final class OpenAiHttpBackend implements Backend {
       // A client that goes away cancels the call, before its first byte too (the upstream sees its
       // connection closed). The registration ends with the request; cancelling a finished call is a no-op.
       ClientDisconnect.of(request).onDisconnect(call::cancel);
-      GatewayResponse answer = exchange(call, request.stream(), end);
+      GatewayResponse answer = exchange(call, request, end);
       handedOver = answer.isStream();
       return answer;
     } finally {
@@ -192,15 +194,18 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   /** Makes the call; a streamed answer runs {@code end} when its stream is closed. */
-  private GatewayResponse exchange(Call call, boolean stream, Runnable end) {
+  private GatewayResponse exchange(Call call, GatewayRequest request, Runnable end) {
+    boolean stream = request.stream();
+    Response response;
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    }
-    Response response;
-    try {
-      response = call.execute();
-    } catch (IOException e) {
-      throw UpstreamFailures.beforeResponse(name, e);
+      try {
+        response = call.execute();
+      } catch (IOException e) {
+        throw UpstreamFailures.beforeResponse(name, e);
+      }
+    } else {
+      response = streamHead(call);
     }
     if (response.code() == 401) {
       // The upstream refused the gateway's own key (or wants one): never the client's fault, and
@@ -215,17 +220,80 @@ public final class OpenAiHttpBackend implements Backend {
     String contentType = response.header("content-type", "");
     if (stream && response.isSuccessful() && contentType.startsWith("text/event-stream")) {
       InputStream in = body.byteStream();
-      return GatewayResponse.streamed(response.code(), headers, new InputStreamEventStream(name, in, () -> {
+      InputStreamEventStream events = new InputStreamEventStream(name, in, () -> {
         end.run();
         // Cancel first: closing a half-read body would otherwise try to drain it for reuse.
         call.cancel();
         response.close();
-      }, config.timeout(), System::nanoTime));
+      });
+      return GatewayResponse.streamed(response.code(), headers, new TimedEventStream(name, events, config.timeout()));
     }
     try (response) {
-      byte[] bytes = readBounded(body, config.maxResponseSize().bytes());
-      return UpstreamAnswers.checked(name, response.code(), headers, bytes, config.apiKey());
+      if (!stream) {
+        return UpstreamAnswers.checked(name, response.code(), headers, readBounded(body, config.maxResponseSize().bytes()));
+      }
+      // A stream request answered with one JSON body: read within the timeout (a stream call has no
+      // whole-call limit), then told as the stream the client asked for.
+      PhaseTimeout whole = new PhaseTimeout(config.timeout(), call::cancel);
+      whole.begin();
+      byte[] bytes;
+      try {
+        bytes = readBounded(body, config.maxResponseSize().bytes());
+      } catch (UpstreamException e) {
+        throw whole.end() ? bodyTimedOut(e) : e;
+      }
+      if (whole.end()) {
+        throw bodyTimedOut(null);
+      }
+      end.run(); // the exchange is over; the stream told from it holds no upstream resource
+      return asStream(request, UpstreamAnswers.checked(name, response.code(), headers, bytes));
     }
+  }
+
+  /** A successful buffered answer to a stream request, as that stream ({@link AnswerAsStream}); errors stay as they are. */
+  private static GatewayResponse asStream(GatewayRequest request, GatewayResponse answer) {
+    if (!answer.isSuccessful() || answer.json() == null) {
+      return answer;
+    }
+    EventStream events = AnswerAsStream.of(request.route(), answer.json());
+    if (events == null) {
+      return answer;
+    }
+    return GatewayResponse.streamed(answer.status(),
+        answer.headers().with("content-type", GatewayResponse.EVENT_STREAM), events);
+  }
+
+  private UpstreamException bodyTimedOut(Exception cause) {
+    return new UpstreamException(name, UpstreamException.Failure.TIMEOUT,
+        "The " + name + " backend did not finish its answer within " + Durations.format(config.timeout()), cause);
+  }
+
+  /**
+   * The head of a streamed answer, which must arrive whole within the timeout (the body then has
+   * a limit per event, see {@link TimedEventStream}; a whole-call limit would cut long streams).
+   */
+  private Response streamHead(Call call) {
+    PhaseTimeout head = new PhaseTimeout(config.timeout(), call::cancel);
+    head.begin();
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
+      throw UpstreamFailures.beforeResponse(name, e);
+    }
+    if (head.end()) {
+      response.close();
+      throw headTimedOut(null);
+    }
+    return response;
+  }
+
+  private UpstreamException headTimedOut(IOException cause) {
+    return new UpstreamException(name, UpstreamException.Failure.TIMEOUT,
+        "The " + name + " backend did not send its answer's head within " + Durations.format(config.timeout()), cause);
   }
 
   private Request toUpstream(GatewayRequest request) {

@@ -12,12 +12,11 @@ import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Checks a buffered upstream answer before any client sees it: a success must be one JSON object,
- * an error must be an OpenAI error body (others are rewrapped, keeping the status), and an error
- * never carries the gateway's own upstream key back.
+ * and an error must be an OpenAI error body (others are rewrapped, keeping the status). The
+ * gateway's own key, should an answer echo it, is redacted at the edge ({@code RedactingService}).
  */
 final class UpstreamAnswers {
   /** Error bodies larger than this are not worth parsing for a message. */
@@ -42,7 +41,7 @@ final class UpstreamAnswers {
 
   private UpstreamAnswers() {}
 
-  static GatewayResponse checked(String backend, int status, Headers headers, byte[] body, String apiKey) {
+  static GatewayResponse checked(String backend, int status, Headers headers, byte[] body) {
     if (status >= 200 && status < 300) {
       JsonNode answer = oneJsonObject(body);
       if (answer == null) {
@@ -58,7 +57,7 @@ final class UpstreamAnswers {
     }
     JsonNode parsed = body.length <= MAX_ERROR_PARSE ? parse(body) : null;
     if (parsed != null && parsed.path("error").isObject()) {
-      return GatewayResponse.buffered(status, headers, scrub(body, apiKey));
+      return GatewayResponse.buffered(status, headers, body);
     }
     String message = messageOf(parsed);
     if (message == null) {
@@ -71,7 +70,7 @@ final class UpstreamAnswers {
         new OpenAiError(message, status >= 500 ? "server_error" : "invalid_request_error", null, "upstream_error")
             .toBytes();
     return GatewayResponse.buffered(
-        status, headers.with("content-type", GatewayResponse.JSON), scrub(wrapped, apiKey));
+        status, headers.with("content-type", GatewayResponse.JSON), wrapped);
   }
 
   /** The body when it is exactly one JSON object and nothing after it, read as a tree; else null. */
@@ -106,16 +105,5 @@ final class UpstreamAnswers {
       return error.textValue();
     }
     return null;
-  }
-
-  private static byte[] scrub(byte[] body, String apiKey) {
-    if (apiKey == null || apiKey.length() < 8) {
-      return body;
-    }
-    String text = new String(body, StandardCharsets.UTF_8);
-    if (!text.contains(apiKey)) {
-      return body;
-    }
-    return text.replace(apiKey, "[redacted]").getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -9,7 +9,8 @@ import java.time.Duration;
  * How to reach one OpenAI-compatible upstream.
  *
  * @param apiKey sent as {@code Authorization: Bearer}; null sends none
- * @param timeout the whole call for buffered answers; the longest silence between events for streams
+ * @param timeout the whole call for buffered answers; for streams, the longest wait for the whole
+ *     response head and then for each whole event
  */
 public record UpstreamSettings(
     String baseUrl,

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
+import io.spillway.core.testing.SampleSources;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +62,29 @@ class TokenCounterTest {
     assertThat(TokenCounter.forModel("azure/gpt-3.5-turbo").encodingName()).isEqualTo("cl100k_base");
     assertThat(TokenCounter.forModel("qwen2.5-coder:7b").encodingName()).isEqualTo("o200k_base");
     assertThat(TokenCounter.forModel(null).encodingName()).isEqualTo("o200k_base");
+  }
+
+  @Test
+  void aTallyTokenizesNoMoreThanItsBudgetAndEstimatesTheRestAtTheMeasuredRate() {
+    TokenTally tally = COUNTER.tally(10_000);
+    String exact = longText("within");
+
+    assertThat(tally.count(exact)).isEqualTo(O200K.countTokensOrdinary(exact));
+    long oneLetter = tally.count("a".repeat(3_000_000));
+
+    assertThat(tally.exactCharsLeft()).isZero();
+    assertThat(oneLetter).as("estimated, not tokenized").isBetween(100_000L, 1_500_000L);
+    assertThat(tally.exceeds(List.of("b".repeat(2_000_000)), 1_000)).isTrue();
+  }
+
+  @Test
+  void longTextsAreCountedInSlicesWithTheSameResult() {
+    String text = longText("sliced").repeat(20);
+    assertThat(text.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
+
+    assertThat(COUNTER.tally(Long.MAX_VALUE).count(text)).isEqualTo(O200K.countTokensOrdinary(text));
+    String code = SampleSources.pythonModuleWithTraceback(2_000);
+    assertThat(code.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
+    assertThat(COUNTER.tally(Long.MAX_VALUE).count(code)).isEqualTo(O200K.countTokensOrdinary(code));
   }
 }

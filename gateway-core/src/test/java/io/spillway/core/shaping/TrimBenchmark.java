@@ -77,7 +77,7 @@ public class TrimBenchmark {
 
   @Benchmark
   public String trimWithTokenGuard() {
-    return TokenGuard.fewerTokens(prompt, trimmer.trimCode(prompt, null), counter, (original, after) -> {});
+    return TokenGuard.fewerTokens(prompt, trimmer.trimCode(prompt, null), counter.tally(Long.MAX_VALUE), (original, after) -> {});
   }
 
   @Benchmark

@@ -5,70 +5,56 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spillway.core.error.UpstreamException;
 import java.io.ByteArrayInputStream;
-import java.io.InputStream;
-import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Iterator;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-/** Keep-alive comments keep a connection busy but are not events: they do not reset the silence limit. */
+/** What the gateway relays from an upstream stream: events with JSON data, nothing else. */
 class InputStreamEventStreamTest {
-  private final AtomicLong nanos = new AtomicLong();
+  private final AtomicBoolean released = new AtomicBoolean();
 
-  /** An endless body that advances the fake ticker by one second for every line it hands out. */
-  private InputStream endless(String firstLines, String repeatedLine) {
-    Iterator<InputStream> lines = Stream.concat(
-            Stream.of(new ByteArrayInputStream(firstLines.getBytes(StandardCharsets.UTF_8))),
-            Stream.generate(() -> {
-              nanos.addAndGet(Duration.ofSeconds(1).toNanos());
-              return (InputStream) new ByteArrayInputStream(repeatedLine.getBytes(StandardCharsets.UTF_8));
-            }))
-        .iterator();
-    return new SequenceInputStream(new java.util.Enumeration<>() {
-      @Override
-      public boolean hasMoreElements() {
-        return lines.hasNext();
-      }
-
-      @Override
-      public InputStream nextElement() {
-        return lines.next();
-      }
-    });
+  private InputStreamEventStream stream(String body) {
+    return new InputStreamEventStream(
+        "cloud", new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), () -> released.set(true));
   }
 
   @Test
-  void onlyKeepAliveCommentsFailAsATimeoutOnceTheSilenceLimitPasses() {
-    InputStreamEventStream stream = new InputStreamEventStream(
-        "cloud", endless("", ": keep-alive\n\n"), () -> {}, Duration.ofSeconds(5), nanos::get);
-
-    assertThatThrownBy(stream::next)
-        .isInstanceOfSatisfying(UpstreamException.class,
-            e -> assertThat(e.failure()).isEqualTo(UpstreamException.Failure.TIMEOUT))
-        .hasMessageContaining("no event for 5 s");
-    assertThat(nanos.get()).isBetween(Duration.ofSeconds(5).toNanos(), Duration.ofSeconds(8).toNanos());
-  }
-
-  @Test
-  void eventsResetTheSilenceClockAndCommentsAfterThemStillCount() {
-    InputStreamEventStream stream = new InputStreamEventStream(
-        "cloud", endless("data: {\"n\":1}\n\n", ": ping\n"), () -> {}, Duration.ofSeconds(5), nanos::get);
+  void commentsIdsAndRetriesAreSkippedUntilTheNextEvent() {
+    InputStreamEventStream stream = stream(": a\n: b\n\nid: 7\nretry: 100\n: c\ndata: {\"n\":1}\n\ndata: [DONE]\n\n");
 
     assertThat(stream.next().data()).isEqualTo("{\"n\":1}");
-    assertThat(stream.started()).isTrue();
-    assertThatThrownBy(stream::next).isInstanceOf(UpstreamException.class);
-  }
-
-  @Test
-  void withoutALimitCommentsAreSkippedUntilTheNextEvent() {
-    String body = ": a\n: b\n\n: c\ndata: [DONE]\n\n";
-    InputStreamEventStream stream = new InputStreamEventStream(
-        "cloud", new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), () -> {});
-
     assertThat(stream.next().isDone()).isTrue();
     assertThat(stream.next()).isNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "<html><body>502 Bad Gateway</body></html>\n",
+      "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\"}\n",
+      "data: {\"n\":1}\n\nhello there\n\n"})
+  void aBodyThatIsNotAnEventStreamFailsAsAnInvalidResponse(String body) {
+    InputStreamEventStream stream = stream(body);
+
+    assertThatThrownBy(() -> {
+      while (stream.next() != null) {
+        // drain
+      }
+    }).isInstanceOfSatisfying(UpstreamException.class,
+        e -> assertThat(e.failure()).isEqualTo(UpstreamException.Failure.INVALID_RESPONSE))
+        .hasMessageContaining("is not server-sent events");
+    assertThat(released).as("the upstream call is released").isTrue();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"hello", "{\"truncated\":", "[1,2]", "\"text\"", "<html>"})
+  void anEventWhoseDataIsNotAJsonObjectFailsAsAnInvalidResponse(String data) {
+    InputStreamEventStream stream = stream("data: {\"n\":1}\n\ndata: " + data + "\n\ndata: [DONE]\n\n");
+
+    assertThat(stream.next().data()).isEqualTo("{\"n\":1}");
+    assertThatThrownBy(stream::next).isInstanceOfSatisfying(UpstreamException.class,
+        e -> assertThat(e.failure()).isEqualTo(UpstreamException.Failure.INVALID_RESPONSE))
+        .hasMessageContaining("not a JSON object");
   }
 }

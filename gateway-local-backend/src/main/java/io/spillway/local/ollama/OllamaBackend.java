@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.Version;
 import io.spillway.core.config.CloudConfig;
+import io.spillway.core.config.Durations;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
@@ -20,6 +21,8 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.upstream.OpenAiHttpBackend;
+import io.spillway.core.upstream.PhaseTimeout;
+import io.spillway.core.upstream.TimedEventStream;
 import io.spillway.core.upstream.UpstreamSettings;
 import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
@@ -169,13 +172,21 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
+    // A stream's head and first line must arrive whole within the timeout, and then each event
+    // (TimedEventStream): a per-read timeout is reset by every byte of an upstream that trickles.
+    PhaseTimeout head = new PhaseTimeout(stream ? config.timeout() : null, call::cancel);
+    head.begin();
     Response response;
     try {
       response = call.execute();
     } catch (IOException e) {
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw UpstreamFailures.beforeResponse(NAME, e);
     }
     if (!response.isSuccessful()) {
+      head.end();
       try (response) {
         return errorResponse(errorFrom(response, requested, localModel), headers);
       }
@@ -197,7 +208,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
       }
     }
-    return streamed(route, call, response, responses, requested, localModel, created, includeUsage, headers);
+    return streamed(route, call, head, response, responses, requested, localModel, created, includeUsage, headers);
   }
 
   /** {@code /v1/embeddings} → {@code POST /api/embed}, buffered; the answer names the model that made the vectors. */
@@ -228,9 +239,16 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     }
   }
 
+  private UpstreamException headTimedOut(Exception cause) {
+    return new UpstreamException(NAME, UpstreamException.Failure.TIMEOUT,
+        "The " + NAME + " backend (Ollama) did not begin its answer within " + Durations.format(config.timeout()),
+        cause);
+  }
+
   private GatewayResponse streamed(
       Route route,
       Call call,
+      PhaseTimeout head,
       Response response,
       ResponsesTranslation responses,
       String requested,
@@ -247,10 +265,20 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       first = lines.next();
     } catch (IOException e) {
       response.close();
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw UpstreamFailures.beforeResponse(NAME, e);
     } catch (UpstreamException e) {
       response.close();
+      if (head.end()) {
+        throw headTimedOut(e);
+      }
       throw e;
+    }
+    if (head.end()) {
+      response.close();
+      throw headTimedOut(null);
     }
     if (first == null) {
       response.close();
@@ -267,7 +295,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
       default -> responses.stream(localModel, created);
     };
-    return GatewayResponse.streamed(200, headers, new NdjsonEventStream(NAME, call, response, lines, first, translator));
+    return GatewayResponse.streamed(200, headers, new TimedEventStream(NAME,
+        new NdjsonEventStream(NAME, call, response, lines, first, translator), config.timeout()));
   }
 
   private static String servedModel(JsonNode answer, String localModel) {

@@ -9,6 +9,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.shaping.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
@@ -84,9 +85,13 @@ public final class QuotaInterceptor implements Interceptor {
 
   private MeteredEventStream metered(GatewayResponse response, Reservation reservation,
       TokenEstimator.Estimate estimate, GatewayRequest request) {
-    String model = request.model();
-    return new MeteredEventStream(response.stream(), reservation, estimate.promptTokens(),
-        text -> estimator.count(model, text));
+    // A stream without reported usage is counted as it passes, within the same bound as the prompt.
+    TokenTally completion = estimator.tally(request.model());
+    return new MeteredEventStream(response.stream(), reservation, estimate.promptTokens(), text -> {
+      synchronized (completion) {
+        return completion.count(text);
+      }
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.shaping.TokenCounter;
+import io.spillway.core.shaping.TokenTally;
 import java.util.Set;
 
 /**
@@ -17,7 +18,9 @@ import java.util.Set;
  * <p>The prompt is every piece of text the model reads: message contents (strings or text parts),
  * names, tool-call arguments, tool definitions, {@code instructions}, {@code input} items. Binary
  * parts (images, audio, files) are not counted; the settlement with the backend's reported usage
- * corrects the estimate afterwards. Special-token text is counted as ordinary text. Thread-safe.
+ * corrects the estimate afterwards. Special-token text is counted as ordinary text. At most
+ * {@code maxTokenizedChars} characters of a request are tokenized; the rest is estimated from its
+ * length ({@link TokenTally}), so no prompt costs more than that to estimate. Thread-safe.
  */
 public final class TokenEstimator {
   /** Tokens OpenAI's chat format adds around every message, and to prime the reply. */
@@ -28,9 +31,16 @@ public final class TokenEstimator {
   private static final Set<String> NON_TEXT_KEYS = Set.of("type", "role", "id", "call_id", "status", "detail");
 
   private final int defaultMaxTokens;
+  private final long maxTokenizedChars;
 
+  /** An estimator that tokenizes whole prompts, however long (for tests and tools). */
   public TokenEstimator(int defaultMaxTokens) {
+    this(defaultMaxTokens, Long.MAX_VALUE);
+  }
+
+  public TokenEstimator(int defaultMaxTokens, long maxTokenizedChars) {
     this.defaultMaxTokens = defaultMaxTokens;
+    this.maxTokenizedChars = maxTokenizedChars;
   }
 
   /** A request's estimate. */
@@ -42,7 +52,7 @@ public final class TokenEstimator {
 
   public Estimate estimate(GatewayRequest request) {
     ObjectNode body = request.body();
-    TokenCounter encoding = TokenCounter.forModel(request.model());
+    TokenTally encoding = TokenCounter.forModel(request.model()).tally(maxTokenizedChars);
     long prompt;
     long maxOutput;
     long choices = Math.max(1, positive(body.get("n"), 1));
@@ -74,7 +84,7 @@ public final class TokenEstimator {
     return new Estimate(prompt, maxOutput * choices);
   }
 
-  private long chatPrompt(TokenCounter encoding, ObjectNode body) {
+  private long chatPrompt(TokenTally encoding, ObjectNode body) {
     long tokens = REPLY_PRIMER;
     JsonNode messages = body.get("messages");
     if (messages != null && messages.isArray()) {
@@ -86,7 +96,7 @@ public final class TokenEstimator {
         + tools(encoding, body.get("response_format"));
   }
 
-  private long tools(TokenCounter encoding, JsonNode definitions) {
+  private long tools(TokenTally encoding, JsonNode definitions) {
     if (definitions == null || definitions.isNull() || definitions.isMissingNode()) {
       return 0;
     }
@@ -94,7 +104,7 @@ public final class TokenEstimator {
   }
 
   /** Tokens of every text leaf under {@code node}, skipping binary payloads and structural fields. */
-  private long text(TokenCounter encoding, JsonNode node) {
+  private long text(TokenTally encoding, JsonNode node) {
     if (node == null || node.isNull()) {
       return 0;
     }
@@ -118,6 +128,11 @@ public final class TokenEstimator {
       }
     }
     return tokens;
+  }
+
+  /** A tally for {@code model}'s texts with this estimator's bound on what is tokenized. */
+  public TokenTally tally(String model) {
+    return TokenCounter.forModel(model).tally(maxTokenizedChars);
   }
 
   /** Tokens of {@code text} with the tokenizer of {@code model}. */

@@ -1,0 +1,212 @@
+package io.spillway.core.redact;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Replaces the gateway's own secrets (the cloud key, the admin token) with {@value #MARK} in text
+ * that leaves the gateway, in every form a JSON string may spell them: plain, with any character
+ * written as a {@code \}{@code uXXXX} escape (either case of hex digit), {@code /} as
+ * {@code \/}, the short escapes ({@code \"}, {@code \\}, {@code \n}, ...), and any mix of these.
+ * An upstream that echoes the key back, however its JSON writer escapes it, therefore never shows
+ * it to a client or a log.
+ *
+ * <p>The scan looks at each character once and tries a match only where a secret's first
+ * character or a backslash stands, so text without either costs one pass. Secrets shorter than
+ * {@value #MIN_SECRET_LENGTH} characters are not redacted: they would match ordinary words.
+ * Immutable and thread-safe.
+ */
+public final class Redactor {
+  /** What a secret is replaced with. */
+  public static final String MARK = "[redacted]";
+  static final int MIN_SECRET_LENGTH = 8;
+
+  /** Redacts nothing. */
+  public static final Redactor NONE = new Redactor(List.of());
+
+  private final String[] secrets;
+  private final boolean ascii;
+
+  private Redactor(List<String> secrets) {
+    this.secrets = secrets.toArray(String[]::new);
+    this.ascii = secrets.stream().allMatch(s -> s.chars().allMatch(c -> c < 0x80));
+  }
+
+  /** A redactor for {@code secrets}; nulls, blanks and secrets too short to redact are left out. */
+  public static Redactor of(Collection<String> secrets) {
+    Set<String> kept = new LinkedHashSet<>();
+    for (String secret : secrets) {
+      if (secret != null && secret.strip().length() >= MIN_SECRET_LENGTH) {
+        kept.add(secret);
+      }
+    }
+    return kept.isEmpty() ? NONE : new Redactor(new ArrayList<>(kept));
+  }
+
+  /** Whether there is nothing to redact. */
+  public boolean isEmpty() {
+    return secrets.length == 0;
+  }
+
+  /** {@code text} with every secret replaced; the same instance when it holds none. */
+  public String redact(String text) {
+    if (text == null || secrets.length == 0) {
+      return text;
+    }
+    StringBuilder out = redacted(text);
+    return out == null ? text : out.toString();
+  }
+
+  /** A UTF-8 body with every secret replaced; the same array when it holds none. */
+  public byte[] redact(byte[] utf8) {
+    if (utf8 == null || secrets.length == 0) {
+      return utf8;
+    }
+    if (!ascii) {
+      String text = new String(utf8, StandardCharsets.UTF_8);
+      String redacted = redact(text);
+      return redacted == text ? utf8 : redacted.getBytes(StandardCharsets.UTF_8);
+    }
+    // ASCII secrets match the same in the bytes read one to a character (ISO-8859-1): the bytes of
+    // other characters are all 0x80 and above, so they never match, and they are copied unchanged.
+    Latin1 text = new Latin1(utf8);
+    StringBuilder out = redacted(text);
+    return out == null ? utf8 : out.toString().getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /** Whether {@code text} holds a secret in any spelling. */
+  public boolean contains(CharSequence text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (matchAt(text, i) >= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The redacted text, or null when nothing matched. */
+  private StringBuilder redacted(CharSequence text) {
+    StringBuilder out = null;
+    int copied = 0;
+    int n = text.length();
+    for (int i = 0; i < n; ) {
+      int end = matchAt(text, i);
+      if (end < 0) {
+        i++;
+        continue;
+      }
+      if (out == null) {
+        out = new StringBuilder(n);
+      }
+      out.append(text, copied, i).append(MARK);
+      copied = end;
+      i = end;
+    }
+    if (out != null) {
+      out.append(text, copied, n);
+    }
+    return out;
+  }
+
+  /** Where a secret spelled from {@code start} ends, or -1. */
+  private int matchAt(CharSequence text, int start) {
+    char first = text.charAt(start);
+    for (String secret : secrets) {
+      if (first == secret.charAt(0) || first == '\\') {
+        int end = spelled(text, start, secret);
+        if (end >= 0) {
+          return end;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** Where {@code secret}, each character plain or JSON-escaped, ends if it starts at {@code at}; else -1. */
+  static int spelled(CharSequence text, int at, String secret) {
+    int p = at;
+    int n = text.length();
+    for (int k = 0; k < secret.length(); k++) {
+      if (p >= n) {
+        return -1;
+      }
+      char want = secret.charAt(k);
+      char c = text.charAt(p);
+      if (c != '\\') {
+        if (c != want) {
+          return -1;
+        }
+        p++;
+        continue;
+      }
+      if (p + 1 >= n) {
+        return -1;
+      }
+      char escape = text.charAt(p + 1);
+      if (escape == 'u') {
+        if (p + 6 > n || hex(text, p + 2) != want) {
+          return -1;
+        }
+        p += 6;
+      } else {
+        if (unescaped(escape) != want) {
+          return -1;
+        }
+        p += 2;
+      }
+    }
+    return p;
+  }
+
+  /** The code unit of four hex digits at {@code at}, or -1. */
+  private static int hex(CharSequence text, int at) {
+    int value = 0;
+    for (int i = at; i < at + 4; i++) {
+      int digit = Character.digit(text.charAt(i), 16);
+      if (digit < 0) {
+        return -1;
+      }
+      value = value << 4 | digit;
+    }
+    return value;
+  }
+
+  private static int unescaped(char escape) {
+    return switch (escape) {
+      case '"', '\\', '/' -> escape;
+      case 'b' -> '\b';
+      case 'f' -> '\f';
+      case 'n' -> '\n';
+      case 'r' -> '\r';
+      case 't' -> '\t';
+      default -> -1;
+    };
+  }
+
+  /** Bytes seen as ISO-8859-1 characters, without copying them. */
+  private record Latin1(byte[] bytes) implements CharSequence {
+    @Override
+    public int length() {
+      return bytes.length;
+    }
+
+    @Override
+    public char charAt(int index) {
+      return (char) (bytes[index] & 0xff);
+    }
+
+    @Override
+    public CharSequence subSequence(int start, int end) {
+      return new String(bytes, start, end - start, StandardCharsets.ISO_8859_1);
+    }
+
+    @Override
+    public String toString() {
+      return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.spillway.core.redact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class RedactorTest {
+  private static final String KEY = "sk-proj/Abc_123-xyz";
+  private static final Redactor REDACTOR = Redactor.of(List.of(KEY));
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "sk-proj/Abc_123-xyz",
+      "sk-proj\\/Abc_123-xyz",
+      "\\u0073k-proj/Abc_123-xyz",
+      "\\u0073\\u006B\\u002d\\u0070\\u0072\\u006f\\u006a\\u002f\\u0041\\u0062\\u0063\\u005f\\u0031\\u0032\\u0033\\u002d\\u0078\\u0079\\u007a",
+      "sk-proj\\u002FAbc\\u005f123-xy\\u007A"})
+  void everyJsonSpellingOfASecretIsReplaced(String spelled) {
+    String body = "{\"error\":{\"message\":\"bad key " + spelled + " (twice: " + spelled + ")\"}}";
+
+    String redacted = REDACTOR.redact(body);
+
+    assertThat(redacted).isEqualTo("{\"error\":{\"message\":\"bad key [redacted] (twice: [redacted])\"}}");
+    assertThat(new String(REDACTOR.redact(body.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8))
+        .isEqualTo(redacted);
+  }
+
+  @Test
+  void bytesAroundASecretAreKeptExactlyIncludingMultiByteCharacters() {
+    String body = "{\"text\":\"über " + KEY + " — ok ✓ \uD83D\uDE00\"}";
+
+    byte[] redacted = REDACTOR.redact(body.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(new String(redacted, StandardCharsets.UTF_8)).isEqualTo("{\"text\":\"über [redacted] — ok ✓ \uD83D\uDE00\"}");
+  }
+
+  @Test
+  void textWithoutASecretIsReturnedAsItIs() {
+    String text = "{\"content\":\"sk-proj/Abc_123-xy and \\\\u0073 and \\\\\"}";
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+
+    assertThat(REDACTOR.redact(text)).isSameAs(text);
+    assertThat(REDACTOR.redact(bytes)).isSameAs(bytes);
+    assertThat(Arrays.equals(REDACTOR.redact(bytes), text.getBytes(StandardCharsets.UTF_8))).isTrue();
+  }
+
+  @Test
+  void secretsTooShortToBeTellingAndMissingOnesAreNotRedacted() {
+    Redactor redactor = Redactor.of(Arrays.asList(null, "", "short", "   "));
+
+    assertThat(redactor.isEmpty()).isTrue();
+    assertThat(redactor.redact("a short text")).isEqualTo("a short text");
+  }
+}
