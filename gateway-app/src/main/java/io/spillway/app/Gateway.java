@@ -25,6 +25,7 @@ import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.Durations;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
+import io.spillway.core.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -38,6 +39,7 @@ import io.spillway.core.shaping.PressureSignals;
 import io.spillway.core.shaping.ShapingInterceptor;
 import io.spillway.core.shaping.TokenCounter;
 import io.spillway.core.shaping.risk.RiskIndex;
+import io.spillway.core.shaping.trim.TrimSettings;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
 import io.spillway.quota.accounting.QuotaInterceptor;
@@ -124,8 +126,8 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
-        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
-            meters)
+        ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()),
+            config.failover().localFor(), clock, localScheduler, meters)
         : null;
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));
@@ -223,6 +225,12 @@ public final class Gateway implements AutoCloseable {
         .map(Caller::team)
         .distinct()
         .forEach(team -> cache.invalidateTeam(team));
+  }
+
+  /** The code-aware trimmer's settings from {@code shaping.trim}, for fitting requests to the local model. */
+  private static TrimSettings trimSettings(ShapingConfig.TrimConfig trim) {
+    return new TrimSettings(trim.keepLastLines(), trim.keepDefinitions(), trim.keepTraceDefinitions(),
+        trim.maxDefinitionLines(), trim.marker());
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {

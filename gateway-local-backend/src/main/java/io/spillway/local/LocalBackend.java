@@ -4,18 +4,28 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.config.Durations;
+import io.spillway.core.config.FailoverConfig;
 import io.spillway.core.config.LocalConfig;
+import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.trim.TrimSettings;
+import io.spillway.local.context.ContextFitter;
+import io.spillway.local.context.ContextWindows;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -35,6 +45,13 @@ import org.slf4j.LoggerFactory;
  * {@link #ready()}, {@code /readyz} and {@code /admin/status} read. A missing model or an unreachable
  * server is logged at WARN once per change of state, not on every probe.
  *
+ * <p>Every request is fitted to the mapped model's context window before it goes out (see
+ * {@link ContextFitter}): its {@code num_ctx} is set in {@link ContextFitter#NUM_CTX} for Ollama, and
+ * when anything was cut the answer's {@code x-spillway-degraded} (and
+ * {@link RequestAttributes#DEGRADED}) names {@value ContextFitter#STEP}. A conversation that cannot
+ * be made to fit is refused with 503 {@code unsupported_on_local}. Each model's window is asked of
+ * the server by the readiness probe, once, off the request path.
+ *
  * <p>Time comes from the injected {@link Clock}: the scheduler only calls {@link #tick()}, which does
  * whatever the clock says is due, so tests drive the schedule with a fake clock and {@code tick()},
  * or directly with {@link #checkNow()} and {@link #warmNow()}. Thread-safe.
@@ -45,6 +62,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final LocalServer server;
   private final LocalConfig config;
   private final ModelMapping models;
+  private final ContextFitter fitter;
+  private final ContextWindows windows;
+  private final Duration refusalRetryAfter;
+  private final Set<String> askingWindow = ConcurrentHashMap.newKeySet();
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final AtomicReference<LocalReadiness> readiness;
@@ -55,6 +76,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final Counter checksFailed;
   private final Counter warmsOk;
   private final Counter warmsFailed;
+  private final Counter fitsCut;
+  private final Counter fitsRefused;
   private Instant nextCheck;
   private Instant nextWarm;
   private volatile ScheduledFuture<?> ticking;
@@ -66,9 +89,24 @@ public final class LocalBackend implements Backend, AutoCloseable {
    */
   public LocalBackend(
       LocalServer server, LocalConfig config, Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
+    this(server, config, TrimSettings.DEFAULTS, FailoverConfig.DEFAULTS.localFor(), clock, scheduler, meters);
+  }
+
+  /**
+   * Builds the backend without starting its schedule (see {@link #start()}).
+   *
+   * @param trim what the code-aware trimmer keeps of a tool output when a request is fitted
+   * @param refusalRetryAfter the {@code Retry-After} of a request too large for the local model
+   * @param scheduler runs {@link #tick()} and the asynchronous {@link #warmUp()}; owned by the caller
+   */
+  public LocalBackend(LocalServer server, LocalConfig config, TrimSettings trim, Duration refusalRetryAfter,
+      Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
     this.server = Objects.requireNonNull(server);
     this.config = config;
     this.models = new ModelMapping(config);
+    this.fitter = new ContextFitter(config.context(), trim);
+    this.windows = new ContextWindows(config);
+    this.refusalRetryAfter = refusalRetryAfter;
     this.clock = clock;
     this.scheduler = scheduler;
     this.readiness = new AtomicReference<>(
@@ -84,6 +122,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
     this.checksFailed = Counter.builder("spillway.local.checks").tag("result", "unreachable").register(meters);
     this.warmsOk = Counter.builder("spillway.local.warmups").tag("result", "ok").register(meters);
     this.warmsFailed = Counter.builder("spillway.local.warmups").tag("result", "failed").register(meters);
+    this.fitsCut = Counter.builder("spillway.local.context.fits").tag("result", "cut")
+        .description("requests cut to fit the local model's context window").register(meters);
+    this.fitsRefused = Counter.builder("spillway.local.context.fits").tag("result", "refused")
+        .description("requests refused because they do not fit the local model's context window").register(meters);
   }
 
   /** Starts the schedule: a probe and a keep-warm round now, then as the config says. */
@@ -116,9 +158,17 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
+    GatewayRequest outgoing = request;
+    boolean cut = false;
+    if (request.route() != Route.MODELS) {
+      ContextFitter.Fit fit = fit(request);
+      outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
+      outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
+      cut = fit.cut();
+    }
     GatewayResponse response;
     try {
-      response = server.call(request);
+      response = server.call(outgoing);
     } catch (UpstreamException e) {
       if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
         markUnreachable(e.getMessage());
@@ -129,7 +179,71 @@ public final class LocalBackend implements Backend, AutoCloseable {
       // The server answered although the last probe said it would not: find out now, not in a minute.
       runAsync(this::checkNow);
     }
+    if (cut && response.status() < 400) {
+      List<String> degraded = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
+      degraded.add(ContextFitter.STEP);
+      request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(degraded));
+      response = response.withHeader(ShapingInterceptor.DEGRADED_HEADER, String.join(",", degraded));
+    }
     return response;
+  }
+
+  /**
+   * Fits the request to its local model's window, or refuses it when it cannot be made to fit. A
+   * window not yet learned is asked for in the background; this request uses the default.
+   */
+  private ContextFitter.Fit fit(GatewayRequest request) {
+    String localModel = models.map(request.model());
+    if (!windows.known(localModel)) {
+      learnWindowAsync(localModel);
+    }
+    int window = windows.of(localModel);
+    ContextFitter.Fit fit = fitter.fit(request.route(), request.body(), window);
+    if (!fit.fits()) {
+      fitsRefused.increment();
+      throw new GatewayException(ErrorKind.UNAVAILABLE,
+          "Spillway is serving this request from its local model (" + localModel + "), whose context window ("
+              + fit.window() + " tokens usable) cannot hold it: even with old tool outputs shortened and old turns "
+              + "dropped, the instructions, tool definitions and latest message need about " + fit.promptTokens()
+              + " tokens plus room for the answer. Retry after the Retry-After interval, when the cloud serves "
+              + "again, or send a shorter request.",
+          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages",
+          "unsupported_on_local", refusalRetryAfter, null);
+    }
+    if (fit.cut()) {
+      fitsCut.increment();
+      log.info("request {}: fitted to the local model {} ({} tokens usable, window from {}): {}; about {} tokens "
+          + "sent, num_ctx {}", request.id(), localModel, fit.window(), windows.source(localModel), fit.summary(),
+          fit.promptTokens(), fit.numCtx());
+    }
+    return fit;
+  }
+
+  /** The context windows used for fitting (configured, learned or default). */
+  public ContextWindows contextWindows() {
+    return windows;
+  }
+
+  private void learnWindowAsync(String localModel) {
+    if (askingWindow.add(localModel)) {
+      runAsync(() -> {
+        try {
+          learnWindow(localModel);
+        } finally {
+          askingWindow.remove(localModel);
+        }
+      });
+    }
+  }
+
+  private void learnWindow(String localModel) {
+    if (windows.known(localModel)) {
+      return;
+    }
+    windows.learned(localModel, server.contextWindow(localModel));
+    if (windows.known(localModel)) {
+      log.info("local backend: model {} has a context window of {} tokens", localModel, windows.of(localModel));
+    }
   }
 
   @Override
@@ -165,6 +279,13 @@ public final class LocalBackend implements Backend, AutoCloseable {
       LocalReadiness after = readiness.updateAndGet(r -> r.withProbe(probe, now));
       (probe.reachable() ? checksOk : checksFailed).increment();
       logChange(before, after);
+      if (after.reachable()) {
+        for (String model : models.localModels()) {
+          if (!after.missingModels().contains(model)) {
+            learnWindow(model);
+          }
+        }
+      }
       if (server.keepsWarm() && before.checked() && after.reachable()
           && (!before.reachable() || !after.missingModels().containsAll(before.missingModels()))) {
         // The server came back, or a model was pulled: load now rather than at the next round.

@@ -3,6 +3,7 @@ package io.spillway.local;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
+import io.spillway.core.shaping.trim.TrimSettings;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
 import java.time.Clock;
@@ -31,8 +32,24 @@ public final class LocalBackends {
       Clock clock,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
-    return new LocalBackend(server(local, cloud, refusalRetryAfter, clock, meters), local, clock, scheduler, meters)
-        .start();
+    return create(local, cloud, TrimSettings.DEFAULTS, refusalRetryAfter, clock, scheduler, meters);
+  }
+
+  /**
+   * As {@link #create(LocalConfig, CloudConfig, Duration, Clock, ScheduledExecutorService, MeterRegistry)},
+   * with what the code-aware trimmer keeps when a request is fitted to the local model's window
+   * (the {@code shaping.trim} settings).
+   */
+  public static LocalBackend create(
+      LocalConfig local,
+      CloudConfig cloud,
+      TrimSettings trim,
+      Duration refusalRetryAfter,
+      Clock clock,
+      ScheduledExecutorService scheduler,
+      MeterRegistry meters) {
+    return new LocalBackend(server(local, cloud, refusalRetryAfter, clock, meters), local, trim, refusalRetryAfter,
+        clock, scheduler, meters).start();
   }
 
   /** The bare server for {@code local.kind}, without schedule (for tests and tools). */

@@ -8,26 +8,29 @@ import java.util.Map;
  * The local backend used while the cloud is at capacity.
  *
  * @param kind {@code ollama} (native {@code /api/*}) or {@code openai} (any OpenAI-compatible server)
- * @param models requested model → local model; the {@code default} entry serves everything else
+ * @param models requested model → local model (a name, or a name with its context window); the
+ *     {@code default} entry serves everything else
  * @param keepWarmEvery how often a tiny request keeps the mapped models loaded
  * @param checkEvery how often readiness (server up, models present) is checked
  * @param keepAlive how long Ollama keeps a model loaded after each request Spillway sends (its
  *     {@code keep_alive}); longer than {@code keepWarmEvery} so the model never unloads in between
+ * @param context how requests are fitted to the local model's context window
  */
 public record LocalConfig(
     Boolean enabled,
     String kind,
     String baseUrl,
-    Map<String, String> models,
+    Map<String, LocalModel> models,
     Duration keepWarmEvery,
     Duration checkEvery,
     Duration timeout,
-    Duration keepAlive) {
+    Duration keepAlive,
+    LocalContextConfig context) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
-  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null);
+  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null, null);
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -35,22 +38,58 @@ public record LocalConfig(
     baseUrl = baseUrl != null ? CloudConfig.stripTrailingSlash(baseUrl) : "http://127.0.0.1:11434";
     if (models == null) {
       models = new LinkedHashMap<>();
-      models.put("default", "qwen2.5-coder:7b");
+      models.put("default", LocalModel.named("qwen2.5-coder:7b"));
     } else if (!models.containsKey("default")) {
       models = new LinkedHashMap<>(models);
-      models.put("default", "qwen2.5-coder:7b");
+      models.put("default", LocalModel.named("qwen2.5-coder:7b"));
     }
     models = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(models));
     keepWarmEvery = keepWarmEvery != null ? keepWarmEvery : Duration.ofMinutes(15);
     checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
     timeout = timeout != null ? timeout : Duration.ofSeconds(300);
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
+    context = context != null ? context : LocalContextConfig.DEFAULTS;
+  }
+
+  /** Models given by name only, and context fitting by its defaults. */
+  public LocalConfig(Boolean enabled, String kind, String baseUrl, Map<String, String> models, Duration keepWarmEvery,
+      Duration checkEvery, Duration timeout, Duration keepAlive) {
+    this(enabled, kind, baseUrl, named(models), keepWarmEvery, checkEvery, timeout, keepAlive, null);
+  }
+
+  private static Map<String, LocalModel> named(Map<String, String> models) {
+    if (models == null) {
+      return null;
+    }
+    Map<String, LocalModel> out = new LinkedHashMap<>();
+    models.forEach((requested, local) -> out.put(requested, LocalModel.named(local)));
+    return out;
+  }
+
+  /** Requested model → local model name, {@code default} included. */
+  public Map<String, String> modelNames() {
+    Map<String, String> names = new LinkedHashMap<>();
+    models.forEach((requested, local) -> names.put(requested, local == null ? null : local.model()));
+    return java.util.Collections.unmodifiableMap(names);
+  }
+
+  /**
+   * The context window configured for a local model ({@code contextTokens} on any entry that maps to
+   * it), or null when none is.
+   */
+  public Integer contextTokens(String localModel) {
+    for (LocalModel entry : models.values()) {
+      if (entry != null && entry.contextTokens() != null && entry.model().equals(localModel)) {
+        return entry.contextTokens();
+      }
+    }
+    return null;
   }
 
 
   /** The local model for a requested one: its mapping, else {@code default}. */
   public String mapModel(String requested) {
-    String mapped = requested == null ? null : models.get(requested);
-    return mapped != null ? mapped : models.get("default");
+    LocalModel mapped = requested == null ? null : models.get(requested);
+    return mapped != null ? mapped.model() : models.get("default").model();
   }
 }

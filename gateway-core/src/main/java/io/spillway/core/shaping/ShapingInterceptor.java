@@ -136,8 +136,11 @@ public final class ShapingInterceptor implements Interceptor {
     if (!shaped.stops().isEmpty()) {
       response = StopRewrite.cut(response, request.route(), shaped.stops());
     }
-    if (!shaped.steps().isEmpty()) {
-      response = response.withHeader(DEGRADED_HEADER, String.join(",", shaped.steps()));
+    // Read back from the request: a later stage (the local backend fitting the context) may have
+    // added a step of its own.
+    List<String> degraded = request.attribute(RequestAttributes.DEGRADED, shaped.steps());
+    if (!degraded.isEmpty()) {
+      response = response.withHeader(DEGRADED_HEADER, String.join(",", degraded));
     }
     if (lowSignal != null) {
       response = response.withHeader(SIGNAL_HEADER, "low");
