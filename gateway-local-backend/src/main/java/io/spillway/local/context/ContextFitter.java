@@ -36,8 +36,8 @@ import java.util.Set;
  * </ol>
  *
  * Instructions (system and developer messages, the Responses API's {@code instructions}), tool
- * definitions and the latest user message are never dropped. A completions prompt is trimmed as code
- * and then keeps its end. What still does not fit is reported ({@link Fit#fits()} false), not sent.
+ * definitions and the latest user message are never dropped. A completions prompt keeps as much of
+ * its end as fits. What still does not fit is reported ({@link Fit#fits()} false), not sent.
  *
  * <p>Token counts are estimates with Spillway's tokenizer plus {@code local.context.estimateMargin}.
  * Immutable and thread-safe; the body given is never modified (a copy is cut).
@@ -360,7 +360,10 @@ public final class ContextFitter {
     return w.total;
   }
 
-  /** A completions prompt: trimmed as code, then only its end kept, since that is what is continued. */
+  /**
+   * A completions prompt keeps its end, as much of it as fits: that is what the model continues, and
+   * the nearest lines matter most to it.
+   */
   private int fitPrompt(ObjectNode body, Work w) {
     JsonNode prompt = body.get("prompt");
     boolean single = prompt != null && prompt.isArray() && prompt.size() == 1 && prompt.get(0).isTextual();
@@ -370,11 +373,7 @@ public final class ContextFitter {
     if (text == null) {
       return w.total;
     }
-    String trimmed = fewerTokens(text, trimmer.trimCode(text, null), w.counter);
-    int room = w.budget - suffix;
-    if (w.counter.exceeds(trimmed, room)) {
-      trimmed = tail(trimmed, room, w.counter);
-    }
+    String trimmed = tail(text, w.budget - suffix, w.counter);
     if (trimmed != text) {
       body.put("prompt", trimmed);
       w.promptCut = true;
