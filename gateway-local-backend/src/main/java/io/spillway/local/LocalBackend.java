@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,6 +67,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final ContextWindows windows;
   private final Duration refusalRetryAfter;
   private final Set<String> askingWindow = ConcurrentHashMap.newKeySet();
+  /** The {@code num_ctx} last sent per local model, which keep-warm loads the model with. */
+  private final Map<String, Integer> lastNumCtx = new ConcurrentHashMap<>();
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final AtomicReference<LocalReadiness> readiness;
@@ -199,6 +202,9 @@ public final class LocalBackend implements Backend, AutoCloseable {
     }
     int window = windows.of(localModel);
     ContextFitter.Fit fit = fitter.fit(request.route(), request.body(), window);
+    if (fit.fits()) {
+      lastNumCtx.put(localModel, fit.numCtx());
+    }
     if (!fit.fits()) {
       fitsRefused.increment();
       throw new GatewayException(ErrorKind.UNAVAILABLE,
@@ -319,7 +325,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
           continue;
         }
         try {
-          server.load(model);
+          server.load(model, warmContext(model));
         } catch (GatewayException e) {
           failures.add(model + ": " + e.getMessage());
           if (e instanceof UpstreamException upstream
@@ -346,6 +352,16 @@ public final class LocalBackend implements Backend, AutoCloseable {
     } finally {
       warmLock.unlock();
     }
+  }
+
+  /**
+   * The context size a keep-warm round loads {@code model} with: what requests for it last used, or
+   * before any, its usable window (the size a long agent conversation gets), so that neither a
+   * keep-warm round nor the first request after a switch-over makes Ollama reload the model.
+   */
+  int warmContext(String model) {
+    Integer last = lastNumCtx.get(model);
+    return last != null ? last : fitter.usableWindow(windows.of(model));
   }
 
   /** Runs the probe and the keep-warm round if the clock says they are due. */

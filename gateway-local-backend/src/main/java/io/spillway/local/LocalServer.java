@@ -29,6 +29,15 @@ public interface LocalServer extends Backend {
   void load(String model);
 
   /**
+   * As {@link #load(String)}, with the context size ({@code num_ctx}) requests will use: Ollama
+   * reloads a model whose context size changes, so a load at another size than the traffic's would
+   * cost a reload on the next request. The default ignores the size.
+   */
+  default void load(String model, int contextTokens) {
+    load(model);
+  }
+
+  /**
    * Asks the server for {@code model}'s context window in tokens; blocks. Empty when this kind of
    * server cannot tell or the question failed (then {@code local.context.defaultTokens} applies).
    * Never throws.

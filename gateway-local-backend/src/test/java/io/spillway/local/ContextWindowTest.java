@@ -205,6 +205,30 @@ class ContextWindowTest {
     ollama.verify(0, postRequestedFor(urlEqualTo("/api/chat")));
   }
 
+  @Test
+  void keepWarmLoadsAtTheSizeRequestsUseSoOllamaDoesNotReload() throws IOException {
+    LocalBackend backend = backend(OllamaTesting.config(ollama.baseUrl()));
+    ollama.stubFor(post("/api/generate").willReturn(OllamaStubs.loaded("qwen2.5-coder:7b")));
+    backend.checkNow();
+
+    backend.warmNow();
+    assertThat(loadedContexts()).as("before any traffic: the usable window (32768, and llama's 131072 capped)")
+        .containsExactly(32768, 32768);
+
+    chat("gpt-4o", "Say hi");
+    ollama.resetRequests();
+    backend.warmNow();
+    assertThat(loadedContexts()).as("then what the last request for each model used").containsExactly(8192, 32768);
+  }
+
+  List<Integer> loadedContexts() throws IOException {
+    List<Integer> sizes = new java.util.ArrayList<>();
+    for (var request : ollama.findAll(postRequestedFor(urlEqualTo("/api/generate")))) {
+      sizes.add(Json.parse(request.getBodyAsString()).path("options").path("num_ctx").asInt());
+    }
+    return sizes;
+  }
+
   /** Plain text of a known size. */
   static final class Conversationless {
     static String words(int n) {

@@ -74,6 +74,11 @@ public final class ContextFitter {
   public record Fit(ObjectNode body, boolean cut, boolean fits, int promptTokens, int numCtx, int window,
       String summary) {}
 
+  /** The window requests for a model of {@code modelWindow} tokens are fitted to, and the largest {@code num_ctx}. */
+  public int usableWindow(int modelWindow) {
+    return ContextSize.usableWindow(modelWindow, config);
+  }
+
   /** Fits {@code body} (a request on {@code route}) to a model whose window is {@code modelWindow}. */
   public Fit fit(Route route, ObjectNode body, int modelWindow) {
     int window = ContextSize.usableWindow(modelWindow, config);

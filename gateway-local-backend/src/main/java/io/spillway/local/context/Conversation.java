@@ -3,6 +3,7 @@ package io.spillway.local.context;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.json.Json;
 import io.spillway.local.context.Entry.Kind;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +35,7 @@ final class Conversation {
     List<Entry> entries = new ArrayList<>(messages.size());
     for (JsonNode message : messages) {
       if (!(message instanceof ObjectNode node)) {
-        entries.add(new Entry(new ObjectNode(null), Kind.OTHER, List.of(), null));
+        entries.add(new Entry(Json.object(), Kind.OTHER, List.of(), null));
         continue;
       }
       String role = node.path("role").asText("");
@@ -65,7 +66,7 @@ final class Conversation {
     List<Entry> entries = new ArrayList<>(input.size());
     for (JsonNode item : input) {
       if (!(item instanceof ObjectNode node)) {
-        entries.add(new Entry(new ObjectNode(null), Kind.OTHER, List.of(), null));
+        entries.add(new Entry(Json.object(), Kind.OTHER, List.of(), null));
         continue;
       }
       String type = node.path("type").asText("message");

@@ -334,11 +334,20 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
    */
   @Override
   public void load(String model) {
+    load(model, 0);
+  }
+
+  /** Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). */
+  @Override
+  public void load(String model, int contextTokens) {
     ObjectNode body = Json.object();
     body.put("model", model);
     body.put("prompt", "");
     body.put("stream", false);
     body.put("keep_alive", keepAlive);
+    if (contextTokens > 0) {
+      body.putObject("options").put("num_ctx", contextTokens);
+    }
     Call call = client.newCall(post("/api/generate", body, null));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
