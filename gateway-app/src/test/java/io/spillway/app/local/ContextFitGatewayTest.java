@@ -8,11 +8,13 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
@@ -22,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -286,12 +289,16 @@ class ContextFitGatewayTest {
   }
 
   @Test
-  void aFittedRequestIsCountedAsDegradedInTheMetrics() {
-    try (GatewayHarness h = startWithBreakerOpen(SMALL_WINDOW)) {
+  void aFittedRequestIsCountedAndLoggedAsDegraded() {
+    try (GatewayHarness h = startWithBreakerOpen(SMALL_WINDOW); LogCapture logs = new LogCapture()) {
       h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY, Json.toString(AgentConversations.chat(67)));
 
       assertThat(h.gateway().meters().get("spillway.degraded").tag("step", "context_fit").counter().count())
           .isEqualTo(1.0);
+      await().atMost(Duration.ofSeconds(5)).until(() -> logs.accessLines().stream().anyMatch(l -> l.contains("\"chat\"")));
+      JsonNode line = parse(logs.accessLines().stream().filter(l -> l.contains("\"chat\"")).findFirst().orElseThrow());
+      assertThat(line.path("degraded").toString()).contains("context_fit");
+      assertThat(line.path("backend").asText()).isEqualTo("local");
     }
   }
 
