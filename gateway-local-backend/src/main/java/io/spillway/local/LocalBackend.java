@@ -66,7 +66,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final ContextFitter fitter;
   private final ContextWindows windows;
   private final Duration refusalRetryAfter;
-  private final Set<String> askingWindow = ConcurrentHashMap.newKeySet();
+  /** Models whose window a request has asked to learn: once each; the probe retries after that. */
+  private final Set<String> askedWindow = ConcurrentHashMap.newKeySet();
   /** The {@code num_ctx} last sent per local model, which keep-warm loads the model with. */
   private final Map<String, Integer> lastNumCtx = new ConcurrentHashMap<>();
   private final Clock clock;
@@ -193,7 +194,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   /**
    * Fits the request to its local model's window, or refuses it when it cannot be made to fit. A
-   * window not yet learned is asked for in the background; this request uses the default.
+   * window not yet learned is asked for in the background (once from the request path; the probe
+   * asks again every {@code local.checkEvery} until it is known); this request uses the default.
    */
   private ContextFitter.Fit fit(GatewayRequest request) {
     String localModel = models.map(request.model());
@@ -231,14 +233,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   }
 
   private void learnWindowAsync(String localModel) {
-    if (askingWindow.add(localModel)) {
-      runAsync(() -> {
-        try {
-          learnWindow(localModel);
-        } finally {
-          askingWindow.remove(localModel);
-        }
-      });
+    if (askedWindow.add(localModel)) {
+      runAsync(() -> learnWindow(localModel));
     }
   }
 
