@@ -4,10 +4,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.config.Durations;
-import io.spillway.core.config.FailoverConfig;
 import io.spillway.core.config.LocalConfig;
-import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -59,13 +58,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalBackend implements Backend, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalBackend.class);
+  /** The API a request came in on, as a refusal names it. */
+  private static final Map<Route, String> API = Map.of(Route.CHAT_COMPLETIONS, "Chat Completions API",
+      Route.COMPLETIONS, "Completions API", Route.RESPONSES, "Responses API");
 
   private final LocalServer server;
   private final LocalConfig config;
   private final ModelMapping models;
   private final ContextFitter fitter;
   private final ContextWindows windows;
-  private final Duration refusalRetryAfter;
   /** Models whose window a request has asked to learn: once each; the probe retries after that. */
   private final Set<String> askedWindow = ConcurrentHashMap.newKeySet();
   /** The {@code num_ctx} last sent per local model, which keep-warm loads the model with. */
@@ -93,24 +94,22 @@ public final class LocalBackend implements Backend, AutoCloseable {
    */
   public LocalBackend(
       LocalServer server, LocalConfig config, Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
-    this(server, config, TrimSettings.DEFAULTS, FailoverConfig.DEFAULTS.localFor(), clock, scheduler, meters);
+    this(server, config, TrimSettings.DEFAULTS, clock, scheduler, meters);
   }
 
   /**
    * Builds the backend without starting its schedule (see {@link #start()}).
    *
    * @param trim what the code-aware trimmer keeps of a tool output when a request is fitted
-   * @param refusalRetryAfter the {@code Retry-After} of a request too large for the local model
    * @param scheduler runs {@link #tick()} and the asynchronous {@link #warmUp()}; owned by the caller
    */
-  public LocalBackend(LocalServer server, LocalConfig config, TrimSettings trim, Duration refusalRetryAfter,
-      Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
+  public LocalBackend(LocalServer server, LocalConfig config, TrimSettings trim, Clock clock,
+      ScheduledExecutorService scheduler, MeterRegistry meters) {
     this.server = Objects.requireNonNull(server);
     this.config = config;
     this.models = new ModelMapping(config);
     this.fitter = new ContextFitter(config.context(), trim);
     this.windows = new ContextWindows(config);
-    this.refusalRetryAfter = refusalRetryAfter;
     this.clock = clock;
     this.scheduler = scheduler;
     this.readiness = new AtomicReference<>(
@@ -164,7 +163,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
   public GatewayResponse call(GatewayRequest request) {
     GatewayRequest outgoing = request;
     boolean cut = false;
-    if (request.route() != Route.MODELS) {
+    if (request.route() != Route.MODELS && request.route() != Route.EMBEDDINGS) {
       ContextFitter.Fit fit = fit(request);
       outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
       outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
@@ -209,14 +208,13 @@ public final class LocalBackend implements Backend, AutoCloseable {
     }
     if (!fit.fits()) {
       fitsRefused.increment();
-      throw new GatewayException(ErrorKind.UNAVAILABLE,
-          "Spillway is serving this request from its local model (" + localModel + "), whose context window ("
-              + fit.window() + " tokens usable) cannot hold it: even with old tool outputs shortened and old turns "
-              + "dropped, the instructions, tool definitions and latest message need about " + fit.promptTokens()
-              + " tokens plus room for the answer. Retry after the Retry-After interval, when the cloud serves "
-              + "again, or send a shorter request.",
-          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages",
-          "unsupported_on_local", refusalRetryAfter, null);
+      // No Retry-After of its own: the router answers the refusal (the cloud may serve it).
+      throw new UnsupportedOnLocalException(List.of("a request of about " + fit.promptTokens()
+              + " tokens plus room for the answer (the context window of the local model " + localModel + " has "
+              + fit.window() + " tokens usable, and even with old tool outputs shortened and old turns dropped, the "
+              + "instructions, tool definitions and latest message do not fit)"),
+          API.getOrDefault(request.route(), "API"),
+          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages");
     }
     if (fit.cut()) {
       fitsCut.increment();

@@ -15,7 +15,7 @@ import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.config.ConfigLoader;
 import io.spillway.core.config.LocalConfig;
-import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -66,7 +66,7 @@ class ContextWindowTest {
 
   LocalBackend backend(LocalConfig config) {
     local = new LocalBackend(
-        LocalBackends.server(config, OllamaTesting.cloud(), OllamaTesting.REFUSAL_RETRY_AFTER, clock, meters),
+        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters),
         config, clock, scheduler, meters);
     return local;
   }
@@ -194,14 +194,15 @@ class ContextWindowTest {
             default: { model: "qwen2.5-coder:7b", contextTokens: 2048 }
         """.formatted(ollama.baseUrl())));
 
-    GatewayException refused = catchThrowableOfType(GatewayException.class,
+    UnsupportedOnLocalException refused = catchThrowableOfType(UnsupportedOnLocalException.class,
         () -> chat("gpt-4o", Conversationless.words(5000)));
 
-    assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.code()).isEqualTo("unsupported_on_local");
     assertThat(refused.param()).isEqualTo("messages");
+    assertThat(refused.api()).isEqualTo("Chat Completions API");
     assertThat(refused.getMessage()).contains("qwen2.5-coder:7b").contains("context window");
-    assertThat(refused.retryAfter()).isEqualTo(OllamaTesting.REFUSAL_RETRY_AFTER);
+    assertThat(refused.retryAfter()).as("only the router knows when the cloud may serve it").isNull();
+    assertThat(meters.get("spillway.local.context.fits").tag("result", "refused").counter().count()).isEqualTo(1.0);
     ollama.verify(0, postRequestedFor(urlEqualTo("/api/chat")));
   }
 

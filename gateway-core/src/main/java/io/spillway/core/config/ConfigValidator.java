@@ -25,6 +25,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    if (s.reservedFileDescriptors() < 0) {
+      problems.add("key 'server.reservedFileDescriptors': must not be negative");
+    }
     checkPositive(problems, "server.idleTimeout", s.idleTimeout());
     checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
     checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
@@ -75,6 +78,8 @@ final class ConfigValidator {
     }
     checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
+    checkPositive(problems, "admin.keySyncInterval", c.admin().keySyncInterval());
+    checkPositive(problems, "admin.rotationOverlap", c.admin().rotationOverlap());
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
@@ -128,6 +133,9 @@ final class ConfigValidator {
   }
 
   private static void checkLocal(List<String> problems, LocalConfig local) {
+    if (!Set.of(LocalConfig.RESPONSES_VIA_CHAT, LocalConfig.RESPONSES_NATIVE).contains(local.responsesApi())) {
+      problems.add("key 'local.responsesApi': '" + local.responsesApi() + "' is not one of chat, native");
+    }
     java.time.Duration second = java.time.Duration.ofSeconds(1);
     if (local.keepWarmEvery().compareTo(second) < 0) {
       problems.add("key 'local.keepWarmEvery': must be at least 1s");

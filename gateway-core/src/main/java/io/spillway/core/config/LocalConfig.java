@@ -14,6 +14,9 @@ import java.util.Map;
  * @param checkEvery how often readiness (server up, models present) is checked
  * @param keepAlive how long Ollama keeps a model loaded after each request Spillway sends (its
  *     {@code keep_alive}); longer than {@code keepWarmEvery} so the model never unloads in between
+ * @param responsesApi for {@code kind: openai}: how {@code /v1/responses} reaches the server,
+ *     {@code chat} (translated to {@code /v1/chat/completions}, which every OpenAI-compatible server
+ *     has) or {@code native} (forwarded to the server's own {@code /v1/responses})
  * @param context how requests are fitted to the local model's context window
  */
 public record LocalConfig(
@@ -25,12 +28,20 @@ public record LocalConfig(
     Duration checkEvery,
     Duration timeout,
     Duration keepAlive,
+    String responsesApi,
     LocalContextConfig context) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
-  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null, null);
+  public static final LocalConfig DEFAULTS =
+      new LocalConfig(null, null, null, null, null, null, null, null, null, null);
+
+  /** {@code responsesApi}: translate the Responses API to chat completions (the default). */
+  public static final String RESPONSES_VIA_CHAT = "chat";
+
+  /** {@code responsesApi}: forward the Responses API to the server's own {@code /v1/responses}. */
+  public static final String RESPONSES_NATIVE = "native";
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -48,13 +59,35 @@ public record LocalConfig(
     checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
     timeout = timeout != null ? timeout : Duration.ofSeconds(300);
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
+    responsesApi = responsesApi != null ? responsesApi : RESPONSES_VIA_CHAT;
     context = context != null ? context : LocalContextConfig.DEFAULTS;
   }
 
-  /** Models given by name only, and context fitting by its defaults. */
-  public LocalConfig(Boolean enabled, String kind, String baseUrl, Map<String, String> models, Duration keepWarmEvery,
-      Duration checkEvery, Duration timeout, Duration keepAlive) {
-    this(enabled, kind, baseUrl, named(models), keepWarmEvery, checkEvery, timeout, keepAlive, null);
+  /** Models given by name only; {@code responsesApi} and context fitting by their defaults. */
+  public LocalConfig(
+      Boolean enabled,
+      String kind,
+      String baseUrl,
+      Map<String, String> models,
+      Duration keepWarmEvery,
+      Duration checkEvery,
+      Duration timeout,
+      Duration keepAlive) {
+    this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, null);
+  }
+
+  /** Models given by name only; context fitting by its defaults. */
+  public LocalConfig(
+      Boolean enabled,
+      String kind,
+      String baseUrl,
+      Map<String, String> models,
+      Duration keepWarmEvery,
+      Duration checkEvery,
+      Duration timeout,
+      Duration keepAlive,
+      String responsesApi) {
+    this(enabled, kind, baseUrl, named(models), keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, null);
   }
 
   private static Map<String, LocalModel> named(Map<String, String> models) {

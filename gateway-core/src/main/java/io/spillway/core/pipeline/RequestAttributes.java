@@ -16,11 +16,30 @@ public final class RequestAttributes {
   /** Set by the router: the backend that served the request ({@code cloud} or {@code local}). */
   public static final Attribute<String> BACKEND = Attribute.of("backend");
 
-  /** Set by the shaping ladder's last step: serve this request from the local backend. */
-  public static final Attribute<Boolean> ROUTE_LOCAL = Attribute.of("routeLocal");
+  /**
+   * Set by the local backend: the request fields it could not honour and left out (a parameter such
+   * as {@code reasoning}, a tool such as {@code tools.web_search}), in the order found; also the
+   * value of the {@code x-spillway-dropped-params} response header. Absent when nothing was dropped.
+   */
+  public static final Attribute<List<String>> DROPPED_PARAMS = Attribute.of("droppedParams");
+
+  /**
+   * Set by the shaping ladder's last step: serve this request from the local backend rather than the
+   * cloud. A preference, not an order: the router still asks the breaker first, and a request the
+   * breaker makes its half-open probe goes to the cloud whatever this says, so shaping never keeps
+   * the cloud from being probed. If local cannot serve it, the cloud is tried (unless an operator
+   * forced traffic local).
+   */
+  public static final Attribute<Boolean> PREFER_LOCAL = Attribute.of("preferLocal");
 
   /** The model after shaping picked a smaller one (the ladder's model step), for logs and metrics. */
   public static final Attribute<String> MODEL_REWRITTEN_FROM = Attribute.of("modelRewrittenFrom");
+
+  /**
+   * Set by the front end: signalled when the request's client goes away. Read it with
+   * {@link ClientDisconnect#of}, which gives {@link ClientDisconnect#NEVER} when it is absent.
+   */
+  public static final Attribute<ClientDisconnect> CLIENT_DISCONNECT = Attribute.of("clientDisconnect");
 
   private RequestAttributes() {}
 }

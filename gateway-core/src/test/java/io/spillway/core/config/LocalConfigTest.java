@@ -112,4 +112,15 @@ class LocalConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("local.context.estimateMargin");
   }
+
+  @Test
+  void theResponsesApiOfAnOpenAiKindServerIsTranslatedToChatUnlessSetToNative() {
+    assertThat(LocalConfig.DEFAULTS.responsesApi()).isEqualTo("chat");
+    assertThat(loader.parse("test", "local:\n  kind: openai\n  responsesApi: native\n").local().responsesApi())
+        .isEqualTo("native");
+    assertThatThrownBy(() -> loader.parse("gateway.yaml", "local:\n  responsesApi: responses\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("local.responsesApi")
+        .hasMessageContaining("not one of chat, native");
+  }
 }

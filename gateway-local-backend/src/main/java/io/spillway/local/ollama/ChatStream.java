@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.local.Ids;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -13,15 +13,18 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.upstream.OpenAiHttpBackend;
 import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
+import io.spillway.local.Unsupported;
 import io.spillway.local.context.ContextFitter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,8 +54,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code /v1/chat/completions} → {@code POST /api/chat} (messages, inline images, tools);
  *   <li>{@code /v1/completions} → {@code POST /api/generate};
- *   <li>{@code /v1/responses} → {@code POST /api/chat} for the text subset; the rest is refused with
- *       503 and {@code Retry-After};
+ *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
+ *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused
+ *       ({@link io.spillway.core.error.UnsupportedOnLocalException}, which the router answers);
+ *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs);
  *   <li>{@code /v1/models} → the models {@code local.models} serves.
  * </ul>
  *
@@ -70,7 +75,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OllamaBackend.class);
 
   public static final String NAME = "local";
-  public static final String DROPPED_HEADER = "x-spillway-dropped-params";
+  public static final String DROPPED_HEADER = DroppedParams.HEADER;
   static final String FINGERPRINT = "fp_ollama";
   private static final MediaType JSON = MediaType.get("application/json");
   private static final long MAX_LINE_BYTES = 4L * 1024 * 1024;
@@ -78,7 +83,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final LocalConfig config;
   private final ModelMapping models;
   private final Clock clock;
-  private final Duration refusalRetryAfter;
   private final long maxResponseBytes;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
@@ -86,17 +90,11 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final long listedAt;
   private final Counter dropped;
 
-  /**
-   * @param cloud supplies the connect timeout and the largest buffered answer accepted
-   * @param refusalRetryAfter the {@code Retry-After} of a refusal (what the local backend cannot do,
-   *     the cloud can, so: about when traffic goes back to the cloud)
-   */
-  public OllamaBackend(
-      LocalConfig config, CloudConfig cloud, Clock clock, Duration refusalRetryAfter, MeterRegistry meters) {
+  /** @param cloud supplies the connect timeout and the largest buffered answer accepted */
+  public OllamaBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     this.config = config;
     this.models = new ModelMapping(config);
     this.clock = clock;
-    this.refusalRetryAfter = refusalRetryAfter;
     this.maxResponseBytes = cloud.maxResponseSize().bytes();
     this.client = OpenAiHttpBackend.defaultClient(UpstreamSettings.from(config, cloud));
     this.probeClient = client.newBuilder()
@@ -133,11 +131,15 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     ObjectNode body = request.body();
     String requested = request.model();
     String localModel = models.map(requested);
+    if (route == Route.EMBEDDINGS) {
+      return embed(request, requested, localModel);
+    }
     Parameters params = new Parameters(body);
     Unsupported unsupported = new Unsupported();
     ObjectNode ollamaBody;
     String path;
     String api;
+    ResponsesTranslation responses = null;
     switch (route) {
       case CHAT_COMPLETIONS -> {
         ollamaBody = ChatTranslation.request(body, localModel, params, unsupported, keepAlive);
@@ -150,30 +152,29 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         api = "Completions API";
       }
       case RESPONSES -> {
-        ollamaBody = ResponsesTranslation.request(body, localModel, params, unsupported, keepAlive);
+        responses = new ResponsesTranslation(body, params, unsupported);
+        ollamaBody = responses.request(localModel, unsupported, keepAlive);
         path = "/api/chat";
         api = "Responses API";
       }
       default -> throw new IllegalStateException("unhandled route " + route);
     }
-    unsupported.throwIfAny(api, refusalRetryAfter);
+    unsupported.throwIfAny(api);
     Integer numCtx = request.attribute(ContextFitter.NUM_CTX);
     if (numCtx != null) {
       ollamaBody.withObjectProperty("options").put("num_ctx", numCtx);
     }
 
     List<String> droppedParams = params.dropped();
-    Headers headers = Headers.EMPTY;
+    Headers headers = DroppedParams.report(request, droppedParams);
     if (!droppedParams.isEmpty()) {
-      String list = String.join(",", droppedParams);
-      headers = Headers.of(DROPPED_HEADER, list);
       dropped.increment();
-      log.debug("request {}: the local backend dropped parameters it cannot honour: {}", request.id(), list);
     }
     boolean stream = ollamaBody.path("stream").asBoolean(false);
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
 
     Call call = client.newCall(post(path, ollamaBody, request.id()));
+    ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -200,19 +201,46 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         ObjectNode out = switch (route) {
           case CHAT_COMPLETIONS -> ChatTranslation.completion(answer, served, created);
           case COMPLETIONS -> CompletionTranslation.completion(answer, served, created);
-          default -> ResponsesTranslation.response(answer, body, served, created);
+          default -> responses.response(answer, served, created);
         };
         return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
       }
     }
-    return streamed(route, call, response, body, requested, localModel, created, includeUsage, headers);
+    return streamed(route, call, response, responses, requested, localModel, created, includeUsage, headers);
+  }
+
+  /** {@code /v1/embeddings} → {@code POST /api/embed}, buffered; the answer names the model that made the vectors. */
+  private GatewayResponse embed(GatewayRequest request, String requested, String localModel) {
+    Unsupported unsupported = new Unsupported();
+    ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
+    unsupported.throwIfAny("Embeddings API");
+    Call call = client.newCall(post("/api/embed", ollamaBody, request.id()));
+    call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    }
+    try (response) {
+      if (!response.isSuccessful()) {
+        return errorResponse(errorFrom(response, requested, localModel), Headers.EMPTY);
+      }
+      JsonNode answer = parse(readBounded(response.body()));
+      String error = Json.text(answer, "error");
+      if (error != null) {
+        return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), Headers.EMPTY);
+      }
+      ObjectNode out = EmbeddingTranslation.response(answer, servedModel(answer, localModel), request.body());
+      return GatewayResponse.buffered(200, Headers.of("content-type", GatewayResponse.JSON), Json.toBytes(out));
+    }
   }
 
   private GatewayResponse streamed(
       Route route,
       Call call,
       Response response,
-      ObjectNode body,
+      ResponsesTranslation responses,
       String requested,
       String localModel,
       long created,
@@ -245,7 +273,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     StreamTranslator translator = switch (route) {
       case CHAT_COMPLETIONS -> new ChatStream(localModel, created, includeUsage);
       case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
-      default -> new ResponsesTranslation.Stream(body, localModel, created);
+      default -> responses.stream(localModel, created);
     };
     return GatewayResponse.streamed(200, headers, new NdjsonEventStream(NAME, call, response, lines, first, translator));
   }

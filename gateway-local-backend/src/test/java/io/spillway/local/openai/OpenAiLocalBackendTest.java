@@ -53,7 +53,7 @@ class OpenAiLocalBackendTest {
   }
 
   LocalBackend backend() {
-    return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), Duration.ofMinutes(5), clock,
+    return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), clock,
         new SimpleMeterRegistry()), config(), clock, scheduler, new SimpleMeterRegistry());
   }
 
@@ -142,7 +142,6 @@ class OpenAiLocalBackendTest {
     vllm.stubFor(get("/props").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
         .withBody("{\"total_slots\":4,\"default_generation_settings\":{\"n_ctx\":16384},\"model_alias\":\"q\"}")));
 
-    assertThat(LocalBackends.server(config(), OllamaTesting.cloud(), Duration.ofMinutes(5), clock,
-        new SimpleMeterRegistry()).contextWindow("Qwen/Qwen2.5-Coder-7B-Instruct")).hasValue(16384);
+    assertThat(LocalBackends.server(config(), OllamaTesting.cloud(), clock, new SimpleMeterRegistry()).contextWindow("Qwen/Qwen2.5-Coder-7B-Instruct")).hasValue(16384);
   }
 }
