@@ -214,7 +214,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
               + fit.window() + " tokens usable, and even with old tool outputs shortened and old turns dropped, the "
               + "instructions, tool definitions and latest message do not fit)"),
           API.getOrDefault(request.route(), "API"),
-          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages");
+          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages",
+          "send a shorter request");
     }
     if (fit.cut()) {
       fitsCut.increment();

@@ -200,6 +200,7 @@ class ContextWindowTest {
     assertThat(refused.code()).isEqualTo("unsupported_on_local");
     assertThat(refused.param()).isEqualTo("messages");
     assertThat(refused.api()).isEqualTo("Chat Completions API");
+    assertThat(refused.remedy()).isEqualTo("send a shorter request");
     assertThat(refused.getMessage()).contains("qwen2.5-coder:7b").contains("context window");
     assertThat(refused.retryAfter()).as("only the router knows when the cloud may serve it").isNull();
     assertThat(meters.get("spillway.local.context.fits").tag("result", "refused").counter().count()).isEqualTo(1.0);

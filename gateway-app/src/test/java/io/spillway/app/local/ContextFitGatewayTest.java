@@ -55,6 +55,15 @@ class ContextFitGatewayTest {
   }
 
   static GatewayHarness startWithBreakerOpen(String yaml) {
+    GatewayHarness h = startWithOllama(yaml);
+    HttpResponse<String> forced = h.send(HttpRequest.newBuilder(URI.create(h.url("/admin/breaker")))
+        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
+    assertThat(forced.statusCode()).isEqualTo(200);
+    return h;
+  }
+
+  static GatewayHarness startWithOllama(String yaml) {
     GatewayHarness h = GatewayHarness.start(yaml);
     h.ollama.stubFor(get("/api/version").willReturn(ollamaJson("{\"version\":\"0.12.6\"}")));
     h.ollama.stubFor(get("/api/tags").willReturn(ollamaJson(
@@ -67,11 +76,15 @@ class ContextFitGatewayTest {
     h.ollama.stubFor(post("/api/generate").willReturn(ollamaJson("""
         {"model":"qwen2.5-coder:7b","created_at":"2026-11-10T10:00:00Z","response":" continued",
          "done":true,"done_reason":"stop","prompt_eval_count":3000,"eval_count":2}""")));
-    HttpResponse<String> forced = h.send(HttpRequest.newBuilder(URI.create(h.url("/admin/breaker")))
-        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
-    assertThat(forced.statusCode()).isEqualTo(200);
     return h;
+  }
+
+  /** One user message of prose, about 24 000 tokens: nothing in it may be cut, and 16384 cannot hold it. */
+  static ObjectNode tooLongForTheWindow() {
+    ObjectNode body = Json.object().put("model", "gpt-4o");
+    body.putArray("messages").addObject().put("role", "user")
+        .put("content", "Please read this paragraph about the release carefully. ".repeat(3000));
+    return body;
   }
 
   static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder ollamaJson(String body) {
@@ -218,18 +231,16 @@ class ContextFitGatewayTest {
 
   @Test
   void aResponsesAgentConversationIsFittedForAnOpenAiKindServerWithoutNumCtx() {
-    String yaml = SMALL_WINDOW + "  kind: openai\n";
+    String yaml = SMALL_WINDOW + "  kind: openai\n  responsesApi: native\n";
     ObjectNode conversation = AgentConversations.responses(60);
     try (GatewayHarness h = startWithBreakerOpen(yaml)) {
-      h.ollama.stubFor(post("/responses").willReturn(OpenAiStubs.response("fitted")));
       h.ollama.stubFor(post("/v1/responses").willReturn(OpenAiStubs.response("fitted")));
 
       HttpResponse<String> answer = h.post("/v1/responses", GatewayHarness.SILVER_KEY, Json.toString(conversation));
 
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
       assertThat(answer.headers().firstValue("x-spillway-degraded").orElse("")).contains("context_fit");
-      List<LoggedRequest> requests = h.ollama.findAll(postRequestedFor(urlEqualTo("/responses")));
-      requests = requests.isEmpty() ? h.ollama.findAll(postRequestedFor(urlEqualTo("/v1/responses"))) : requests;
+      List<LoggedRequest> requests = h.ollama.findAll(postRequestedFor(urlEqualTo("/v1/responses")));
       JsonNode sent = parse(requests.get(0).getBodyAsString());
       assertThat(sent.has("options")).isFalse();
       assertThat(sent.get("instructions").asText()).isEqualTo(AgentConversations.SYSTEM);
@@ -247,6 +258,98 @@ class ContextFitGatewayTest {
       }
       assertThat(outputs).isEqualTo(calls).contains("call_59").doesNotContain("call_0");
       assertThat(textTokens(input)).isLessThan(16384 - 4096);
+    }
+  }
+
+  @Test
+  void aResponsesAgentConversationIsFittedBeforeItBecomesChatForAnOpenAiKindServer() {
+    String yaml = SMALL_WINDOW + "  kind: openai\n";
+    ObjectNode conversation = AgentConversations.responses(60);
+    try (GatewayHarness h = startWithBreakerOpen(yaml)) {
+      h.ollama.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("fitted")));
+
+      HttpResponse<String> answer = h.post("/v1/responses", GatewayHarness.SILVER_KEY, Json.toString(conversation));
+
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("x-spillway-degraded").orElse("")).contains("context_fit");
+      JsonNode sent = onlyBody(h.ollama, "/v1/chat/completions");
+      assertThat(sent.has("options")).isFalse();
+      JsonNode messages = sent.get("messages");
+      assertThat(messages.get(0).get("role").asText()).isEqualTo("system");
+      assertThat(messages.get(0).get("content").asText()).contains(AgentConversations.SYSTEM);
+      assertThat(messages.get(messages.size() - 1).toString()).contains(AgentConversations.LATEST);
+      Set<String> calls = new HashSet<>();
+      Set<String> outputs = new HashSet<>();
+      for (JsonNode message : messages) {
+        message.path("tool_calls").forEach(call -> calls.add(call.get("id").asText()));
+        if (message.path("role").asText().equals("tool")) {
+          outputs.add(message.get("tool_call_id").asText());
+        }
+      }
+      assertThat(outputs).isEqualTo(calls).contains("call_59").doesNotContain("call_0");
+      assertThat(textTokens(messages)).isLessThan(16384 - 4096);
+    }
+  }
+
+  @Test
+  void aResponsesAgentConversationWithToolCallsIsFittedOnOllamaWithCallsNextToTheirOutputs() {
+    ObjectNode conversation = AgentConversations.responses(60);
+    try (GatewayHarness h = startWithBreakerOpen(SMALL_WINDOW)) {
+      HttpResponse<String> answer = h.post("/v1/responses", GatewayHarness.GOLD_KEY, Json.toString(conversation));
+
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("x-spillway-degraded").orElse("")).contains("context_fit");
+      JsonNode sent = onlyBody(h.ollama, "/api/chat");
+      assertThat(sent.at("/options/num_ctx").asInt()).isEqualTo(16384);
+      JsonNode messages = sent.get("messages");
+      assertThat(messages.get(0).get("content").asText()).isEqualTo(AgentConversations.SYSTEM);
+      assertThat(messages.get(messages.size() - 1).get("content").asText()).isEqualTo(AgentConversations.LATEST);
+      assertCallsAndOutputsPaired(messages);
+      assertThat(messages.size()).as("old turns were dropped").isLessThan(conversation.get("input").size());
+      assertThat(textTokens(messages)).isLessThan(16384 - 4096);
+    }
+  }
+
+  @Test
+  void aRequestThatCannotFitIsRefusedWithoutRetryAfterWhileTrafficIsForcedLocal() {
+    ObjectNode tooLong = tooLongForTheWindow();
+    try (GatewayHarness h = startWithBreakerOpen(SMALL_WINDOW)) {
+      HttpResponse<String> answer = h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY, Json.toString(tooLong));
+
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+      assertThat(answer.headers().firstValue("retry-after")).isEmpty();
+      JsonNode error = parse(answer.body()).get("error");
+      assertThat(error.get("code").asText()).isEqualTo("unsupported_on_local");
+      assertThat(error.get("param").asText()).isEqualTo("messages");
+      assertThat(error.get("message").asText()).contains("qwen2.5-coder:7b").contains("context window");
+      assertThat(h.ollama.findAll(postRequestedFor(urlEqualTo("/api/chat"))).stream()
+          .filter(r -> !parse(r.getBodyAsString()).path("messages").isEmpty())).isEmpty();
+    }
+  }
+
+  @Test
+  void aRequestThatCannotFitGoesToTheCloudWhenTheBreakerOpenedOnItsOwn() {
+    ObjectNode tooLong = tooLongForTheWindow();
+    try (GatewayHarness h = startWithOllama(SMALL_WINDOW)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
+      for (int i = 0; i < 3; i++) {
+        h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY, GatewayHarness.chatBody("gpt-4o", "hi", false));
+      }
+      HttpResponse<String> breaker = h.send(HttpRequest.newBuilder(URI.create(h.url("/admin/breaker")))
+          .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN).GET().build());
+      assertThat(parse(breaker.body()).get("state").asText()).isEqualTo("open");
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("from the cloud")));
+
+      HttpResponse<String> answer = h.post("/v1/chat/completions", GatewayHarness.SILVER_KEY, Json.toString(tooLong));
+
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("x-spillway-backend")).hasValue("cloud");
+      assertThat(answer.headers().firstValue("x-spillway-fallback")).hasValue("local_unsupported");
+      assertThat(answer.headers().firstValue("x-spillway-degraded").orElse("")).doesNotContain("context_fit");
+      assertThat(parse(answer.body()).at("/choices/0/message/content").asText()).isEqualTo("from the cloud");
+      List<LoggedRequest> toCloud = h.cloud.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions")));
+      assertThat(parse(toCloud.get(toCloud.size() - 1).getBodyAsString()).get("messages"))
+          .as("the cloud gets the request as sent").isEqualTo(tooLong.get("messages"));
     }
   }
 
