@@ -31,6 +31,7 @@ import io.spillway.core.config.SelfReference;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.LoopGuard;
+import io.spillway.core.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -47,6 +48,7 @@ import io.spillway.core.shaping.PressureSignals;
 import io.spillway.core.shaping.ShapingInterceptor;
 import io.spillway.core.shaping.TokenCounter;
 import io.spillway.core.shaping.risk.RiskIndex;
+import io.spillway.core.shaping.trim.TrimSettings;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
 import io.spillway.quota.accounting.QuotaInterceptor;
@@ -146,7 +148,8 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
-        ? LocalBackends.create(config.local(), config.cloud(), clock, localScheduler, meters)
+        ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock,
+            localScheduler, meters)
         : null;
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));
@@ -304,6 +307,12 @@ public final class Gateway implements AutoCloseable {
         .map(Caller::team)
         .distinct()
         .forEach(team -> cache.invalidateTeam(team));
+  }
+
+  /** The code-aware trimmer's settings from {@code shaping.trim}, for fitting requests to the local model. */
+  private static TrimSettings trimSettings(ShapingConfig.TrimConfig trim) {
+    return new TrimSettings(trim.keepLastLines(), trim.keepDefinitions(), trim.keepTraceDefinitions(),
+        trim.maxDefinitionLines(), trim.marker());
   }
 
   private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {

@@ -6,16 +6,26 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.config.Durations;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.shaping.ShapingInterceptor;
+import io.spillway.core.shaping.trim.TrimSettings;
+import io.spillway.local.context.ContextFitter;
+import io.spillway.local.context.ContextWindows;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -35,16 +45,32 @@ import org.slf4j.LoggerFactory;
  * {@link #ready()}, {@code /readyz} and {@code /admin/status} read. A missing model or an unreachable
  * server is logged at WARN once per change of state, not on every probe.
  *
+ * <p>Every request is fitted to the mapped model's context window before it goes out (see
+ * {@link ContextFitter}): its {@code num_ctx} is set in {@link ContextFitter#NUM_CTX} for Ollama, and
+ * when anything was cut the answer's {@code x-spillway-degraded} (and
+ * {@link RequestAttributes#DEGRADED}) names {@value ContextFitter#STEP}. A conversation that cannot
+ * be made to fit is refused with 503 {@code unsupported_on_local}. Each model's window is asked of
+ * the server by the readiness probe, once, off the request path.
+ *
  * <p>Time comes from the injected {@link Clock}: the scheduler only calls {@link #tick()}, which does
  * whatever the clock says is due, so tests drive the schedule with a fake clock and {@code tick()},
  * or directly with {@link #checkNow()} and {@link #warmNow()}. Thread-safe.
  */
 public final class LocalBackend implements Backend, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LocalBackend.class);
+  /** The API a request came in on, as a refusal names it. */
+  private static final Map<Route, String> API = Map.of(Route.CHAT_COMPLETIONS, "Chat Completions API",
+      Route.COMPLETIONS, "Completions API", Route.RESPONSES, "Responses API");
 
   private final LocalServer server;
   private final LocalConfig config;
   private final ModelMapping models;
+  private final ContextFitter fitter;
+  private final ContextWindows windows;
+  /** Models whose window a request has asked to learn: once each; the probe retries after that. */
+  private final Set<String> askedWindow = ConcurrentHashMap.newKeySet();
+  /** The {@code num_ctx} last sent per local model, which keep-warm loads the model with. */
+  private final Map<String, Integer> lastNumCtx = new ConcurrentHashMap<>();
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final AtomicReference<LocalReadiness> readiness;
@@ -55,6 +81,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final Counter checksFailed;
   private final Counter warmsOk;
   private final Counter warmsFailed;
+  private final Counter fitsCut;
+  private final Counter fitsRefused;
   private Instant nextCheck;
   private Instant nextWarm;
   private volatile ScheduledFuture<?> ticking;
@@ -66,9 +94,22 @@ public final class LocalBackend implements Backend, AutoCloseable {
    */
   public LocalBackend(
       LocalServer server, LocalConfig config, Clock clock, ScheduledExecutorService scheduler, MeterRegistry meters) {
+    this(server, config, TrimSettings.DEFAULTS, clock, scheduler, meters);
+  }
+
+  /**
+   * Builds the backend without starting its schedule (see {@link #start()}).
+   *
+   * @param trim what the code-aware trimmer keeps of a tool output when a request is fitted
+   * @param scheduler runs {@link #tick()} and the asynchronous {@link #warmUp()}; owned by the caller
+   */
+  public LocalBackend(LocalServer server, LocalConfig config, TrimSettings trim, Clock clock,
+      ScheduledExecutorService scheduler, MeterRegistry meters) {
     this.server = Objects.requireNonNull(server);
     this.config = config;
     this.models = new ModelMapping(config);
+    this.fitter = new ContextFitter(config.context(), trim);
+    this.windows = new ContextWindows(config);
     this.clock = clock;
     this.scheduler = scheduler;
     this.readiness = new AtomicReference<>(
@@ -84,6 +125,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
     this.checksFailed = Counter.builder("spillway.local.checks").tag("result", "unreachable").register(meters);
     this.warmsOk = Counter.builder("spillway.local.warmups").tag("result", "ok").register(meters);
     this.warmsFailed = Counter.builder("spillway.local.warmups").tag("result", "failed").register(meters);
+    this.fitsCut = Counter.builder("spillway.local.context.fits").tag("result", "cut")
+        .description("requests cut to fit the local model's context window").register(meters);
+    this.fitsRefused = Counter.builder("spillway.local.context.fits").tag("result", "refused")
+        .description("requests refused because they do not fit the local model's context window").register(meters);
   }
 
   /** Starts the schedule: a probe and a keep-warm round now, then as the config says. */
@@ -116,9 +161,17 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
+    GatewayRequest outgoing = request;
+    boolean cut = false;
+    if (request.route() != Route.MODELS && request.route() != Route.EMBEDDINGS) {
+      ContextFitter.Fit fit = fit(request);
+      outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
+      outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
+      cut = fit.cut();
+    }
     GatewayResponse response;
     try {
-      response = server.call(request);
+      response = server.call(outgoing);
     } catch (UpstreamException e) {
       if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
         markUnreachable(e.getMessage());
@@ -129,7 +182,69 @@ public final class LocalBackend implements Backend, AutoCloseable {
       // The server answered although the last probe said it would not: find out now, not in a minute.
       runAsync(this::checkNow);
     }
+    if (cut && response.status() < 400) {
+      List<String> degraded = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
+      degraded.add(ContextFitter.STEP);
+      request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(degraded));
+      response = response.withHeader(ShapingInterceptor.DEGRADED_HEADER, String.join(",", degraded));
+    }
     return response;
+  }
+
+  /**
+   * Fits the request to its local model's window, or refuses it when it cannot be made to fit. A
+   * window not yet learned is asked for in the background (once from the request path; the probe
+   * asks again every {@code local.checkEvery} until it is known); this request uses the default.
+   */
+  private ContextFitter.Fit fit(GatewayRequest request) {
+    String localModel = models.map(request.model());
+    if (!windows.known(localModel)) {
+      learnWindowAsync(localModel);
+    }
+    int window = windows.of(localModel);
+    ContextFitter.Fit fit = fitter.fit(request.route(), request.body(), window);
+    if (fit.fits()) {
+      lastNumCtx.put(localModel, fit.numCtx());
+    }
+    if (!fit.fits()) {
+      fitsRefused.increment();
+      // No Retry-After of its own: the router answers the refusal (the cloud may serve it).
+      throw new UnsupportedOnLocalException(List.of("a request of about " + fit.promptTokens()
+              + " tokens plus room for the answer (the context window of the local model " + localModel + " has "
+              + fit.window() + " tokens usable, and even with old tool outputs shortened and old turns dropped, the "
+              + "instructions, tool definitions and latest message do not fit)"),
+          API.getOrDefault(request.route(), "API"),
+          request.route() == Route.COMPLETIONS ? "prompt" : request.route() == Route.RESPONSES ? "input" : "messages",
+          "send a shorter request");
+    }
+    if (fit.cut()) {
+      fitsCut.increment();
+      log.info("request {}: fitted to the local model {} ({} tokens usable, window from {}): {}; about {} tokens "
+          + "sent, num_ctx {}", request.id(), localModel, fit.window(), windows.source(localModel), fit.summary(),
+          fit.promptTokens(), fit.numCtx());
+    }
+    return fit;
+  }
+
+  /** The context windows used for fitting (configured, learned or default). */
+  public ContextWindows contextWindows() {
+    return windows;
+  }
+
+  private void learnWindowAsync(String localModel) {
+    if (askedWindow.add(localModel)) {
+      runAsync(() -> learnWindow(localModel));
+    }
+  }
+
+  private void learnWindow(String localModel) {
+    if (windows.known(localModel)) {
+      return;
+    }
+    windows.learned(localModel, server.contextWindow(localModel));
+    if (windows.known(localModel)) {
+      log.info("local backend: model {} has a context window of {} tokens", localModel, windows.of(localModel));
+    }
   }
 
   @Override
@@ -165,6 +280,13 @@ public final class LocalBackend implements Backend, AutoCloseable {
       LocalReadiness after = readiness.updateAndGet(r -> r.withProbe(probe, now));
       (probe.reachable() ? checksOk : checksFailed).increment();
       logChange(before, after);
+      if (after.reachable()) {
+        for (String model : models.localModels()) {
+          if (!after.missingModels().contains(model)) {
+            learnWindow(model);
+          }
+        }
+      }
       if (server.keepsWarm() && before.checked() && after.reachable()
           && (!before.reachable() || !after.missingModels().containsAll(before.missingModels()))) {
         // The server came back, or a model was pulled: load now rather than at the next round.
@@ -198,7 +320,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
           continue;
         }
         try {
-          server.load(model);
+          server.load(model, warmContext(model));
         } catch (GatewayException e) {
           failures.add(model + ": " + e.getMessage());
           if (e instanceof UpstreamException upstream
@@ -225,6 +347,16 @@ public final class LocalBackend implements Backend, AutoCloseable {
     } finally {
       warmLock.unlock();
     }
+  }
+
+  /**
+   * The context size a keep-warm round loads {@code model} with: what requests for it last used, or
+   * before any, its usable window (the size a long agent conversation gets), so that neither a
+   * keep-warm round nor the first request after a switch-over makes Ollama reload the model.
+   */
+  int warmContext(String model) {
+    Integer last = lastNumCtx.get(model);
+    return last != null ? last : fitter.usableWindow(windows.of(model));
   }
 
   /** Runs the probe and the keep-warm round if the clock says they are due. */

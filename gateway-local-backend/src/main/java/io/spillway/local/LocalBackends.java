@@ -3,6 +3,7 @@ package io.spillway.local;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
+import io.spillway.core.shaping.trim.TrimSettings;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
 import java.time.Clock;
@@ -26,8 +27,22 @@ public final class LocalBackends {
       Clock clock,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
-    return new LocalBackend(server(local, cloud, clock, meters), local, clock, scheduler, meters)
-        .start();
+    return create(local, cloud, TrimSettings.DEFAULTS, clock, scheduler, meters);
+  }
+
+  /**
+   * As {@link #create(LocalConfig, CloudConfig, Clock, ScheduledExecutorService, MeterRegistry)},
+   * with what the code-aware trimmer keeps when a request is fitted to the local model's window
+   * (the {@code shaping.trim} settings).
+   */
+  public static LocalBackend create(
+      LocalConfig local,
+      CloudConfig cloud,
+      TrimSettings trim,
+      Clock clock,
+      ScheduledExecutorService scheduler,
+      MeterRegistry meters) {
+    return new LocalBackend(server(local, cloud, clock, meters), local, trim, clock, scheduler, meters).start();
   }
 
   /** The bare server for {@code local.kind}, without schedule (for tests and tools). */

@@ -2,6 +2,7 @@ package io.spillway.local;
 
 import io.spillway.core.pipeline.Backend;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * One kind of local model server ({@code local.kind}): serves requests, and can be probed for
@@ -26,6 +27,24 @@ public interface LocalServer extends Backend {
    * answered. Throws {@link io.spillway.core.error.GatewayException} when it could not.
    */
   void load(String model);
+
+  /**
+   * As {@link #load(String)}, with the context size ({@code num_ctx}) requests will use: Ollama
+   * reloads a model whose context size changes, so a load at another size than the traffic's would
+   * cost a reload on the next request. The default ignores the size.
+   */
+  default void load(String model, int contextTokens) {
+    load(model);
+  }
+
+  /**
+   * Asks the server for {@code model}'s context window in tokens; blocks. Empty when this kind of
+   * server cannot tell or the question failed (then {@code local.context.defaultTokens} applies).
+   * Never throws.
+   */
+  default OptionalInt contextWindow(String model) {
+    return OptionalInt.empty();
+  }
 
   /**
    * What went wrong, for a probe problem. Not the exception's message: that names the server's

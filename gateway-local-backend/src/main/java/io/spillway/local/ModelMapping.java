@@ -20,12 +20,12 @@ public final class ModelMapping {
 
   public ModelMapping(LocalConfig config) {
     this.config = config;
-    this.localModels = List.copyOf(new LinkedHashSet<>(config.models().values()));
+    this.localModels = List.copyOf(new LinkedHashSet<>(config.modelNames().values()));
   }
 
   /** The local model for {@code requested} (which may be null). */
   public String map(String requested) {
-    if (requested != null && !config.models().containsKey(requested) && localModels.contains(requested)) {
+    if (requested != null && !config.modelNames().containsKey(requested) && localModels.contains(requested)) {
       return requested;
     }
     return config.mapModel(requested);
@@ -33,7 +33,7 @@ public final class ModelMapping {
 
   /** The local model that serves everything no entry names. */
   public String defaultModel() {
-    return config.models().get(DEFAULT);
+    return config.modelNames().get(DEFAULT);
   }
 
   /** Every distinct local model the mapping can answer with, {@code default} first. */
@@ -51,7 +51,7 @@ public final class ModelMapping {
   /** The names clients may ask for: the mapped names (without {@code default}) and the local models. */
   public Set<String> servedNames() {
     Set<String> names = new LinkedHashSet<>();
-    for (Map.Entry<String, String> entry : config.models().entrySet()) {
+    for (Map.Entry<String, String> entry : config.modelNames().entrySet()) {
       if (!entry.getKey().equals(DEFAULT)) {
         names.add(entry.getKey());
       }

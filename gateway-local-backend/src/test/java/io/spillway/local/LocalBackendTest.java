@@ -173,7 +173,8 @@ class LocalBackendTest {
     List<JsonNode> loads = generateBodies();
     assertThat(loads).extracting(b -> b.path("model").asText()).containsExactly("qwen2.5-coder:7b", "llama3.2:3b");
     assertThat(loads).allSatisfy(body -> assertThat(body.toString()).isEqualTo(
-        "{\"model\":\"" + body.path("model").asText() + "\",\"prompt\":\"\",\"stream\":false,\"keep_alive\":\"1200s\"}"));
+        "{\"model\":\"" + body.path("model").asText() + "\",\"prompt\":\"\",\"stream\":false,\"keep_alive\":\"1200s\","
+            + "\"options\":{\"num_ctx\":32768}}"));
     assertThat(local.readiness().lastWarmAt()).isEqualTo(clock.instant());
     assertThat(local.readiness().warmError()).isNull();
   }

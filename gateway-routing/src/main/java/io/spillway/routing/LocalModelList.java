@@ -23,12 +23,12 @@ public final class LocalModelList {
 
   public LocalModelList(LocalConfig local, Instant created) {
     Set<String> ids = new LinkedHashSet<>();
-    for (Map.Entry<String, String> entry : local.models().entrySet()) {
+    for (Map.Entry<String, String> entry : local.modelNames().entrySet()) {
       if (!entry.getKey().equals("default")) {
         ids.add(entry.getKey());
       }
     }
-    ids.addAll(local.models().values());
+    ids.addAll(local.modelNames().values());
     this.explicit = Set.copyOf(ids);
     ObjectNode list = Json.object();
     list.put("object", "list");

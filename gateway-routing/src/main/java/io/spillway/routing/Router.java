@@ -71,7 +71,6 @@ public final class Router implements Terminal {
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
   public static final String FALLBACK_HEADER = "x-spillway-fallback";
   static final String LOCAL_NAME = "local";
-  private static final String WITHOUT_THEM = "send the request without them";
 
   private final Backend cloud;
   private final Backend local;
@@ -392,7 +391,7 @@ public final class Router implements Terminal {
     Duration retryAfter = breaker.retryAfter(cloudVerdict.retryAfter());
     long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
     String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
-        + "s. Retry after " + seconds + "s, or " + WITHOUT_THEM + ".";
+        + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
     countUnavailable();
     request.setAttribute(RequestAttributes.BACKEND, backend);
     GatewayException e = new GatewayException(ErrorKind.UNAVAILABLE, message, unsupported.param(),
@@ -407,7 +406,7 @@ public final class Router implements Terminal {
    */
   private static GatewayResponse forcedLocalRefusal(GatewayRequest request, UnsupportedOnLocalException unsupported) {
     String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
-        + " cloud is not tried and retrying will not help until the override is lifted; " + WITHOUT_THEM + ".";
+        + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
     request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
     GatewayException e = new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
         UnsupportedOnLocalException.CODE, null, null);

@@ -129,6 +129,6 @@ class ConfigurationDocTest {
   void theWalkFindsNestedListAndMapKeys() {
     List<String> all = keys(GatewayConfig.class, "").stream().flatMap(List::stream).toList();
     assertThat(all).contains("server.tls.certFile", "keys[].keyHash", "quota.tiers.<tier>.share",
-        "quota.teams.<team>.requestsPerMinute", "quota.admission.queueSize", "local.models", "store");
+        "quota.teams.<team>.requestsPerMinute", "quota.admission.queueSize", "local.models.<model>.contextTokens", "store");
   }
 }

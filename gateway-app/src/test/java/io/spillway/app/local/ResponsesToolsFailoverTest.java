@@ -86,13 +86,22 @@ class ResponsesToolsFailoverTest {
     h.ollama.stubFor(get("/api/tags").willReturn(json(
         "{\"models\":[{\"name\":\"qwen2.5-coder:7b\",\"model\":\"qwen2.5-coder:7b\"},"
             + "{\"name\":\"llama3.2:3b\",\"model\":\"llama3.2:3b\"}]}")));
+    // Each server tells the model's context window, as the real ones do (Ollama's /api/show, vLLM's
+    // max_model_len): Codex's instructions and tools alone do not fit the 8192 tokens assumed otherwise.
     h.ollama.stubFor(get("/v1/models").willReturn(json(
-        "{\"object\":\"list\",\"data\":[{\"id\":\"qwen2.5-coder:7b\",\"object\":\"model\"}]}")));
+        "{\"object\":\"list\",\"data\":[{\"id\":\"qwen2.5-coder:7b\",\"object\":\"model\",\"max_model_len\":32768},"
+            + "{\"id\":\"llama3.2:3b\",\"object\":\"model\",\"max_model_len\":32768}]}")));
+    h.ollama.stubFor(post("/api/show").willReturn(json(
+        "{\"model_info\":{\"general.architecture\":\"qwen2\",\"qwen2.context_length\":32768}}")));
+    h.ollama.stubFor(post("/api/show").withRequestBody(matchingJsonPath("$.model", equalTo("llama3.2:3b")))
+        .willReturn(json("{\"model_info\":{\"general.architecture\":\"llama\",\"llama.context_length\":131072}}")));
     if (kind.equals("ollama")) {
       stubOllamaCalls(h);
     } else {
       stubChatCalls(h);
     }
+    h.gateway().local().checkNow();
+    assertThat(h.gateway().local().contextWindows().source("qwen2.5-coder:7b")).isEqualTo("server");
     return h;
   }
 

@@ -154,11 +154,42 @@ final class ConfigValidator {
           + Durations.format(local.keepWarmEvery()) + "), or the model unloads between keep-warm requests");
     }
     local.models().forEach((requested, target) -> {
-      if (requested == null || requested.isBlank() || target == null || target.isBlank()) {
+      String name = target == null ? null : target.model();
+      if (requested == null || requested.isBlank() || name == null || name.isBlank()) {
         problems.add("key 'local.models': every entry needs a requested model and a local model ('"
-            + requested + ": " + target + "')");
+            + requested + ": " + name + "')");
+      } else if (target.contextTokens() != null && target.contextTokens() < MIN_CONTEXT_TOKENS) {
+        problems.add("key 'local.models." + requested + ".contextTokens': " + target.contextTokens()
+            + " is below " + MIN_CONTEXT_TOKENS + "; give the model's real window (Ollama: `ollama show "
+            + name + "`, context length)");
       }
     });
+    checkContext(problems, local.context());
+  }
+
+  /** The smallest context window Spillway accepts for a local model. */
+  private static final int MIN_CONTEXT_TOKENS = 1024;
+
+  private static void checkContext(List<String> problems, LocalContextConfig c) {
+    if (c.defaultTokens() < MIN_CONTEXT_TOKENS) {
+      problems.add("key 'local.context.defaultTokens': must be at least " + MIN_CONTEXT_TOKENS);
+    }
+    if (c.minTokens() < MIN_CONTEXT_TOKENS) {
+      problems.add("key 'local.context.minTokens': must be at least " + MIN_CONTEXT_TOKENS);
+    }
+    if (c.maxTokens() < c.minTokens()) {
+      problems.add("key 'local.context.maxTokens': " + c.maxTokens() + " is below local.context.minTokens ("
+          + c.minTokens() + ")");
+    }
+    if (c.outputReserveTokens() < 1) {
+      problems.add("key 'local.context.outputReserveTokens': must be at least 1");
+    }
+    if (c.toolOutputTokens() < 16) {
+      problems.add("key 'local.context.toolOutputTokens': must be at least 16");
+    }
+    if (c.estimateMargin() < 0 || c.estimateMargin() >= 1) {
+      problems.add("key 'local.context.estimateMargin': must be at least 0 and below 1 (a fraction, e.g. 0.10)");
+    }
   }
 
   private static void checkFailover(List<String> problems, FailoverConfig f) {

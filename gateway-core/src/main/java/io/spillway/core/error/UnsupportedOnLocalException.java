@@ -15,9 +15,12 @@ import java.util.List;
  */
 public final class UnsupportedOnLocalException extends GatewayException {
   public static final String CODE = "unsupported_on_local";
+  /** The usual remedy: the parts local cannot do are optional for the client. */
+  public static final String WITHOUT_THEM = "send the request without them";
 
   private final List<String> parts;
   private final String api;
+  private final String remedy;
 
   /**
    * @param parts what the request asks for that local cannot do, in words a client understands
@@ -26,12 +29,26 @@ public final class UnsupportedOnLocalException extends GatewayException {
    * @param param the request field of the first unsupported part, or null
    */
   public UnsupportedOnLocalException(List<String> parts, String api, String param) {
+    this(parts, api, param, WITHOUT_THEM);
+  }
+
+  /**
+   * @param remedy what the client can change so local serves it, completing "Retry after 5s, or ..."
+   *     (e.g. {@code "send a shorter request"})
+   */
+  public UnsupportedOnLocalException(List<String> parts, String api, String param, String remedy) {
     super(ErrorKind.INVALID_REQUEST, describe(parts, api), param, CODE, null, null);
     if (parts.isEmpty()) {
       throw new IllegalArgumentException("an unsupported_on_local refusal names at least one part");
     }
     this.parts = List.copyOf(parts);
     this.api = api;
+    this.remedy = remedy;
+  }
+
+  /** What the client can change so local serves it; by default, leave out what local cannot do. */
+  public String remedy() {
+    return remedy;
   }
 
   /** What local cannot do, in the order the request asked for it. */

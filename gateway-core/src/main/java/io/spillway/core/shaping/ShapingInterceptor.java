@@ -142,7 +142,9 @@ public final class ShapingInterceptor implements Interceptor {
     if (!shaped.stops().isEmpty()) {
       response = StopRewrite.cut(response, request.route(), shaped.stops());
     }
-    List<String> applied = applied(request, shaped.steps());
+    // Read back from the request: a later stage (the local backend fitting the context) may have
+    // added a step of its own.
+    List<String> applied = applied(request, request.attribute(RequestAttributes.DEGRADED, shaped.steps()));
     if (!applied.isEmpty()) {
       response = response.withHeader(DEGRADED_HEADER, String.join(",", applied));
     }

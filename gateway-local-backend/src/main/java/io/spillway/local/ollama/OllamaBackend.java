@@ -29,13 +29,17 @@ import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
 import io.spillway.local.Unsupported;
+import io.spillway.local.context.ContextFitter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -65,7 +69,9 @@ import org.slf4j.LoggerFactory;
  * Sampling parameters go to {@code options}; those Ollama cannot honour are dropped and listed in
  * the {@code x-spillway-dropped-params} response header. NDJSON streams are relayed as OpenAI
  * server-sent events line by line, never buffered. Every request carries {@code keep_alive} =
- * {@code local.keepAlive} so real traffic does not shorten what keep-warm set up.
+ * {@code local.keepAlive} so real traffic does not shorten what keep-warm set up, and
+ * {@code options.num_ctx} as {@link io.spillway.local.LocalBackend} sized it for the request
+ * ({@link ContextFitter#NUM_CTX}); the model's window is read once from {@code /api/show}.
  *
  * <p>No credential is ever sent to the local server. One instance serves all requests; thread-safe.
  */
@@ -158,6 +164,10 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       default -> throw new IllegalStateException("unhandled route " + route);
     }
     unsupported.throwIfAny(api);
+    Integer numCtx = request.attribute(ContextFitter.NUM_CTX);
+    if (numCtx != null) {
+      ollamaBody.withObjectProperty("options").put("num_ctx", numCtx);
+    }
 
     List<String> droppedParams = params.dropped();
     Headers headers = DroppedParams.report(request, droppedParams);
@@ -384,11 +394,20 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
    */
   @Override
   public void load(String model) {
+    load(model, 0);
+  }
+
+  /** Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). */
+  @Override
+  public void load(String model, int contextTokens) {
     ObjectNode body = Json.object();
     body.put("model", model);
     body.put("prompt", "");
     body.put("stream", false);
     body.put("keep_alive", keepAlive);
+    if (contextTokens > 0) {
+      body.putObject("options").put("num_ctx", contextTokens);
+    }
     Call call = client.newCall(post("/api/generate", body, null, Via.OWN));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
@@ -453,6 +472,47 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       }
     }
     return new Probe(true, version, missing, problems);
+  }
+
+  /**
+   * The model's trained context window from {@code POST /api/show}: {@code model_info} holds it as
+   * {@code <architecture>.context_length}, the architecture being {@code general.architecture}.
+   */
+  @Override
+  public OptionalInt contextWindow(String model) {
+    ObjectNode ask = Json.object();
+    ask.put("model", model);
+    Request request = new Request.Builder().url(config.baseUrl() + "/api/show")
+        .post(RequestBody.create(Json.toBytes(ask), JSON))
+        .header("User-Agent", Version.USER_AGENT).build();
+    try (Response response = probeClient.newCall(request).execute()) {
+      if (!response.isSuccessful()) {
+        log.debug("Ollama's /api/show answered HTTP {} for {}", response.code(), model);
+        return OptionalInt.empty();
+      }
+      return contextLength(parse(readBounded(response.body())).path("model_info"));
+    } catch (IOException | UpstreamException e) {
+      log.debug("asking Ollama for the context window of {} failed", model, e);
+      return OptionalInt.empty();
+    }
+  }
+
+  /** {@code <general.architecture>.context_length}, else the one key ending in {@code .context_length}. */
+  static OptionalInt contextLength(JsonNode modelInfo) {
+    String architecture = Json.text(modelInfo, "general.architecture");
+    JsonNode length = architecture != null ? modelInfo.get(architecture + ".context_length") : null;
+    if (length == null) {
+      Iterator<Map.Entry<String, JsonNode>> fields = modelInfo.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> field = fields.next();
+        if (field.getKey().endsWith(".context_length")) {
+          length = field.getValue();
+          break;
+        }
+      }
+    }
+    return length != null && length.canConvertToInt() && length.intValue() > 0
+        ? OptionalInt.of(length.intValue()) : OptionalInt.empty();
   }
 
   /** Ollama names without a tag mean {@code :latest}. */

@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -192,6 +193,38 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
       }
       return Probe.unreachable("Cannot reach the local OpenAI-compatible server ("
           + LocalServer.describe(e) + "). Is it running, and is local.baseUrl right?");
+    }
+  }
+
+  /**
+   * What the server says about its context: vLLM lists {@code max_model_len} on each model of
+   * {@code GET /v1/models}; llama.cpp's {@code llama-server} answers {@code GET /props} with
+   * {@code default_generation_settings.n_ctx} (the context of one slot). Empty for other servers.
+   */
+  @Override
+  public OptionalInt contextWindow(String model) {
+    JsonNode list = getJson(settings.baseUrl() + "/models");
+    if (list != null) {
+      for (JsonNode entry : list.path("data")) {
+        JsonNode length = entry.get("max_model_len");
+        if (model.equals(Json.text(entry, "id")) && length != null && length.canConvertToInt() && length.intValue() > 0) {
+          return OptionalInt.of(length.intValue());
+        }
+      }
+    }
+    String base = settings.baseUrl();
+    JsonNode props = getJson(base.substring(0, base.length() - "/v1".length()) + "/props");
+    JsonNode nCtx = props == null ? null : props.path("default_generation_settings").get("n_ctx");
+    return nCtx != null && nCtx.canConvertToInt() && nCtx.intValue() > 0
+        ? OptionalInt.of(nCtx.intValue()) : OptionalInt.empty();
+  }
+
+  private JsonNode getJson(String url) {
+    Request request = new Request.Builder().url(url).get().header("User-Agent", Version.USER_AGENT).build();
+    try (Response response = probeClient.newCall(request).execute()) {
+      return response.isSuccessful() ? Json.parse(response.body().bytes()) : null;
+    } catch (IOException e) {
+      return null;
     }
   }
 

@@ -101,4 +101,47 @@ class OpenAiLocalBackendTest {
 
     assertThat(vllm.getAllServeEvents()).isEmpty();
   }
+
+  @Test
+  void vllmsMaxModelLenIsTheWindowAndRequestsAreFittedToItWithoutNumCtx() throws IOException {
+    vllm.stubFor(get("/v1/models").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+        .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen2.5-Coder-7B-Instruct\",\"object\":\"model\","
+            + "\"owned_by\":\"vllm\",\"max_model_len\":4096},{\"id\":\"meta-llama/Llama-3.2-3B-Instruct\","
+            + "\"object\":\"model\",\"owned_by\":\"vllm\",\"max_model_len\":131072}]}")));
+    vllm.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json")
+        .withBody("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"q\","
+            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}")));
+    LocalBackend local = backend();
+    local.checkNow();
+    StringBuilder messages = new StringBuilder("[{\"role\":\"system\",\"content\":\"Be exact.\"}");
+    for (int i = 0; i < 30; i++) {
+      messages.append(",{\"role\":\"user\",\"content\":\"").append("word ".repeat(200)).append("\"}");
+    }
+    messages.append(",{\"role\":\"user\",\"content\":\"the question\"}]");
+
+    GatewayResponse response = local.call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":" + messages + "}"));
+
+    assertThat(local.contextWindows().of("Qwen/Qwen2.5-Coder-7B-Instruct")).isEqualTo(4096);
+    assertThat(local.contextWindows().of("meta-llama/Llama-3.2-3B-Instruct")).isEqualTo(131072);
+    assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("context_fit");
+    JsonNode sent = Json.parse(vllm.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).get(0).getBodyAsString());
+    assertThat(sent.has("options")).isFalse();
+    assertThat(sent.path("messages").get(0).path("content").asText()).isEqualTo("Be exact.");
+    assertThat(sent.path("messages").get(sent.path("messages").size() - 1).path("content").asText())
+        .isEqualTo("the question");
+    assertThat(sent.path("messages").size()).isLessThan(32);
+  }
+
+  @Test
+  void llamaServersSlotContextIsTheWindow() {
+    vllm.stubFor(get("/v1/models").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+        .withBody("{\"object\":\"list\",\"data\":[{\"id\":\"Qwen/Qwen2.5-Coder-7B-Instruct\",\"object\":\"model\","
+            + "\"owned_by\":\"llamacpp\",\"meta\":{\"n_ctx_train\":32768}}]}")));
+    vllm.stubFor(get("/props").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+        .withBody("{\"total_slots\":4,\"default_generation_settings\":{\"n_ctx\":16384},\"model_alias\":\"q\"}")));
+
+    assertThat(LocalBackends.server(config(), OllamaTesting.cloud(), clock, new SimpleMeterRegistry()).contextWindow("Qwen/Qwen2.5-Coder-7B-Instruct")).hasValue(16384);
+  }
 }
