@@ -1,0 +1,177 @@
+package io.spillway.app.failover;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.matching;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static io.spillway.app.failover.AgentModelStubs.assistantToolCalls;
+import static io.spillway.app.failover.AgentModelStubs.cloudTextStream;
+import static io.spillway.app.failover.AgentModelStubs.offersTools;
+import static io.spillway.app.failover.AgentModelStubs.ollamaAgent;
+import static io.spillway.app.failover.AgentModelStubs.ollamaChats;
+import static io.spillway.app.failover.AgentModelStubs.toolOutputs;
+import static io.spillway.app.failover.FailoverFixtures.breaker;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import io.spillway.app.deploy.RepositoryFiles;
+import io.spillway.app.observe.LogCapture;
+import io.spillway.app.testing.CodexCli;
+import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.core.json.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The real Codex CLI ({@code codex exec}, configured with the {@code config.toml} of
+ * docs/clients.md) through the real gateway, with a team whose only key is silver (or bronze): while
+ * the cloud answers "Selected model is at capacity", Codex completes a task that needs a shell
+ * command on the local backend (a stand-in Ollama that asks for the command and then answers); once
+ * {@code failover.localFor} has passed on the gateway's clock and the cloud has recovered, the next
+ * Codex run is served by the cloud.
+ *
+ * <p>Needs Codex installed (see {@link CodexCli}); skipped with the reason otherwise, except in CI.
+ */
+class CodexCliFailoverTest {
+  static final String DOC_BASE_URL = "http://127.0.0.1:8080/v1";
+  static final String MODEL = "gpt-5.5";
+  /** Writes a file and prints a line that the command's own text does not contain. */
+  static final String COMMAND = "echo spillway-tool-ok | tr a-z A-Z | tee out.txt";
+  static final String COMMAND_OUTPUT = "SPILLWAY-TOOL-OK";
+  static final String LOCAL_FINAL = "Done on the local model: out.txt holds the marker.";
+  static final String LOCAL_PLAIN = "Plain answer from the local model.";
+  static final String CLOUD_FINAL = "Back on the cloud model, hello.";
+  static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
+  /** Codex's own retries off: one failed call fails the run, so exit 0 means zero failed calls. */
+  static final String[] NO_RETRIES = {
+      "model_providers.spillway.request_max_retries=0", "model_providers.spillway.stream_max_retries=0"};
+
+  @ParameterizedTest(name = "only {0} keys")
+  @ValueSource(strings = {"silver", "bronze"})
+  @Timeout(300)
+  void codexFinishesAShellTaskLocallyWhileTheCloudIsAtCapacityAndItsNextRunAfterLocalForIsOnTheCloud(String tier)
+      throws IOException {
+    String key = "sk-codex-" + tier + "-team-key";
+    String config = """
+        keys:
+          - { key: %s, team: codex-%s, tier: %s }
+        """.formatted(key, tier, tier);
+    try (LogCapture logs = new LogCapture();
+        CodexCli codex = CodexCli.locate();
+        GatewayHarness h = GatewayHarness.start(config)) {
+      codex.configure(clientsDocConfigToml().replace(DOC_BASE_URL, h.baseUrl()));
+      Map<String, String> env = Map.of("SPILLWAY_KEY", key);
+      h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.atCapacity()));
+      ollamaAgent(h.ollama, COMMAND, LOCAL_FINAL, LOCAL_PLAIN);
+
+      // The team's other traffic has already had two capacity answers: Codex's first turn is the third.
+      for (int i = 0; i < 2; i++) {
+        HttpResponse<String> earlier = h.post("/v1/responses", key,
+            "{\"model\":\"" + MODEL + "\",\"stream\":true,\"input\":\"Summarise the build log\"}");
+        assertThat(earlier.statusCode()).as(earlier.body()).isEqualTo(200);
+        assertThat(earlier.headers().firstValue("x-spillway-backend")).hasValue("local");
+      }
+
+      Path workdir = codex.newWorkdir("at-capacity");
+      CodexCli.Run atCapacity = codex.exec(workdir, env, RUN_TIMEOUT, MODEL,
+          "Write the marker into out.txt with a shell command, then say what you did.", NO_RETRIES);
+
+      assertThat(atCapacity.exitCode()).as(atCapacity.describe()).isZero();
+      assertThat(atCapacity.lastMessage()).as(atCapacity.describe()).contains(LOCAL_FINAL);
+      assertThat(workdir.resolve("out.txt")).as("Codex ran the command the local model asked for")
+          .content().isEqualToIgnoringNewLines(COMMAND_OUTPUT);
+      List<JsonNode> turns = ollamaChats(h.ollama).stream().filter(AgentModelStubs::offersTools).toList();
+      assertThat(turns).as("Codex's turns as the local model saw them\n" + atCapacity.describe()).hasSize(2);
+      assertThat(toolOutputs(turns.get(0))).isEmpty();
+      assertThat(assistantToolCalls(turns.get(1))).as("the call travels back with its output")
+          .contains("exec_command");
+      assertThat(toolOutputs(turns.get(1))).as("the command's output, sent back by Codex")
+          .anySatisfy(output -> assertThat(output).contains(COMMAND_OUTPUT));
+
+      List<LoggedRequest> cloudCalls = h.cloud.findAll(postRequestedFor(urlEqualTo("/v1/responses")));
+      assertThat(cloudCalls).as("two earlier requests and Codex's first turn; the breaker kept its second")
+          .hasSize(3);
+      assertThat(cloudCalls.get(2).getHeader("User-Agent")).startsWith("codex_exec/");
+      assertThat(breaker(h).get("state").asText()).isEqualTo("open");
+      List<JsonNode> served = awaitResponsesLines(logs, 4);
+      assertThat(served).as("every /v1/responses request was served by local, none failed")
+          .allSatisfy(line -> {
+            assertThat(line.get("backend").asText()).isEqualTo("local");
+            assertThat(line.get("status").asInt()).isEqualTo(200);
+            assertThat(line.get("outcome").asText()).isEqualTo("success");
+            assertThat(line.get("tier").asText()).isEqualTo(tier);
+          });
+
+      h.clock.advance(h.gateway().config().failover().localFor().plusSeconds(1));
+      h.cloud.resetAll();
+      h.cloud.stubFor(post("/v1/responses").willReturn(cloudTextStream(MODEL, CLOUD_FINAL)));
+      int localCallsBefore = ollamaChats(h.ollama).size();
+
+      CodexCli.Run recovered = codex.exec(codex.newWorkdir("recovered"), env, RUN_TIMEOUT, MODEL,
+          "Say hello.", NO_RETRIES);
+
+      assertThat(recovered.exitCode()).as(recovered.describe()).isZero();
+      assertThat(recovered.lastMessage()).as(recovered.describe()).contains(CLOUD_FINAL);
+      h.cloud.verify(1, postRequestedFor(urlEqualTo("/v1/responses"))
+          .withHeader("Authorization", equalTo("Bearer " + GatewayHarness.CLOUD_KEY))
+          .withHeader("User-Agent", matching("codex_exec/.*")));
+      assertThat(ollamaChats(h.ollama)).as("nothing more went local").hasSize(localCallsBefore);
+      assertThat(breaker(h).get("state").asText()).as("the probe closed the breaker").isEqualTo("closed");
+      JsonNode probe = awaitResponsesLines(logs, 5).get(4);
+      assertThat(probe.get("backend").asText()).isEqualTo("cloud");
+      assertThat(probe.get("status").asInt()).isEqualTo(200);
+    }
+  }
+
+  /** The {@code config.toml} that docs/clients.md tells Codex users to write: the test runs the doc. */
+  static String clientsDocConfigToml() {
+    Path doc = RepositoryFiles.root().resolve("docs/clients.md");
+    try {
+      Matcher toml = Pattern.compile("(?s)```toml\\n(.*?)```").matcher(Files.readString(doc));
+      assertThat(toml.find()).as("docs/clients.md has a ```toml block").isTrue();
+      String config = toml.group(1);
+      assertThat(config).contains("wire_api = \"responses\"", "env_key = \"SPILLWAY_KEY\"", DOC_BASE_URL,
+          "model = \"" + MODEL + "\"");
+      return config;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The access log's {@code /v1/responses} lines, once there are {@code count} of them. */
+  private static List<JsonNode> awaitResponsesLines(LogCapture logs, int count) {
+    await("access log lines for /v1/responses").atMost(Duration.ofSeconds(10))
+        .until(() -> responsesLines(logs).size() >= count);
+    List<JsonNode> lines = responsesLines(logs);
+    assertThat(lines).as("access log lines for /v1/responses").hasSize(count);
+    return lines;
+  }
+
+  private static List<JsonNode> responsesLines(LogCapture logs) {
+    return logs.accessLines().stream().map(CodexCliFailoverTest::parse)
+        .filter(line -> "responses".equals(line.path("route").asText())).toList();
+  }
+
+  private static JsonNode parse(String line) {
+    try {
+      return Json.parse(line);
+    } catch (IOException e) {
+      throw new UncheckedIOException("access log line is not JSON: " + line, e);
+    }
+  }
+}
