@@ -128,6 +128,9 @@ final class ConfigValidator {
   }
 
   private static void checkLocal(List<String> problems, LocalConfig local) {
+    if (!Set.of(LocalConfig.RESPONSES_VIA_CHAT, LocalConfig.RESPONSES_NATIVE).contains(local.responsesApi())) {
+      problems.add("key 'local.responsesApi': '" + local.responsesApi() + "' is not one of chat, native");
+    }
     java.time.Duration second = java.time.Duration.ofSeconds(1);
     if (local.keepWarmEvery().compareTo(second) < 0) {
       problems.add("key 'local.keepWarmEvery': must be at least 1s");

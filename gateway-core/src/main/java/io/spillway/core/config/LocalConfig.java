@@ -13,6 +13,9 @@ import java.util.Map;
  * @param checkEvery how often readiness (server up, models present) is checked
  * @param keepAlive how long Ollama keeps a model loaded after each request Spillway sends (its
  *     {@code keep_alive}); longer than {@code keepWarmEvery} so the model never unloads in between
+ * @param responsesApi for {@code kind: openai}: how {@code /v1/responses} reaches the server,
+ *     {@code chat} (translated to {@code /v1/chat/completions}, which every OpenAI-compatible server
+ *     has) or {@code native} (forwarded to the server's own {@code /v1/responses})
  */
 public record LocalConfig(
     Boolean enabled,
@@ -22,12 +25,19 @@ public record LocalConfig(
     Duration keepWarmEvery,
     Duration checkEvery,
     Duration timeout,
-    Duration keepAlive) {
+    Duration keepAlive,
+    String responsesApi) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
-  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null);
+  public static final LocalConfig DEFAULTS = new LocalConfig(null, null, null, null, null, null, null, null, null);
+
+  /** {@code responsesApi}: translate the Responses API to chat completions (the default). */
+  public static final String RESPONSES_VIA_CHAT = "chat";
+
+  /** {@code responsesApi}: forward the Responses API to the server's own {@code /v1/responses}. */
+  public static final String RESPONSES_NATIVE = "native";
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -45,6 +55,20 @@ public record LocalConfig(
     checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
     timeout = timeout != null ? timeout : Duration.ofSeconds(300);
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
+    responsesApi = responsesApi != null ? responsesApi : RESPONSES_VIA_CHAT;
+  }
+
+  /** Without {@code responsesApi} (its default applies). */
+  public LocalConfig(
+      Boolean enabled,
+      String kind,
+      String baseUrl,
+      Map<String, String> models,
+      Duration keepWarmEvery,
+      Duration checkEvery,
+      Duration timeout,
+      Duration keepAlive) {
+    this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, null);
   }
 
 

@@ -16,6 +16,13 @@ public final class RequestAttributes {
   /** Set by the router: the backend that served the request ({@code cloud} or {@code local}). */
   public static final Attribute<String> BACKEND = Attribute.of("backend");
 
+  /**
+   * Set by the local backend: the request fields it could not honour and left out (a parameter such
+   * as {@code reasoning}, a tool such as {@code tools.web_search}), in the order found; also the
+   * value of the {@code x-spillway-dropped-params} response header. Absent when nothing was dropped.
+   */
+  public static final Attribute<List<String>> DROPPED_PARAMS = Attribute.of("droppedParams");
+
   /** Set by the shaping ladder's last step: serve this request from the local backend. */
   public static final Attribute<Boolean> ROUTE_LOCAL = Attribute.of("routeLocal");
 

@@ -1,5 +1,6 @@
 package io.spillway.local.ollama;
 
+import io.spillway.local.Ids;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;

@@ -1,5 +1,7 @@
 package io.spillway.local.ollama;
 
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,5 +1,7 @@
 package io.spillway.local.ollama;
 
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;

@@ -1,5 +1,7 @@
 package io.spillway.local.ollama;
 
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,6 +21,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.upstream.OpenAiHttpBackend;
 import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
@@ -47,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code /v1/chat/completions} → {@code POST /api/chat} (messages, inline images, tools);
  *   <li>{@code /v1/completions} → {@code POST /api/generate};
- *   <li>{@code /v1/responses} → {@code POST /api/chat} for the text subset; the rest is refused with
+ *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
+ *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused with
  *       503 and {@code Retry-After};
  *   <li>{@code /v1/models} → the models {@code local.models} serves.
  * </ul>
@@ -64,7 +68,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(OllamaBackend.class);
 
   public static final String NAME = "local";
-  public static final String DROPPED_HEADER = "x-spillway-dropped-params";
+  public static final String DROPPED_HEADER = DroppedParams.HEADER;
   static final String FINGERPRINT = "fp_ollama";
   private static final MediaType JSON = MediaType.get("application/json");
   private static final long MAX_LINE_BYTES = 4L * 1024 * 1024;
@@ -132,6 +136,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     ObjectNode ollamaBody;
     String path;
     String api;
+    ResponsesTranslation responses = null;
     switch (route) {
       case CHAT_COMPLETIONS -> {
         ollamaBody = ChatTranslation.request(body, localModel, params, unsupported, keepAlive);
@@ -144,7 +149,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         api = "Completions API";
       }
       case RESPONSES -> {
-        ollamaBody = ResponsesTranslation.request(body, localModel, params, unsupported, keepAlive);
+        responses = new ResponsesTranslation(body, params, unsupported);
+        ollamaBody = responses.request(localModel, unsupported, keepAlive);
         path = "/api/chat";
         api = "Responses API";
       }
@@ -153,12 +159,9 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     unsupported.throwIfAny(api, refusalRetryAfter);
 
     List<String> droppedParams = params.dropped();
-    Headers headers = Headers.EMPTY;
+    Headers headers = DroppedParams.report(request, droppedParams);
     if (!droppedParams.isEmpty()) {
-      String list = String.join(",", droppedParams);
-      headers = Headers.of(DROPPED_HEADER, list);
       dropped.increment();
-      log.debug("request {}: the local backend dropped parameters it cannot honour: {}", request.id(), list);
     }
     boolean stream = ollamaBody.path("stream").asBoolean(false);
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
@@ -190,19 +193,19 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         ObjectNode out = switch (route) {
           case CHAT_COMPLETIONS -> ChatTranslation.completion(answer, served, created);
           case COMPLETIONS -> CompletionTranslation.completion(answer, served, created);
-          default -> ResponsesTranslation.response(answer, body, served, created);
+          default -> responses.response(answer, served, created);
         };
         return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
       }
     }
-    return streamed(route, call, response, body, requested, localModel, created, includeUsage, headers);
+    return streamed(route, call, response, responses, requested, localModel, created, includeUsage, headers);
   }
 
   private GatewayResponse streamed(
       Route route,
       Call call,
       Response response,
-      ObjectNode body,
+      ResponsesTranslation responses,
       String requested,
       String localModel,
       long created,
@@ -235,7 +238,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     StreamTranslator translator = switch (route) {
       case CHAT_COMPLETIONS -> new ChatStream(localModel, created, includeUsage);
       case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
-      default -> new ResponsesTranslation.Stream(body, localModel, created);
+      default -> responses.stream(localModel, created);
     };
     return GatewayResponse.streamed(200, headers, new NdjsonEventStream(NAME, call, response, lines, first, translator));
   }

@@ -6,51 +6,68 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
+import io.spillway.local.responses.ChatMessage;
+import io.spillway.local.responses.Conversation;
+import io.spillway.local.responses.LocalTool;
+import io.spillway.local.responses.ResponseBuilder;
+import io.spillway.local.responses.ResponseEvents;
+import io.spillway.local.responses.ToolCall;
+import io.spillway.local.responses.ToolChoice;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The text subset of the Responses API over Ollama's {@code /api/chat}: {@code input} as a string or
- * as message items with text content, {@code instructions}, text output, and the typed stream events
- * ({@code response.created} … {@code response.output_text.delta} … {@code response.completed}).
+ * The Responses API over Ollama's {@code /api/chat}: the request read as a {@link Conversation}
+ * (messages, function tools, tool calls and their outputs), spelled the way Ollama takes it, and
+ * Ollama's answer made a {@code response} or the typed stream events ({@link ResponseEvents}).
  *
- * <p>What cannot be translated faithfully — tools, stored state ({@code previous_response_id},
- * {@code conversation}), images, files, audio, non-message input items — is refused as a whole (see
- * {@link Unsupported}) instead of being answered differently than the cloud would.
+ * <p>Ollama's spelling: tool call arguments as an object, not a JSON string; a tool message names its
+ * tool in {@code tool_name} (and carries the call's id in {@code tool_call_id}, which newer Ollama
+ * versions read); images as base64 in {@code images}. Ollama cannot force a tool call, so
+ * {@code tool_choice: "required"} is dropped, while a named tool is honoured by offering only that
+ * tool. One instance per request.
  */
 final class ResponsesTranslation {
-  private ResponsesTranslation() {}
+  private final ObjectNode body;
+  private final Parameters params;
+  private final Conversation conversation;
 
-  static ObjectNode request(
-      ObjectNode body, String model, Parameters params, Unsupported unsupported, String keepAlive) {
+  ResponsesTranslation(ObjectNode body, Parameters params, Unsupported unsupported) {
+    this.body = body;
+    this.params = params;
     params.handled("model", "input", "instructions", "stream", "tools", "tool_choice", "parallel_tool_calls",
-        "text", "previous_response_id", "conversation", "prompt", "reasoning");
-    JsonNode tools = body.get("tools");
-    if (Parameters.present(tools) && tools.isArray() && !tools.isEmpty()) {
-      unsupported.add("tools", "tools");
-    }
-    if (Parameters.present(body.get("previous_response_id"))) {
-      unsupported.add("previous_response_id (the local backend keeps no stored responses)", "previous_response_id");
-    }
-    if (Parameters.present(body.get("conversation"))) {
-      unsupported.add("conversation (the local backend keeps no conversations)", "conversation");
-    }
-    if (Parameters.present(body.get("prompt"))) {
-      unsupported.add("stored prompts ('prompt')", "prompt");
-    }
+        "text", "previous_response_id", "conversation", "prompt", "reasoning", "background", "client_metadata");
+    this.conversation = Conversation.parse(body, params::drop, unsupported);
+  }
+
+  /** The {@code /api/chat} body. */
+  ObjectNode request(String model, Unsupported unsupported, String keepAlive) {
     if (Parameters.present(body.get("reasoning"))) {
       params.drop("reasoning");
     }
-
+    JsonNode verbosity = body.path("text").get("verbosity");
+    if (verbosity != null && verbosity.isTextual() && !verbosity.textValue().equals("medium")) {
+      params.drop("text.verbosity");
+    }
+    JsonNode parallel = body.get("parallel_tool_calls");
+    if (parallel != null && parallel.isBoolean() && !parallel.booleanValue()) {
+      params.drop("parallel_tool_calls");
+    }
     ObjectNode out = Json.object();
     out.put("model", model);
-    ArrayNode messages = out.putArray("messages");
-    JsonNode instructions = body.get("instructions");
-    if (instructions != null && instructions.isTextual() && !instructions.textValue().isEmpty()) {
-      messages.addObject().put("role", "system").put("content", instructions.textValue());
+    out.set("messages", messages(unsupported));
+    ToolChoice choice = conversation.choice();
+    if (choice.mode() == ToolChoice.Mode.REQUIRED && choice.forced() == null) {
+      params.drop("tool_choice");
     }
-    input(body.get("input"), messages, unsupported);
-
+    if (!choice.offered().isEmpty()) {
+      ArrayNode tools = out.putArray("tools");
+      for (LocalTool tool : choice.offered()) {
+        tools.add(tool.functionJson());
+      }
+    }
     JsonNode text = body.get("text");
     params.responseFormat(text == null ? null : text.get("format"), "text");
     params.sampling(false).maxTokens("max_output_tokens").logprobs();
@@ -58,219 +75,130 @@ final class ResponsesTranslation {
     return out;
   }
 
-  private static void input(JsonNode input, ArrayNode messages, Unsupported unsupported) {
-    if (input == null || input.isNull()) {
-      return;
-    }
-    if (input.isTextual()) {
-      messages.addObject().put("role", "user").put("content", input.textValue());
-      return;
-    }
-    if (!input.isArray()) {
-      throw GatewayException.invalid("'input' must be a string or an array", "input");
-    }
-    for (int i = 0; i < input.size(); i++) {
-      JsonNode item = input.get(i);
-      String at = "input[" + i + "]";
-      if (!item.isObject()) {
-        throw GatewayException.invalid("'" + at + "' must be an object", at);
+  private ArrayNode messages(Unsupported unsupported) {
+    ArrayNode out = Json.MAPPER.createArrayNode();
+    for (ChatMessage message : conversation.messages()) {
+      ObjectNode converted = out.addObject();
+      converted.put("role", message.role());
+      converted.put("content", message.text());
+      if (!message.imageUrls().isEmpty()) {
+        ArrayNode images = converted.putArray("images");
+        for (String url : message.imageUrls()) {
+          String base64 = ChatTranslation.dataUrlBase64(url);
+          if (base64 == null) {
+            unsupported.add("image URLs that are not inline base64 data: URLs (the local backend does not fetch "
+                + "remote images)", "input");
+          } else {
+            images.add(base64);
+          }
+        }
       }
-      String type = Json.text(item, "type");
-      String role = Json.text(item, "role");
-      if (type != null && !type.equals("message")) {
-        unsupported.add("'" + type + "' input items", "input");
-        continue;
+      if (!message.toolCalls().isEmpty()) {
+        ArrayNode calls = converted.putArray("tool_calls");
+        for (ToolCall call : message.toolCalls()) {
+          ObjectNode convertedCall = calls.addObject();
+          convertedCall.put("id", call.callId());
+          ObjectNode function = convertedCall.putObject("function");
+          function.put("name", call.localName());
+          function.set("arguments", argumentsObject(call));
+        }
       }
-      if (role == null) {
-        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
+      if (message.role().equals("tool")) {
+        if (message.toolName() != null) {
+          converted.put("tool_name", message.toolName());
+        }
+        converted.put("tool_call_id", message.toolCallId());
       }
-      String ollamaRole = switch (role) {
-        case "system", "developer" -> "system";
-        case "user" -> "user";
-        case "assistant" -> "assistant";
-        default -> throw GatewayException.invalid(
-            "'" + at + ".role' must be one of user, assistant, system, developer; got '" + role + "'", at + ".role");
-      };
-      ArrayNode images = Json.MAPPER.createArrayNode();
-      String content = ChatTranslation.content(item.get("content"), at + ".content", images, unsupported);
-      if (!images.isEmpty()) {
-        unsupported.add("image input", "input");
-      }
-      messages.addObject().put("role", ollamaRole).put("content", content);
     }
-  }
-
-  /** A whole {@code /api/chat} answer as a Responses API {@code response}. */
-  static ObjectNode response(JsonNode answer, ObjectNode request, String model, long createdAt) {
-    String text = Json.text(answer.path("message"), "content");
-    return response(Ids.next("resp_"), Ids.next("msg_"), request, model, createdAt, text == null ? "" : text, answer);
-  }
-
-  /**
-   * The {@code response} object; {@code answer} null means still in progress (no output, no usage).
-   */
-  static ObjectNode response(
-      String id, String messageId, ObjectNode request, String model, long createdAt, String text, JsonNode answer) {
-    boolean finished = answer != null;
-    boolean cut = finished && "length".equals(Json.text(answer, "done_reason"));
-    ObjectNode out = Json.object();
-    out.put("id", id);
-    out.put("object", "response");
-    out.put("created_at", createdAt);
-    out.put("status", !finished ? "in_progress" : cut ? "incomplete" : "completed");
-    out.putNull("error");
-    if (cut) {
-      out.putObject("incomplete_details").put("reason", "max_output_tokens");
-    } else {
-      out.putNull("incomplete_details");
-    }
-    out.set("instructions", orNull(request.get("instructions")));
-    out.set("max_output_tokens", orNull(request.get("max_output_tokens")));
-    out.put("model", model);
-    ArrayNode output = out.putArray("output");
-    if (finished) {
-      output.add(message(messageId, text, cut ? "incomplete" : "completed"));
-    }
-    out.put("parallel_tool_calls", true);
-    out.putNull("previous_response_id");
-    out.putObject("reasoning").putNull("effort").putNull("summary");
-    out.put("store", false);
-    out.set("temperature", numberOr(request.get("temperature"), 1.0));
-    JsonNode format = request.path("text").get("format");
-    out.putObject("text").set("format", format != null && format.isObject() ? format : Json.object().put("type", "text"));
-    out.put("tool_choice", "auto");
-    out.putArray("tools");
-    out.set("top_p", numberOr(request.get("top_p"), 1.0));
-    out.put("truncation", "disabled");
-    if (finished) {
-      out.set("usage", usage(answer));
-    } else {
-      out.putNull("usage");
-    }
-    out.set("user", orNull(request.get("user")));
-    JsonNode metadata = request.get("metadata");
-    out.set("metadata", metadata != null && metadata.isObject() ? metadata : Json.object());
     return out;
   }
 
-  private static ObjectNode message(String id, String text, String status) {
-    ObjectNode item = Json.object();
-    item.put("type", "message");
-    item.put("id", id);
-    item.put("status", status);
-    item.put("role", "assistant");
-    item.putArray("content").add(outputText(text));
-    return item;
+  /** Ollama takes a call's arguments as the object that the Responses API sends as a JSON text. */
+  private static JsonNode argumentsObject(ToolCall call) {
+    if (call.arguments().isBlank()) {
+      return Json.object();
+    }
+    try {
+      JsonNode parsed = Json.parse(call.arguments());
+      if (parsed != null && parsed.isObject()) {
+        return parsed;
+      }
+    } catch (java.io.IOException e) {
+      // reported below
+    }
+    throw GatewayException.invalid("the arguments of tool call '" + call.callId() + "' must be a JSON object",
+        "input");
   }
 
-  private static ObjectNode outputText(String text) {
-    ObjectNode part = Json.object();
-    part.put("type", "output_text");
-    part.put("text", text);
-    part.putArray("annotations");
-    part.putArray("logprobs");
-    return part;
+  /** A whole {@code /api/chat} answer as a {@code response}. */
+  ObjectNode response(JsonNode answer, String model, long createdAt) {
+    JsonNode message = answer.path("message");
+    String text = Json.text(message, "content");
+    ResponseBuilder builder = new ResponseBuilder(body, conversation.tools(), createdAt);
+    return builder.whole(model, text == null ? "" : text, calls(message.get("tool_calls")), usage(answer),
+        "length".equals(Json.text(answer, "done_reason")));
   }
 
-  private static ObjectNode usage(JsonNode answer) {
-    long input = answer.path("prompt_eval_count").asLong(0);
-    long output = answer.path("eval_count").asLong(0);
-    ObjectNode usage = Json.object();
-    usage.put("input_tokens", input);
-    usage.putObject("input_tokens_details").put("cached_tokens", 0);
-    usage.put("output_tokens", output);
-    usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
-    usage.put("total_tokens", input + output);
-    return usage;
+  /** The stream translator for a streamed answer. */
+  StreamTranslator stream(String model, long createdAt) {
+    return new Stream(new ResponseEvents(new ResponseBuilder(body, conversation.tools(), createdAt)), model);
   }
 
-  private static JsonNode orNull(JsonNode node) {
-    return node == null ? Json.MAPPER.getNodeFactory().nullNode() : node;
+  /** Ollama's tool calls (arguments as an object, an id only from newer versions) as {@link ToolCall}s. */
+  static List<ToolCall> calls(JsonNode ollamaCalls) {
+    List<ToolCall> calls = new ArrayList<>();
+    if (ollamaCalls == null || !ollamaCalls.isArray()) {
+      return calls;
+    }
+    for (JsonNode call : ollamaCalls) {
+      JsonNode function = call.path("function");
+      String id = Json.text(call, "id");
+      JsonNode arguments = function.get("arguments");
+      String json = arguments == null || arguments.isNull() ? "{}"
+          : arguments.isTextual() ? arguments.textValue() : Json.toString(arguments);
+      String name = Json.text(function, "name");
+      calls.add(new ToolCall(id != null && !id.isEmpty() ? id : Ids.next("call_"), name == null ? "" : name, json));
+    }
+    return calls;
   }
 
-  private static JsonNode numberOr(JsonNode node, double fallback) {
-    return node != null && node.isNumber() ? node : Json.MAPPER.getNodeFactory().numberNode(fallback);
+  static ResponseBuilder.Usage usage(JsonNode answer) {
+    return new ResponseBuilder.Usage(answer.path("prompt_eval_count").asLong(0), answer.path("eval_count").asLong(0));
   }
 
-  /**
-   * {@code /api/chat} NDJSON → the Responses API's typed events, each with its
-   * {@code sequence_number}. The closing events repeat the whole text, as OpenAI's do.
-   */
-  static final class Stream implements StreamTranslator {
-    private final String id = Ids.next("resp_");
-    private final String messageId = Ids.next("msg_");
-    private final ObjectNode request;
-    private final long createdAt;
-    private final StringBuilder text = new StringBuilder();
+  /** {@code /api/chat} NDJSON → the Responses API's typed events. */
+  private static final class Stream implements StreamTranslator {
+    private final ResponseEvents events;
     private String model;
-    private int sequence;
     private boolean started;
 
-    Stream(ObjectNode request, String model, long createdAt) {
-      this.request = request;
+    Stream(ResponseEvents events, String model) {
+      this.events = events;
       this.model = model;
-      this.createdAt = createdAt;
     }
 
     @Override
     public List<SseEvent> line(JsonNode line) {
-      List<SseEvent> events = new ArrayList<>();
+      List<SseEvent> out = new ArrayList<>();
       if (!started) {
         String served = Json.text(line, "model");
-        if (served != null) {
+        if (served != null && !served.isEmpty()) {
           model = served;
         }
         started = true;
-        ObjectNode inProgress = response(id, messageId, request, model, createdAt, "", null);
-        events.add(event("response.created", Json.object().set("response", inProgress)));
-        events.add(event("response.in_progress", Json.object().set("response", inProgress)));
-        ObjectNode item = Json.object();
-        item.put("id", messageId);
-        item.put("type", "message");
-        item.put("status", "in_progress");
-        item.put("role", "assistant");
-        item.putArray("content");
-        events.add(event("response.output_item.added", Json.object().put("output_index", 0).set("item", item)));
-        ObjectNode part = Json.object().put("type", "output_text").put("text", "");
-        part.putArray("annotations");
-        events.add(event("response.content_part.added", position().set("part", part)));
+        out.addAll(events.start(model));
       }
-      String piece = Json.text(line.path("message"), "content");
-      if (piece != null && !piece.isEmpty()) {
-        text.append(piece);
-        ObjectNode delta = position().put("delta", piece);
-        delta.putArray("logprobs");
-        events.add(event("response.output_text.delta", delta));
+      JsonNode message = line.path("message");
+      out.addAll(events.text(Json.text(message, "content")));
+      for (ToolCall call : calls(message.get("tool_calls"))) {
+        out.addAll(events.call(call));
       }
-      return events;
+      return out;
     }
 
     @Override
     public List<SseEvent> done(JsonNode last) {
-      List<SseEvent> events = new ArrayList<>(4);
-      String full = text.toString();
-      ObjectNode textDone = position().put("text", full);
-      textDone.putArray("logprobs");
-      events.add(event("response.output_text.done", textDone));
-      events.add(event("response.content_part.done", position().set("part", outputText(full))));
-      ObjectNode finished = response(id, messageId, request, model, createdAt, full, last);
-      events.add(event("response.output_item.done",
-          Json.object().put("output_index", 0).set("item", finished.path("output").get(0))));
-      String type = "incomplete".equals(finished.path("status").asText()) ? "response.incomplete" : "response.completed";
-      events.add(event(type, Json.object().set("response", finished)));
-      return events;
-    }
-
-    private ObjectNode position() {
-      return Json.object().put("item_id", messageId).put("output_index", 0).put("content_index", 0);
-    }
-
-    private SseEvent event(String type, JsonNode fields) {
-      ObjectNode event = Json.object();
-      event.put("type", type);
-      event.put("sequence_number", sequence++);
-      event.setAll((ObjectNode) fields);
-      return new SseEvent(type, Json.toString(event));
+      return events.finish(usage(last), "length".equals(Json.text(last, "done_reason")));
     }
   }
 }

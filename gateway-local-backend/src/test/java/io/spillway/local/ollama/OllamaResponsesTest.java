@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The text subset of {@code /v1/responses} over Ollama's {@code /api/chat}; the rest refused. */
+/** {@code /v1/responses} over Ollama's {@code /api/chat}: text, sampling, streams; stored state refused. */
 class OllamaResponsesTest {
   @RegisterExtension
   static WireMockExtension ollama =
@@ -128,10 +128,12 @@ class OllamaResponsesTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-    "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]} | tools | tools",
     "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"} | previous_response_id | previous_response_id",
-    "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\",\"image_url\":\"data:image/png;base64,AAAA\"}]}]} | 'input_image' content | input[0].content",
-    "{\"model\":\"gpt-4o\",\"input\":[{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"18C\"}]} | 'function_call_output' input items | input"
+    "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"conversation\":\"conv_1\"} | conversation | conversation",
+    "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"background\":true} | background | background",
+    "{\"model\":\"gpt-4o\",\"input\":[{\"type\":\"item_reference\",\"id\":\"msg_1\"}]} | item_reference | input[0]",
+    "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\",\"image_url\":\"https://example.com/a.png\"}]}]} | image URLs that are not inline | input",
+    "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\",\"file_id\":\"file_1\"}]}]} | 'input_file' content | input[0].content"
   })
   void untranslatableRequestsAreRefusedWith503NamingWhatIsUnsupported(String body, String named, String param) {
     assertThatThrownBy(() -> backend.call(request(Route.RESPONSES, body)))
@@ -149,7 +151,7 @@ class OllamaResponsesTest {
   void theRefusalIsAnOpenAiErrorBodyWithRetryAfter() {
     GatewayException refusal = org.assertj.core.api.Assertions.catchThrowableOfType(GatewayException.class,
         () -> backend.call(request(Route.RESPONSES,
-            "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"tools\":[{\"type\":\"function\",\"name\":\"f\"}]}")));
+            "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")));
 
     GatewayResponse response = GatewayResponse.error(refusal);
 
@@ -158,6 +160,18 @@ class OllamaResponsesTest {
     JsonNode error = json(response).path("error");
     assertThat(error.path("type").asText()).isEqualTo("server_error");
     assertThat(error.path("code").asText()).isEqualTo("unsupported_on_local");
-    assertThat(error.path("message").asText()).contains("tools");
+    assertThat(error.path("param").asText()).isEqualTo("previous_response_id");
+    assertThat(error.path("message").asText()).contains("previous_response_id");
+  }
+
+  @Test
+  void storeTrueWithTheWholeConversationIsServedWithoutClaimingToStore() {
+    ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "ok", "stop", 3, 1)));
+
+    JsonNode answer = json(backend.call(request(Route.RESPONSES,
+        "{\"model\":\"gpt-4o-mini\",\"input\":\"hi\",\"store\":true}")));
+
+    assertThat(answer.path("status").asText()).isEqualTo("completed");
+    assertThat(answer.path("store").asBoolean()).isFalse();
   }
 }

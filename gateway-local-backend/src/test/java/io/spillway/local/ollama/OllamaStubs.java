@@ -73,6 +73,30 @@ public final class OllamaStubs {
         + chatFinalLine(model, "stop", 122, 33) + "\n";
   }
 
+  /**
+   * {@code /api/chat} answering with {@code content} and the tool calls {@code callsJson} (a JSON
+   * array of {@code {"function":{"name":…,"arguments":{…}}}}, as Ollama sends them).
+   */
+  public static ResponseDefinitionBuilder chatWithCalls(String model, String content, String callsJson) {
+    return json(200, """
+        {"model":"%s","created_at":"%s","message":{"role":"assistant","content":%s,"tool_calls":%s},
+         "done_reason":"stop","done":true,%s}
+        """.formatted(model, CREATED_AT, quote(content), callsJson, counts(122, 33)));
+  }
+
+  /** A streamed answer: the text {@code pieces}, then one line with the tool calls {@code callsJson}. */
+  public static String chatStreamWithCalls(String model, String callsJson, String... pieces) {
+    StringBuilder out = new StringBuilder();
+    for (String piece : pieces) {
+      out.append(chatLine(model, piece)).append('\n');
+    }
+    out.append("{\"model\":\"").append(model).append("\",\"created_at\":\"").append(CREATED_AT)
+        .append("\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":").append(callsJson)
+        .append("},\"done\":false}\n");
+    out.append(chatFinalLine(model, "stop", 122, 33)).append('\n');
+    return out.toString();
+  }
+
   /** {@code /api/generate} with {@code "stream": false}. */
   public static ResponseDefinitionBuilder generate(String model, String response, String doneReason, int prompt, int eval) {
     return json(200, """

@@ -1,15 +1,15 @@
-package io.spillway.local.ollama;
+package io.spillway.local;
 
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Ids in the shapes OpenAI uses ({@code chatcmpl-…}, {@code call_…}, {@code resp_…}). */
-final class Ids {
+public final class Ids {
   private static final char[] ALPHABET =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
 
   private Ids() {}
 
-  static String next(String prefix) {
+  public static String next(String prefix) {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     StringBuilder out = new StringBuilder(prefix.length() + 24).append(prefix);
     for (int i = 0; i < 24; i++) {

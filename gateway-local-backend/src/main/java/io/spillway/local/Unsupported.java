@@ -1,4 +1,4 @@
-package io.spillway.local.ollama;
+package io.spillway.local;
 
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -12,13 +12,13 @@ import java.util.List;
  * {@code Retry-After}, naming every unsupported part, rather than answered differently from how the
  * cloud would answer it. Not thread-safe.
  */
-final class Unsupported {
-  static final String CODE = "unsupported_on_local";
+public final class Unsupported {
+  public static final String CODE = "unsupported_on_local";
 
   private final List<String> what = new ArrayList<>();
   private String firstParam;
 
-  void add(String description, String param) {
+  public void add(String description, String param) {
     if (!what.contains(description)) {
       what.add(description);
     }
@@ -27,17 +27,17 @@ final class Unsupported {
     }
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return what.isEmpty();
   }
 
   /** Throws the refusal if anything was collected. */
-  void throwIfAny(String api, Duration retryAfter) {
+  public void throwIfAny(String api, Duration retryAfter) {
     if (what.isEmpty()) {
       return;
     }
     throw new GatewayException(ErrorKind.UNAVAILABLE,
-        "Spillway is serving this request from its local model (Ollama), which cannot handle "
+        "Spillway is serving this request from its local model, which cannot handle "
             + String.join(", ", what) + " in the " + api
             + ". Retry after the Retry-After interval, when the cloud serves again, or send a request without them.",
         firstParam, CODE, retryAfter, null);

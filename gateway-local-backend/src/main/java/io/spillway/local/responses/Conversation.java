@@ -1,0 +1,244 @@
+package io.spillway.local.responses;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.json.Json;
+import io.spillway.local.Unsupported;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A Responses API request read as a chat conversation, the part both local kinds share: Ollama's
+ * {@code /api/chat} and OpenAI-compatible {@code /v1/chat/completions} take the same messages and
+ * function tools, and differ only in how they spell them.
+ *
+ * <ul>
+ *   <li>{@code instructions} → a leading system message; {@code developer} and {@code system}
+ *       messages → system messages; {@code user} and {@code assistant} keep their role;
+ *   <li>content as a string or parts: {@code input_text}, {@code output_text} and {@code refusal}
+ *       become text (joined by newlines), {@code input_image} an image of a user message;
+ *   <li>{@code function_call} and {@code custom_tool_call} → tool calls of an assistant message
+ *       (joined to the assistant message just before them, as chat carries them); their outputs →
+ *       {@code tool} messages that keep the {@code call_id} and name the tool;
+ *   <li>{@code reasoning} items are dropped (their summary is the model's own, never sent as text),
+ *       and so are records of hosted tools ({@code web_search_call}, ...): each is reported as
+ *       {@code input.<type>}.
+ * </ul>
+ *
+ * <p>Stored state cannot be rebuilt locally: {@code previous_response_id}, {@code conversation},
+ * a stored {@code prompt}, {@code background} and {@code item_reference} items are refused as
+ * {@link Unsupported}. {@code store: true} alone is served (the answer says {@code store: false}).
+ *
+ * @param messages the conversation, instructions first
+ * @param tools the tools a local model can call
+ * @param choice the request's {@code tool_choice} resolved against {@code tools}
+ */
+public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice choice) {
+
+  public Conversation {
+    messages = List.copyOf(messages);
+  }
+
+  /**
+   * Reads {@code body}. Fields left out are passed to {@code drop}, parts no local model can serve
+   * to {@code unsupported}; malformed input throws a 400 {@link GatewayException}.
+   */
+  public static Conversation parse(ObjectNode body, Consumer<String> drop, Unsupported unsupported) {
+    refuseStoredState(body, unsupported);
+    ToolSet tools = ToolSet.parse(body.get("tools"), drop);
+    ToolChoice choice = ToolChoice.parse(body.get("tool_choice"), tools, drop);
+    List<ChatMessage> messages = new ArrayList<>();
+    JsonNode instructions = body.get("instructions");
+    if (instructions != null && instructions.isTextual() && !instructions.textValue().isEmpty()) {
+      messages.add(ChatMessage.text("system", instructions.textValue(), List.of()));
+    }
+    new Reader(tools, drop, unsupported, messages).input(body.get("input"));
+    return new Conversation(messages, tools, choice);
+  }
+
+  private static void refuseStoredState(ObjectNode body, Unsupported unsupported) {
+    if (present(body.get("previous_response_id"))) {
+      unsupported.add("previous_response_id (the local backend keeps no stored responses; send the whole "
+          + "conversation in 'input')", "previous_response_id");
+    }
+    if (present(body.get("conversation"))) {
+      unsupported.add("conversation (the local backend keeps no conversations)", "conversation");
+    }
+    if (present(body.get("prompt"))) {
+      unsupported.add("stored prompts ('prompt')", "prompt");
+    }
+    JsonNode background = body.get("background");
+    if (background != null && background.asBoolean(false)) {
+      unsupported.add("background responses ('background': true)", "background");
+    }
+  }
+
+  static boolean present(JsonNode value) {
+    return value != null && !value.isNull() && !value.isMissingNode();
+  }
+
+  /** Reads {@code input} into messages; one per request. */
+  private static final class Reader {
+    private final ToolSet tools;
+    private final Consumer<String> drop;
+    private final Unsupported unsupported;
+    private final List<ChatMessage> messages;
+    private final Map<String, String> toolByCallId = new HashMap<>();
+
+    Reader(ToolSet tools, Consumer<String> drop, Unsupported unsupported, List<ChatMessage> messages) {
+      this.tools = tools;
+      this.drop = drop;
+      this.unsupported = unsupported;
+      this.messages = messages;
+    }
+
+    void input(JsonNode input) {
+      if (input == null || input.isNull()) {
+        return;
+      }
+      if (input.isTextual()) {
+        messages.add(ChatMessage.text("user", input.textValue(), List.of()));
+        return;
+      }
+      if (!input.isArray()) {
+        throw GatewayException.invalid("'input' must be a string or an array", "input");
+      }
+      for (int i = 0; i < input.size(); i++) {
+        JsonNode item = input.get(i);
+        String at = "input[" + i + "]";
+        if (!item.isObject()) {
+          throw GatewayException.invalid("'" + at + "' must be an object", at);
+        }
+        String type = Json.text(item, "type");
+        if (type == null) {
+          if (Json.text(item, "role") == null) {
+            throw GatewayException.invalid("'" + at + ".type' is missing", at + ".type");
+          }
+          type = "message";
+        }
+        switch (type) {
+          case "message" -> message(item, at);
+          case "function_call" -> call(item, at, false);
+          case "custom_tool_call" -> call(item, at, true);
+          case "function_call_output", "custom_tool_call_output" -> output(item, at);
+          case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
+          default -> drop.accept("input." + type);
+        }
+      }
+    }
+
+    private void message(JsonNode item, String at) {
+      String role = Json.text(item, "role");
+      if (role == null) {
+        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
+      }
+      String chatRole = switch (role) {
+        case "system", "developer" -> "system";
+        case "user" -> "user";
+        case "assistant" -> "assistant";
+        default -> throw GatewayException.invalid(
+            "'" + at + ".role' must be one of user, assistant, system, developer; got '" + role + "'", at + ".role");
+      };
+      List<String> images = new ArrayList<>();
+      String text = content(item.get("content"), at + ".content", images);
+      if (!images.isEmpty() && !chatRole.equals("user")) {
+        unsupported.add("images in " + role + " messages", at + ".content");
+      }
+      messages.add(ChatMessage.text(chatRole, text, images));
+    }
+
+    private void call(JsonNode item, String at, boolean custom) {
+      String callId = required(item, "call_id", at);
+      String name = required(item, "name", at);
+      String localName = tools.localName(Json.text(item, "namespace"), name);
+      String arguments;
+      if (custom) {
+        arguments = LocalTool.customArguments(Json.text(item, "input"));
+      } else {
+        JsonNode given = item.get("arguments");
+        arguments = given == null || given.isNull() ? "{}" : given.isTextual() ? given.textValue() : Json.toString(given);
+      }
+      toolByCallId.put(callId, localName);
+      ToolCall call = new ToolCall(callId, localName, arguments);
+      int last = messages.size() - 1;
+      if (last >= 0 && messages.get(last).role().equals("assistant")) {
+        messages.set(last, messages.get(last).withCall(call));
+      } else {
+        messages.add(new ChatMessage("assistant", "", List.of(), List.of(call), null, null));
+      }
+    }
+
+    private void output(JsonNode item, String at) {
+      String callId = required(item, "call_id", at);
+      JsonNode output = item.get("output");
+      List<String> images = new ArrayList<>();
+      String text;
+      if (output != null && output.isObject() && output.has("content")) {
+        // Older Codex versions sent a failed call's output as {"content": ..., "success": false}.
+        text = content(output.get("content"), at + ".output.content", images);
+      } else {
+        text = content(output, at + ".output", images);
+      }
+      messages.add(ChatMessage.toolOutput(callId, toolByCallId.get(callId), text, images));
+    }
+
+    /** The text of a content value (a string or parts), collecting images into {@code images}. */
+    private String content(JsonNode content, String at, List<String> images) {
+      if (content == null || content.isNull()) {
+        return "";
+      }
+      if (content.isTextual()) {
+        return content.textValue();
+      }
+      if (!content.isArray()) {
+        throw GatewayException.invalid("'" + at + "' must be a string or an array of content parts", at);
+      }
+      StringBuilder text = new StringBuilder();
+      for (JsonNode part : content) {
+        String type = Json.text(part, "type");
+        if (type == null) {
+          throw GatewayException.invalid("every part of '" + at + "' needs a 'type'", at);
+        }
+        switch (type) {
+          case "input_text", "output_text", "text" -> append(text, Json.text(part, "text"));
+          case "refusal" -> append(text, Json.text(part, "refusal"));
+          case "input_image" -> image(part, at, images);
+          default -> unsupported.add("'" + type + "' content", at);
+        }
+      }
+      return text.toString();
+    }
+
+    private void image(JsonNode part, String at, List<String> images) {
+      JsonNode url = part.get("image_url");
+      String link = url != null && url.isObject() ? Json.text(url, "url") : Json.text(part, "image_url");
+      if (link == null || link.isEmpty()) {
+        unsupported.add("images given by 'file_id' (the local backend has no stored files)", at);
+      } else {
+        images.add(link);
+      }
+    }
+
+    private static void append(StringBuilder text, String piece) {
+      if (piece == null) {
+        return;
+      }
+      if (!text.isEmpty()) {
+        text.append('\n');
+      }
+      text.append(piece);
+    }
+
+    private static String required(JsonNode item, String field, String at) {
+      String value = Json.text(item, field);
+      if (value == null || value.isEmpty()) {
+        throw GatewayException.invalid("'" + at + "." + field + "' is missing", at + "." + field);
+      }
+      return value;
+    }
+  }
+}
