@@ -124,8 +124,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
-        ? LocalBackends.create(config.local(), config.cloud(), config.failover().localFor(), clock, localScheduler,
-            meters)
+        ? LocalBackends.create(config.local(), config.cloud(), clock, localScheduler, meters)
         : null;
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));

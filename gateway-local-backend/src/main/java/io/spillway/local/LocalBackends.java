@@ -6,7 +6,6 @@ import io.spillway.core.config.LocalConfig;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 
 /** Builds the local backend that {@code local.kind} names, started and kept ready and warm. */
@@ -17,9 +16,6 @@ public final class LocalBackends {
    * The local backend for {@code local}, its readiness probe and keep-warm schedule started.
    *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
-   * @param refusalRetryAfter the {@code Retry-After} on requests the local backend cannot serve
-   *     (tools in the Responses API, remote images, ...): about when the cloud takes traffic again,
-   *     i.e. {@code failover.localFor}
    * @param scheduler runs the schedule and background keep-warm rounds; owned by the caller, who
    *     shuts it down after {@link LocalBackend#close()}
    * @throws IllegalArgumentException for a {@code local.kind} other than ollama or openai
@@ -27,19 +23,17 @@ public final class LocalBackends {
   public static LocalBackend create(
       LocalConfig local,
       CloudConfig cloud,
-      Duration refusalRetryAfter,
       Clock clock,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
-    return new LocalBackend(server(local, cloud, refusalRetryAfter, clock, meters), local, clock, scheduler, meters)
+    return new LocalBackend(server(local, cloud, clock, meters), local, clock, scheduler, meters)
         .start();
   }
 
   /** The bare server for {@code local.kind}, without schedule (for tests and tools). */
-  public static LocalServer server(
-      LocalConfig local, CloudConfig cloud, Duration refusalRetryAfter, Clock clock, MeterRegistry meters) {
+  public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     return switch (local.kind()) {
-      case "ollama" -> new OllamaBackend(local, cloud, clock, refusalRetryAfter, meters);
+      case "ollama" -> new OllamaBackend(local, cloud, clock, meters);
       case "openai" -> new OpenAiLocalBackend(local, cloud);
       default -> throw new IllegalArgumentException("local.kind '" + local.kind() + "' is not one of ollama, openai");
     };

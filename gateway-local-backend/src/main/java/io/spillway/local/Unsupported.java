@@ -1,19 +1,19 @@
 package io.spillway.local;
 
-import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
-import java.time.Duration;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Collects what a request asks for that the local backend cannot do (tools in the Responses API,
- * remote image URLs, audio, ...). Such a request is refused as a whole with 503 and
- * {@code Retry-After}, naming every unsupported part, rather than answered differently from how the
- * cloud would answer it. Not thread-safe.
+ * Collects what a request asks for that the local backend cannot do (stored conversations, remote
+ * image URLs, audio, ...). Such a request is refused as a whole with an
+ * {@link UnsupportedOnLocalException} naming every unsupported part, rather than answered
+ * differently from how the cloud would answer it. Whether the client may retry, and when, is the
+ * router's to say (it asks the breaker), so the refusal carries no {@code Retry-After}. Not
+ * thread-safe.
  */
 public final class Unsupported {
-  public static final String CODE = "unsupported_on_local";
+  public static final String CODE = UnsupportedOnLocalException.CODE;
 
   private final List<String> what = new ArrayList<>();
   private String firstParam;
@@ -32,14 +32,9 @@ public final class Unsupported {
   }
 
   /** Throws the refusal if anything was collected. */
-  public void throwIfAny(String api, Duration retryAfter) {
-    if (what.isEmpty()) {
-      return;
+  public void throwIfAny(String api) {
+    if (!what.isEmpty()) {
+      throw new UnsupportedOnLocalException(what, api, firstParam);
     }
-    throw new GatewayException(ErrorKind.UNAVAILABLE,
-        "Spillway is serving this request from its local model, which cannot handle "
-            + String.join(", ", what) + " in the " + api
-            + ". Retry after the Retry-After interval, when the cloud serves again, or send a request without them.",
-        firstParam, CODE, retryAfter, null);
   }
 }

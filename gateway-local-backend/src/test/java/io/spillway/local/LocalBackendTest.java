@@ -68,7 +68,7 @@ class LocalBackendTest {
 
   LocalBackend backend(LocalConfig config) {
     return new LocalBackend(
-        LocalBackends.server(config, OllamaTesting.cloud(), OllamaTesting.REFUSAL_RETRY_AFTER, clock, meters),
+        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters),
         config, clock, scheduler, meters);
   }
 

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import io.spillway.core.config.FailoverConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
@@ -30,22 +31,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The terminal stage: picks the backend for a request, calls it through the admission gate, and
- * fails over to the local backend when the cloud cannot serve.
+ * fails over between the cloud and the local backend when one of them cannot serve.
  *
  * <ul>
- *   <li>The {@link Breaker} decides: closed → cloud, open → local, half-open → one probe to the cloud
- *       and everyone else local. {@link RequestAttributes#ROUTE_LOCAL} sends a request local
- *       whatever the breaker says (and never makes it the probe).
- *   <li>Request-level failover: when the cloud's answer is a capacity answer or a transient failure
- *       (see {@link CapacityClassifier}), the request is sent once to the local backend before its
- *       client sees anything. A stream counts as answered only once its first event has arrived, so
- *       a stream that fails before that is still retried; one that fails later ends with an error
- *       event (written by the front end), never with a second backend's answer spliced in.
- *   <li>When local cannot serve either (disabled, not ready, or anything but a success on a
- *       failover): 503 with {@code Retry-After} from {@link Breaker#retryAfter}; except after a
- *       transient cloud failure, where the client gets that failure (502, 504) as it would have
- *       without failover. Rate-limit, quota and final answers pass through as they are, with
- *       {@code Retry-After} on every 429 and 503.
+ *   <li>The {@link Breaker} decides first: closed → cloud, open → local, half-open → one probe to the
+ *       cloud and everyone else local. {@link RequestAttributes#PREFER_LOCAL} (shaping's last ladder
+ *       step) sends a request local instead of to the cloud, but never keeps it from being the
+ *       half-open probe: the way back to the cloud does not depend on which tiers are sending.
+ *   <li>Cloud first, then local (request-level failover): when the cloud's answer is a capacity
+ *       answer or a transient failure (see {@link CapacityClassifier}), the request is sent once to
+ *       the local backend before its client sees anything. A stream counts as answered only once its
+ *       first event has arrived, so a stream that fails before that is still retried; one that fails
+ *       later ends with an error event (written by the front end), never with a second backend's
+ *       answer spliced in.
+ *   <li>Local first, then the cloud (the fallback): when a request went local because the breaker
+ *       opened on its own (or shaping preferred local) and the local backend cannot serve it
+ *       (disabled, not ready, unreachable, an error, or {@code unsupported_on_local}), the cloud is
+ *       tried once before any 503; the answer says so in {@value #FALLBACK_HEADER}. While an operator
+ *       forces the breaker open, requests stay local. The fallback is not the probe: its answer
+ *       changes nothing in an open or half-open breaker (no longer time local, no early close).
+ *   <li>When neither can serve: 503 with {@code Retry-After} from {@link Breaker#retryAfter}; except
+ *       after a transient cloud failure, where the client gets that failure (502, 504). A request
+ *       local cannot serve is answered {@code unsupported_on_local}: 503 with the time to the next
+ *       probe when the cloud may serve it then, 400 without {@code Retry-After} while forced open.
+ *       Rate-limit, quota and final answers pass through as they are, with {@code Retry-After} on
+ *       every 429 and 503.
  *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND}.
  * </ul>
  *
@@ -55,7 +65,10 @@ import org.slf4j.LoggerFactory;
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   public static final String BACKEND_HEADER = "x-spillway-backend";
+  /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
+  public static final String FALLBACK_HEADER = "x-spillway-fallback";
   static final String LOCAL_NAME = "local";
+  private static final String WITHOUT_THEM = "send the request without them";
 
   private final Backend cloud;
   private final Backend local;
@@ -100,13 +113,24 @@ public final class Router implements Terminal {
     if (request.route() == Route.MODELS) {
       return models(request);
     }
-    if (Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))) {
-      return serveLocally(request, null, "This request is routed to the local backend");
-    }
     Breaker.Ticket ticket = breaker.acquire();
-    if (!ticket.cloud()) {
-      return serveLocally(request, null, "Traffic is on the local backend while the cloud is at capacity");
+    boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
+    if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
+      return cloudFirst(request, ticket);
     }
+    String situation;
+    if (ticket.forcedLocal()) {
+      situation = "An operator has forced all traffic to the local backend";
+    } else if (ticket.cloud()) {
+      situation = "This request was routed to the local backend";
+    } else {
+      situation = "Traffic is on the local backend while the cloud is at capacity";
+    }
+    return localFirst(request, ticket, situation);
+  }
+
+  /** The cloud, and on a capacity answer or transient failure the local backend once. */
+  private GatewayResponse cloudFirst(GatewayRequest request, Breaker.Ticket ticket) {
     Attempt attempt;
     try {
       attempt = attempt(cloud, request);
@@ -117,15 +141,7 @@ public final class Router implements Terminal {
       breaker.release(ticket);
       throw e;
     }
-    Verdict verdict = attempt.verdict();
-    breaker.record(ticket, verdict);
-    if (verdict.outcome() == Outcome.CAPACITY) {
-      Counter.builder("spillway.breaker.capacity.answers")
-          .description("Capacity answers from the cloud, by the classifier row that matched")
-          .tag("rule", verdict.rule())
-          .register(meters)
-          .increment();
-    }
+    Verdict verdict = recordCloud(ticket, attempt);
     if (!verdict.outcome().failsOver() || !config.retryLocally()) {
       return answer(request, cloud.name(), attempt);
     }
@@ -136,41 +152,142 @@ public final class Router implements Terminal {
         .tag("reason", verdict.outcome().tag())
         .register(meters)
         .increment();
-    return serveLocally(request, attempt, "The cloud model is at capacity");
+    LocalTry tried = tryLocal(request, true);
+    if (tried.served() != null) {
+      return answer(request, local.name(), tried.served());
+    }
+    if (tried.refusedByGate() != null) {
+      return tried.refusedByGate();
+    }
+    LocalFailure failure = tried.failure();
+    if (failure.unsupported() != null) {
+      return unsupportedRefusal(request, failure.unsupported(), LOCAL_NAME,
+          "The cloud, tried first, " + FailureWords.of(verdict), verdict);
+    }
+    if (verdict.outcome() == Outcome.TRANSIENT) {
+      // "At capacity" would not say what happened: the cloud could not be reached at all.
+      return answer(request, cloud.name(), attempt);
+    }
+    return unavailable(request, LOCAL_NAME, "The cloud model is at capacity, and " + failure.words() + " either",
+        verdict.retryAfter());
   }
 
   /**
-   * Serves on local. {@code cloudAttempt} is the cloud's failed answer when this is a failover;
-   * {@code situation} starts the error message if local cannot serve.
+   * The local backend; when it cannot serve and the breaker was not forced open by an operator, the
+   * cloud once. {@code situation} starts the error message if neither serves.
    */
-  private GatewayResponse serveLocally(GatewayRequest request, Attempt cloudAttempt, String situation) {
+  private GatewayResponse localFirst(GatewayRequest request, Breaker.Ticket ticket, String situation) {
+    LocalTry tried = tryLocal(request, false);
+    if (tried.failure() == null) {
+      breaker.release(ticket);
+      return tried.served() != null ? answer(request, local.name(), tried.served()) : tried.refusedByGate();
+    }
+    LocalFailure failure = tried.failure();
+    if (ticket.forcedLocal()) {
+      breaker.release(ticket);
+      if (failure.unsupported() != null) {
+        return forcedLocalRefusal(request, failure.unsupported());
+      }
+      return unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
+    }
+    return fallBackToCloud(request, ticket, situation, failure);
+  }
+
+  /**
+   * The cloud, once, for a request local could not serve. A cloud ticket (breaker closed, the request
+   * only preferred local) is recorded as any cloud answer is; a local ticket (breaker open, or
+   * half-open with the probe out) is not: this try is not the probe, so neither its capacity answer
+   * nor its success moves the breaker.
+   */
+  private GatewayResponse fallBackToCloud(
+      GatewayRequest request, Breaker.Ticket ticket, String situation, LocalFailure failure) {
+    log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
+    Counter.builder("spillway.router.fallbacks")
+        .description("Requests tried on the cloud because the local backend could not serve them, by cause")
+        .tag("cause", failure.cause().tag())
+        .register(meters)
+        .increment();
+    Attempt attempt;
+    try {
+      attempt = attempt(cloud, request);
+    } catch (GatewayException refused) {
+      breaker.release(ticket);
+      return withFallback(refused(request, cloud.name(), refused), failure);
+    } catch (RuntimeException | Error e) {
+      breaker.release(ticket);
+      throw e;
+    }
+    Verdict verdict = recordCloud(ticket, attempt);
+    if (!verdict.outcome().failsOver()) {
+      return withFallback(answer(request, cloud.name(), attempt), failure);
+    }
+    if (failure.unsupported() != null) {
+      return withFallback(unsupportedRefusal(request, failure.unsupported(), cloud.name(),
+          "The cloud, tried instead, " + FailureWords.of(verdict), verdict), failure);
+    }
+    if (verdict.outcome() == Outcome.TRANSIENT) {
+      return withFallback(answer(request, cloud.name(), attempt), failure);
+    }
+    return withFallback(unavailable(request, cloud.name(),
+        situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
+        verdict.retryAfter()), failure);
+  }
+
+  /** Reports the cloud's answer to the breaker (a no-op for a local ticket) and counts capacity answers. */
+  private Verdict recordCloud(Breaker.Ticket ticket, Attempt attempt) {
+    Verdict verdict = attempt.verdict();
+    breaker.record(ticket, verdict);
+    if (verdict.outcome() == Outcome.CAPACITY) {
+      Counter.builder("spillway.breaker.capacity.answers")
+          .description("Capacity answers from the cloud, by the classifier row that matched")
+          .tag("rule", verdict.rule())
+          .register(meters)
+          .increment();
+    }
+    return verdict;
+  }
+
+  /**
+   * One try on the local backend. {@code failover}: the cloud already failed this request, so
+   * anything but a success counts as local failing too (a local 404 for a model that was never pulled
+   * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
+   */
+  private LocalTry tryLocal(GatewayRequest request, boolean failover) {
     if (local == null) {
-      return unavailable(request, cloudAttempt, situation, "there is no local backend (local.enabled: false)");
+      return LocalTry.failed(LocalFailure.disabled());
     }
     if (!local.ready()) {
-      return unavailable(request, cloudAttempt, situation, "the local backend is not ready");
+      return LocalTry.failed(LocalFailure.notReady());
     }
     Attempt attempt;
     try {
       attempt = attempt(local, request);
     } catch (GatewayException refused) {
-      return refused(request, local.name(), refused);
+      return new LocalTry(null, refused(request, local.name(), refused), null);
     }
-    boolean failed = cloudAttempt != null
-        ? attempt.verdict().outcome() != Outcome.SUCCESS
-        : attempt.verdict().outcome().failsOver();
-    if (failed) {
-      log.warn("request {}: the local backend could not serve it either ({})", request.id(), attempt.verdict().rule());
-      attempt.discard();
-      return unavailable(request, cloudAttempt, situation,
-          "the local backend could not serve it either (" + attempt.verdict().rule() + ")");
+    if (attempt.failure() instanceof UnsupportedOnLocalException unsupported) {
+      return LocalTry.failed(LocalFailure.unsupported(unsupported));
     }
-    return answer(request, local.name(), attempt);
+    Outcome outcome = attempt.verdict().outcome();
+    boolean failed = failover ? outcome != Outcome.SUCCESS : outcome.failsOver();
+    if (!failed) {
+      return new LocalTry(attempt, null, null);
+    }
+    log.warn("request {}: the local backend could not serve it ({})", request.id(), attempt.verdict().rule());
+    attempt.discard();
+    return LocalTry.failed(LocalFailure.answered(attempt.verdict()));
+  }
+
+  /** What one local try came to: exactly one of the three is set. */
+  private record LocalTry(Attempt served, GatewayResponse refusedByGate, LocalFailure failure) {
+    static LocalTry failed(LocalFailure failure) {
+      return new LocalTry(null, null, failure);
+    }
   }
 
   private GatewayResponse models(GatewayRequest request) {
     Breaker.State state = breaker.state();
-    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))
+    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
         || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN;
     if (!trafficIsLocal) {
       try {
@@ -198,6 +315,10 @@ public final class Router implements Terminal {
     return response.withHeader(BACKEND_HEADER, backend);
   }
 
+  private static GatewayResponse withFallback(GatewayResponse response, LocalFailure failure) {
+    return response.withHeader(FALLBACK_HEADER, failure.cause().tag());
+  }
+
   /** The admission gate refused the request for {@code backend} (429/503 with Retry-After). */
   private static GatewayResponse refused(GatewayRequest request, String backend, GatewayException e) {
     request.setAttribute(RequestAttributes.BACKEND, backend);
@@ -205,25 +326,57 @@ public final class Router implements Terminal {
   }
 
   /**
-   * Neither backend could serve. After a capacity answer (or with traffic local): 503 with
-   * Retry-After from the breaker. After a transient cloud failure: the cloud's own failure (502,
-   * 504, its 5xx), which says what really happened better than "at capacity" would.
+   * Neither backend could serve: 503 {@code model_at_capacity} with {@code Retry-After} from the
+   * breaker (the time to the next probe, or the cloud's own longer wait).
    */
-  private GatewayResponse unavailable(GatewayRequest request, Attempt cloudAttempt, String situation, String why) {
-    if (cloudAttempt != null && cloudAttempt.verdict().outcome() == Outcome.TRANSIENT) {
-      return answer(request, cloud.name(), cloudAttempt);
-    }
-    Duration upstreamWait = cloudAttempt != null ? cloudAttempt.verdict().retryAfter() : null;
+  private GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
     Duration retryAfter = breaker.retryAfter(upstreamWait);
-    String message = situation + ", and " + why + ". Retry after "
-        + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
+    String message = what + ". Retry after " + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
+    countUnavailable();
+    request.setAttribute(RequestAttributes.BACKEND, backend);
+    GatewayException e = GatewayException.of(ErrorKind.CAPACITY, message, retryAfter);
+    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
+  }
+
+  /**
+   * Local cannot serve the request and the cloud could not either, now: 503 {@code unsupported_on_local}
+   * with {@code Retry-After} = the time until the breaker lets a request reach the cloud again (or
+   * the cloud's own longer wait), when the cloud may serve it.
+   *
+   * @param cloudSide what became of the cloud, e.g. "The cloud, tried instead, is at capacity"
+   */
+  private GatewayResponse unsupportedRefusal(GatewayRequest request, UnsupportedOnLocalException unsupported,
+      String backend, String cloudSide, Verdict cloudVerdict) {
+    Duration retryAfter = breaker.retryAfter(cloudVerdict.retryAfter());
+    long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
+    String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
+        + "s. Retry after " + seconds + "s, or " + WITHOUT_THEM + ".";
+    countUnavailable();
+    request.setAttribute(RequestAttributes.BACKEND, backend);
+    GatewayException e = new GatewayException(ErrorKind.UNAVAILABLE, message, unsupported.param(),
+        UnsupportedOnLocalException.CODE, retryAfter, null);
+    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
+  }
+
+  /**
+   * Local cannot serve the request and an operator keeps every request local: no backend will serve
+   * it until someone lifts the override, so 400 without {@code Retry-After} (a client retrying on
+   * its own would only be refused again).
+   */
+  private static GatewayResponse forcedLocalRefusal(GatewayRequest request, UnsupportedOnLocalException unsupported) {
+    String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
+        + " cloud is not tried and retrying will not help until the override is lifted; " + WITHOUT_THEM + ".";
+    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
+    GatewayException e = new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
+        UnsupportedOnLocalException.CODE, null, null);
+    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, LOCAL_NAME);
+  }
+
+  private void countUnavailable() {
     Counter.builder("spillway.router.unavailable")
         .description("Requests neither backend could serve (answered 503 with Retry-After)")
         .register(meters)
         .increment();
-    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    GatewayException e = GatewayException.of(ErrorKind.CAPACITY, message, retryAfter);
-    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, LOCAL_NAME);
   }
 
   /**

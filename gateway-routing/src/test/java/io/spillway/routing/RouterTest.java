@@ -187,26 +187,98 @@ class RouterTest {
   }
 
   @Test
-  void routeLocalSendsARequestLocalAndNeverMakesItTheProbe() {
-    List<String> cloudCalls = Collections.synchronizedList(new ArrayList<>());
-    Router router = router(backend("cloud", r -> {
-      cloudCalls.add(r.id());
-      return capacity();
-    }), backend("local", r -> ok()));
+  void preferLocalNeverKeepsARequestFromBeingTheHalfOpenProbe() {
+    AtomicInteger cloudCalls = new AtomicInteger();
+    Router router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+        ? capacity() : ok()), backend("local", r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
       router.handle(request(false));
     }
     clock.advance(config.localFor());
-    cloudCalls.clear();
-    GatewayRequest routedLocal = request(false);
-    routedLocal.setAttribute(RequestAttributes.ROUTE_LOCAL, true);
+    GatewayRequest preferLocal = request(false);
+    preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
-    GatewayResponse response = router.handle(routedLocal);
+    GatewayResponse response = router.handle(preferLocal);
+
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(preferLocal.attribute(RequestAttributes.BACKEND)).isEqualTo("cloud");
+    assertThat(cloudCalls).hasValue(config.capacityStreak() + 1);
+    assertThat(breaker.state()).isEqualTo(Breaker.State.CLOSED);
+  }
+
+  @Test
+  void preferLocalWhileClosedIsServedLocallyAndLeavesTheBreakerAlone() {
+    AtomicInteger cloudCalls = new AtomicInteger();
+    Router router = router(backend("cloud", r -> {
+      cloudCalls.incrementAndGet();
+      return ok();
+    }), backend("local", r -> ok()));
+    GatewayRequest preferLocal = request(false);
+    preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
+
+    GatewayResponse response = router.handle(preferLocal);
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
-    assertThat(routedLocal.attribute(RequestAttributes.BACKEND)).isEqualTo("local");
-    assertThat(cloudCalls).isEmpty();
-    assertThat(breaker.acquire().target()).isEqualTo(Breaker.Target.PROBE);
+    assertThat(response.headers().get("x-spillway-fallback")).isNull();
+    assertThat(cloudCalls).hasValue(0);
+    assertThat(breaker.state()).isEqualTo(Breaker.State.CLOSED);
+  }
+
+  @Test
+  void theFallbackWhileOpenIsNotTheProbeAndMovesNothingInTheBreaker() {
+    AtomicInteger cloudCalls = new AtomicInteger();
+    Router router = router(backend("cloud", r -> {
+      cloudCalls.incrementAndGet();
+      return capacity();
+    }), backend("local", r -> GatewayResponse.json(500, "{\"error\":\"boom\"}".getBytes(StandardCharsets.UTF_8))));
+    for (int i = 0; i < config.capacityStreak(); i++) {
+      router.handle(request(false));
+    }
+    String nextProbe = breaker.snapshot().get("nextProbeAt").asText();
+    clock.advance(Duration.ofMinutes(1));
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(cloudCalls).hasValue(config.capacityStreak() + 1);
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_error");
+    assertThat(response.headers().get("retry-after")).isEqualTo("240");
+    assertThat(breaker.snapshot().get("nextProbeAt").asText()).as("a capacity answer does not lengthen open")
+        .isEqualTo(nextProbe);
+    assertThat(breaker.history()).hasSize(1);
+  }
+
+  @Test
+  void aSuccessfulFallbackWhileOpenDoesNotCloseTheBreakerEarly() {
+    AtomicInteger cloudCalls = new AtomicInteger();
+    Router router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+        ? capacity() : ok()), backend("local", r -> {
+          throw new io.spillway.core.error.UpstreamException("local",
+              io.spillway.core.error.UpstreamException.Failure.CONNECT_FAILED, "refused", null);
+        }));
+    for (int i = 0; i < config.capacityStreak(); i++) {
+      router.handle(request(false));
+    }
+
+    GatewayResponse response = router.handle(request(false));
+
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_unreachable");
+    assertThat(breaker.state()).as("only the probe closes the breaker").isEqualTo(Breaker.State.OPEN);
+  }
+
+  @Test
+  void aFallbackFromAPreferLocalRequestWhileClosedCountsTowardTheStreak() {
+    Router router = router(backend("cloud", r -> capacity()), null);
+    GatewayRequest preferLocal = request(false);
+    preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
+
+    GatewayResponse response = router.handle(preferLocal);
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_disabled");
+    assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
   }
 
   @Test

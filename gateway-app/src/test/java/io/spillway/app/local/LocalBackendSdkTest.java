@@ -2,6 +2,7 @@ package io.spillway.app.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
@@ -63,7 +64,7 @@ class LocalBackendSdkTest {
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
     LocalConfig config = new LocalConfig(true, "ollama", ollama.baseUrl(), models, null, null, null, null);
-    LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, Duration.ofMinutes(5), clock,
+    LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry());
     Pipeline pipeline = new Pipeline(List.of(), request -> local.call(request).withHeader("x-spillway-backend", "local"));
     HttpRoutes.Builder routes = HttpRoutes.builder();
@@ -170,16 +171,21 @@ class LocalBackendSdkTest {
   }
 
   @Test
-  void untranslatableResponsesRequestsGetA503OpenAiErrorWithRetryAfter() throws Exception {
+  void aRequestLocalCannotServeIsRefusedNamingWhatItCannotDo() throws Exception {
     java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
         java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + server.port() + "/v1/responses"))
             .header("Content-Type", "application/json")
             .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
-                "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"tools\":[{\"type\":\"web_search\"}]}")).build(),
+                "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")).build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());
 
-    assertThat(response.statusCode()).isEqualTo(503);
-    assertThat(response.headers().firstValue("retry-after")).hasValue("300");
-    assertThat(Json.parse(response.body()).path("error").path("code").asText()).isEqualTo("unsupported_on_local");
+    // Without the router in front (as here) the bare refusal is a 400; the router decides status and
+    // Retry-After from the breaker (tested in UnsupportedOnLocalTest).
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(response.headers().firstValue("retry-after")).isEmpty();
+    JsonNode error = Json.parse(response.body()).path("error");
+    assertThat(error.path("code").asText()).isEqualTo("unsupported_on_local");
+    assertThat(error.path("param").asText()).isEqualTo("previous_response_id");
+    assertThat(error.path("message").asText()).contains("previous_response_id").contains("Responses API");
   }
 }

@@ -92,7 +92,7 @@ class SimulatedOllamaTest {
   @Test
   void spillwaysOllamaBackendFindsItReadyServesItAndKeepsItWarm() throws Exception {
     LocalConfig config = config();
-    LocalBackend local = new LocalBackend(LocalBackends.server(config, CloudConfig.DEFAULTS, Duration.ofMinutes(5),
+    LocalBackend local = new LocalBackend(LocalBackends.server(config, CloudConfig.DEFAULTS,
         clock, new SimpleMeterRegistry()), config, clock, scheduler, new SimpleMeterRegistry());
 
     assertThat(local.checkNow().missing()).isEmpty();

@@ -221,7 +221,7 @@ final class CacheInterceptor implements Interceptor {
   private static boolean degraded(GatewayRequest request, GatewayResponse response) {
     List<String> steps = request.attribute(RequestAttributes.DEGRADED);
     return (steps != null && !steps.isEmpty())
-        || Boolean.TRUE.equals(request.attribute(RequestAttributes.ROUTE_LOCAL))
+        || Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
         || request.attribute(RequestAttributes.MODEL_REWRITTEN_FROM) != null
         || response.headers().contains("x-spillway-degraded");
   }

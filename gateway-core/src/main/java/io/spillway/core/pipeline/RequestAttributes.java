@@ -23,8 +23,14 @@ public final class RequestAttributes {
    */
   public static final Attribute<List<String>> DROPPED_PARAMS = Attribute.of("droppedParams");
 
-  /** Set by the shaping ladder's last step: serve this request from the local backend. */
-  public static final Attribute<Boolean> ROUTE_LOCAL = Attribute.of("routeLocal");
+  /**
+   * Set by the shaping ladder's last step: serve this request from the local backend rather than the
+   * cloud. A preference, not an order: the router still asks the breaker first, and a request the
+   * breaker makes its half-open probe goes to the cloud whatever this says, so shaping never keeps
+   * the cloud from being probed. If local cannot serve it, the cloud is tried (unless an operator
+   * forced traffic local).
+   */
+  public static final Attribute<Boolean> PREFER_LOCAL = Attribute.of("preferLocal");
 
   /** The model after shaping picked a smaller one (the ladder's model step), for logs and metrics. */
   public static final Attribute<String> MODEL_REWRITTEN_FROM = Attribute.of("modelRewrittenFrom");

@@ -43,10 +43,12 @@ import org.slf4j.LoggerFactory;
  *   <li><b>trim</b> oversized code context (also without pressure above the tier's
  *       {@code trimAboveTokens}); <b>downgrade</b> sampling parameters; <b>stop rewrite</b>;
  *       <b>model</b> (a smaller one from the scenario table, {@link RequestAttributes#MODEL_REWRITTEN_FROM});
- *       <b>local</b> ({@link RequestAttributes#ROUTE_LOCAL});
+ *       <b>local</b> ({@link RequestAttributes#PREFER_LOCAL}: a preference the router honours unless the
+ *       request becomes the breaker's half-open probe or local cannot serve it);
  *   <li>the answer is observed for the {@link RiskIndex} (latency, errors and capacity answers), cut
  *       at the rewritten stop sequences, and gets {@code x-spillway-degraded} listing the steps applied
- *       (also in {@link RequestAttributes#DEGRADED}).
+ *       (also in {@link RequestAttributes#DEGRADED}); {@code local} is listed only when the local
+ *       backend served it.
  * </ol>
  *
  * A request that nothing applies to is passed on untouched, as the exact bytes the client sent. The
@@ -56,6 +58,9 @@ public final class ShapingInterceptor implements Interceptor {
   public static final String DEGRADED_HEADER = "x-spillway-degraded";
   public static final String SIGNAL_HEADER = "x-spillway-signal";
   private static final Logger log = LoggerFactory.getLogger(ShapingInterceptor.class);
+  private static final String LOCAL_STEP = "local";
+  /** The value the router sets in {@link RequestAttributes#BACKEND} when the local backend served. */
+  private static final String LOCAL_BACKEND = "local";
 
   private final ShapingConfig config;
   private final ShapingPolicy policy;
@@ -136,13 +141,30 @@ public final class ShapingInterceptor implements Interceptor {
     if (!shaped.stops().isEmpty()) {
       response = StopRewrite.cut(response, request.route(), shaped.stops());
     }
-    if (!shaped.steps().isEmpty()) {
-      response = response.withHeader(DEGRADED_HEADER, String.join(",", shaped.steps()));
+    List<String> applied = applied(request, shaped.steps());
+    if (!applied.isEmpty()) {
+      response = response.withHeader(DEGRADED_HEADER, String.join(",", applied));
     }
     if (lowSignal != null) {
       response = response.withHeader(SIGNAL_HEADER, "low");
     }
     return response;
+  }
+
+  /**
+   * The steps that really applied: {@code local} is a preference the router may override (the
+   * breaker's half-open probe goes to the cloud whatever shaping asked, and so does a request local
+   * could not serve), so it is not reported when the router says another backend served it.
+   */
+  private static List<String> applied(GatewayRequest request, List<String> steps) {
+    String backend = request.attribute(RequestAttributes.BACKEND);
+    if (!steps.contains(LOCAL_STEP) || backend == null || backend.equals(LOCAL_BACKEND)) {
+      return steps;
+    }
+    List<String> applied = new ArrayList<>(steps);
+    applied.remove(LOCAL_STEP);
+    request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(applied));
+    return applied;
   }
 
   private String score(List<String> texts, ObjectNode body) {
@@ -222,8 +244,8 @@ public final class ShapingInterceptor implements Interceptor {
     }
 
     if (plan.allows(LadderStep.LOCAL)) {
-      request.setAttribute(RequestAttributes.ROUTE_LOCAL, true);
-      steps.add("local");
+      request.setAttribute(RequestAttributes.PREFER_LOCAL, true);
+      steps.add(LOCAL_STEP);
     }
     return new Shaped(copy != null ? request.withBody(copy) : request, steps, stops);
   }

@@ -179,12 +179,38 @@ class ShapingInterceptorTest {
     GatewayResponse response = send(config(""), breakerOpen, null, Tier.SILVER, Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o\",\"temperature\":0.2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
 
-    assertThat(upstream.attribute(RequestAttributes.ROUTE_LOCAL)).isTrue();
+    assertThat(upstream.attribute(RequestAttributes.PREFER_LOCAL)).isTrue();
     assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("local");
 
     send(config(""), breakerOpen, null, Tier.GOLD, Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
-    assertThat(upstream.attribute(RequestAttributes.ROUTE_LOCAL)).isNull();
+    assertThat(upstream.attribute(RequestAttributes.PREFER_LOCAL)).isNull();
+  }
+
+  @Test
+  void theLocalStepIsNotReportedWhenTheRouterSentTheRequestToTheCloudAnyway() {
+    PressureSignals halfOpen = new PressureSignals() {
+      @Override
+      public boolean cloudDegraded() {
+        return true;
+      }
+
+      @Override
+      public boolean poolPastSoftBand(Tier tier) {
+        return false;
+      }
+    };
+    answer = request -> {
+      request.setAttribute(RequestAttributes.BACKEND, "cloud"); // the breaker made it the half-open probe
+      return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
+    };
+
+    GatewayResponse response = send(config(""), halfOpen, null, Tier.BRONZE, Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+
+    assertThat(upstream.attribute(RequestAttributes.PREFER_LOCAL)).isTrue();
+    assertThat(response.headers().get("x-spillway-degraded")).isNull();
+    assertThat(upstream.attribute(RequestAttributes.DEGRADED)).isEmpty();
   }
 
   @Test
@@ -205,7 +231,7 @@ class ShapingInterceptorTest {
 
     assertThat(upstream.body().get("model").asText()).isEqualTo("gpt-4o-mini");
     assertThat(upstream.attribute(RequestAttributes.MODEL_REWRITTEN_FROM)).isEqualTo("gpt-4o");
-    assertThat(upstream.attribute(RequestAttributes.ROUTE_LOCAL)).isNull();
+    assertThat(upstream.attribute(RequestAttributes.PREFER_LOCAL)).isNull();
     assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("max_tokens,model");
 
     send(config(""), softBand, null, Tier.SILVER, Route.COMPLETIONS,

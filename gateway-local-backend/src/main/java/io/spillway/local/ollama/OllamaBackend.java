@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/chat/completions} → {@code POST /api/chat} (messages, inline images, tools);
  *   <li>{@code /v1/completions} → {@code POST /api/generate};
  *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
- *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused with
- *       503 and {@code Retry-After};
+ *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused
+ *       ({@link io.spillway.core.error.UnsupportedOnLocalException}, which the router answers);
  *   <li>{@code /v1/models} → the models {@code local.models} serves.
  * </ul>
  *
@@ -76,7 +76,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final LocalConfig config;
   private final ModelMapping models;
   private final Clock clock;
-  private final Duration refusalRetryAfter;
   private final long maxResponseBytes;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
@@ -84,17 +83,11 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final long listedAt;
   private final Counter dropped;
 
-  /**
-   * @param cloud supplies the connect timeout and the largest buffered answer accepted
-   * @param refusalRetryAfter the {@code Retry-After} of a refusal (what the local backend cannot do,
-   *     the cloud can, so: about when traffic goes back to the cloud)
-   */
-  public OllamaBackend(
-      LocalConfig config, CloudConfig cloud, Clock clock, Duration refusalRetryAfter, MeterRegistry meters) {
+  /** @param cloud supplies the connect timeout and the largest buffered answer accepted */
+  public OllamaBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     this.config = config;
     this.models = new ModelMapping(config);
     this.clock = clock;
-    this.refusalRetryAfter = refusalRetryAfter;
     this.maxResponseBytes = cloud.maxResponseSize().bytes();
     this.client = OpenAiHttpBackend.defaultClient(UpstreamSettings.from(config, cloud));
     this.probeClient = client.newBuilder()
@@ -156,7 +149,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       }
       default -> throw new IllegalStateException("unhandled route " + route);
     }
-    unsupported.throwIfAny(api, refusalRetryAfter);
+    unsupported.throwIfAny(api);
 
     List<String> droppedParams = params.dropped();
     Headers headers = DroppedParams.report(request, droppedParams);

@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -277,14 +278,13 @@ class OllamaChatTest {
   }
 
   @Test
-  void remoteImageUrlsAreRefusedWith503AndRetryAfterWithoutCallingOllama() {
+  void remoteImageUrlsAreRefusedAsUnsupportedWithoutCallingOllama() {
     assertThatThrownBy(() -> backend.call(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o","messages":[{"role":"user","content":[
           {"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}]}]}""")))
-        .isInstanceOfSatisfying(GatewayException.class, e -> {
-          assertThat(e.status()).isEqualTo(503);
+        .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
-          assertThat(e.retryAfter()).isEqualTo(OllamaTesting.REFUSAL_RETRY_AFTER);
+          assertThat(e.retryAfter()).isNull();
           assertThat(e.getMessage()).contains("image URLs that are not inline base64 data: URLs");
         });
     assertThat(ollama.getAllServeEvents()).isEmpty();

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -135,30 +136,29 @@ class OllamaResponsesTest {
     "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_image\",\"image_url\":\"https://example.com/a.png\"}]}]} | image URLs that are not inline | input",
     "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\",\"file_id\":\"file_1\"}]}]} | 'input_file' content | input[0].content"
   })
-  void untranslatableRequestsAreRefusedWith503NamingWhatIsUnsupported(String body, String named, String param) {
+  void untranslatableRequestsAreRefusedNamingWhatIsUnsupported(String body, String named, String param) {
     assertThatThrownBy(() -> backend.call(request(Route.RESPONSES, body)))
-        .isInstanceOfSatisfying(GatewayException.class, e -> {
-          assertThat(e.status()).isEqualTo(503);
+        .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.param()).isEqualTo(param);
-          assertThat(e.retryAfter()).isEqualTo(OllamaTesting.REFUSAL_RETRY_AFTER);
+          assertThat(e.retryAfter()).as("only the router knows when the cloud may serve it").isNull();
           assertThat(e.getMessage()).contains(named).contains("Responses API");
         });
     assertThat(ollama.getAllServeEvents()).isEmpty();
   }
 
   @Test
-  void theRefusalIsAnOpenAiErrorBodyWithRetryAfter() {
+  void theRefusalIsAnOpenAiErrorBodyWithoutRetryAfter() {
     GatewayException refusal = org.assertj.core.api.Assertions.catchThrowableOfType(GatewayException.class,
         () -> backend.call(request(Route.RESPONSES,
             "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")));
 
     GatewayResponse response = GatewayResponse.error(refusal);
 
-    assertThat(response.status()).isEqualTo(503);
-    assertThat(response.headers().get("retry-after")).isEqualTo("300");
+    assertThat(response.status()).isEqualTo(400);
+    assertThat(response.headers().get("retry-after")).isNull();
     JsonNode error = json(response).path("error");
-    assertThat(error.path("type").asText()).isEqualTo("server_error");
+    assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("code").asText()).isEqualTo("unsupported_on_local");
     assertThat(error.path("param").asText()).isEqualTo("previous_response_id");
     assertThat(error.path("message").asText()).contains("previous_response_id");

@@ -30,7 +30,6 @@ import java.util.Map;
 /** Shared set-up for tests against an Ollama stand-in: config, requests, reading answers back. */
 public final class OllamaTesting {
   public static final String CLOUD_KEY = "sk-company-cloud-secret";
-  public static final Duration REFUSAL_RETRY_AFTER = Duration.ofMinutes(5);
 
   private OllamaTesting() {}
 
@@ -47,7 +46,7 @@ public final class OllamaTesting {
   }
 
   public static OllamaBackend backend(String baseUrl, FakeClock clock) {
-    return new OllamaBackend(config(baseUrl), cloud(), clock, REFUSAL_RETRY_AFTER, new SimpleMeterRegistry());
+    return new OllamaBackend(config(baseUrl), cloud(), clock, new SimpleMeterRegistry());
   }
 
   public static GatewayRequest request(Route route, String json) {

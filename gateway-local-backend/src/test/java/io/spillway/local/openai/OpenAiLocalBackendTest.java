@@ -53,7 +53,7 @@ class OpenAiLocalBackendTest {
   }
 
   LocalBackend backend() {
-    return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), Duration.ofMinutes(5), clock,
+    return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), clock,
         new SimpleMeterRegistry()), config(), clock, scheduler, new SimpleMeterRegistry());
   }
 

@@ -194,6 +194,15 @@ public final class Breaker {
       return target != Target.LOCAL;
     }
 
+    /**
+     * Whether this request goes local because an operator forced the breaker open. Such a request
+     * stays local even when the local backend cannot serve it; a request sent local by a breaker
+     * that opened on its own may try the cloud then (the router's fallback).
+     */
+    public boolean forcedLocal() {
+      return issuedIn instanceof ForcedOpen;
+    }
+
     @Override
     public String toString() {
       return "Ticket{" + target + "}";
