@@ -132,7 +132,7 @@ class CapacityFailoverTest {
   }
 
   @Test
-  void localDownWhileOpenGets503WithRetryAfterUntilTheNextProbe() {
+  void localDownWhileOpenTriesTheCloudOnceThenGets503WithRetryAfterUntilTheNextProbe() {
     String config = """
         local:
           kind: openai
@@ -153,12 +153,15 @@ class CapacityFailoverTest {
 
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(response.headers().firstValue("retry-after")).hasValue("180");
-      assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("local");
+      assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("cloud");
+      assertThat(response.headers().firstValue("x-spillway-fallback")).hasValue("local_not_ready");
       JsonNode error = json(response).get("error");
       assertThat(error.get("type").asText()).isEqualTo("server_error");
       assertThat(error.get("code").asText()).isEqualTo("model_at_capacity");
-      assertThat(error.get("message").asText()).contains("local backend").contains("Retry after 180s");
-      h.cloud.verify(3, postRequestedFor(urlEqualTo("/v1/chat/completions")));
+      assertThat(error.get("message").asText()).contains("local backend is not ready")
+          .contains("tried instead, is at capacity").contains("Retry after 180s");
+      h.cloud.verify(4, postRequestedFor(urlEqualTo("/v1/chat/completions")));
+      assertThat(breaker(h).get("nextProbeAt").asText()).isEqualTo("2026-11-10T10:05:00Z");
     }
   }
 
