@@ -1,7 +1,7 @@
 package io.spillway.app.failover;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
-import static com.github.tomakehurst.wiremock.client.WireMock.matching;
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
@@ -50,6 +50,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CodexCliFailoverTest {
   static final String DOC_BASE_URL = "http://127.0.0.1:8080/v1";
   static final String MODEL = "gpt-5.5";
+  /** How a request from Codex is told apart: it offers its shell tool. */
+  static final String CODEX_TOOL = "\"name\":\"exec_command\"";
   /** Writes a file and prints a line that the command's own text does not contain. */
   static final String COMMAND = "echo spillway-tool-ok | tr a-z A-Z | tee out.txt";
   static final String COMMAND_OUTPUT = "SPILLWAY-TOOL-OK";
@@ -106,7 +108,7 @@ class CodexCliFailoverTest {
       List<LoggedRequest> cloudCalls = h.cloud.findAll(postRequestedFor(urlEqualTo("/v1/responses")));
       assertThat(cloudCalls).as("two earlier requests and Codex's first turn; the breaker kept its second")
           .hasSize(3);
-      assertThat(cloudCalls.get(2).getHeader("User-Agent")).startsWith("codex_exec/");
+      assertThat(cloudCalls.get(2).getBodyAsString()).as("Codex's first turn").contains(CODEX_TOOL);
       assertThat(breaker(h).get("state").asText()).isEqualTo("open");
       List<JsonNode> served = awaitResponsesLines(logs, 4);
       assertThat(served).as("every /v1/responses request was served by local, none failed")
@@ -129,7 +131,7 @@ class CodexCliFailoverTest {
       assertThat(recovered.lastMessage()).as(recovered.describe()).contains(CLOUD_FINAL);
       h.cloud.verify(1, postRequestedFor(urlEqualTo("/v1/responses"))
           .withHeader("Authorization", equalTo("Bearer " + GatewayHarness.CLOUD_KEY))
-          .withHeader("User-Agent", matching("codex_exec/.*")));
+          .withRequestBody(containing(CODEX_TOOL)));
       assertThat(ollamaChats(h.ollama)).as("nothing more went local").hasSize(localCallsBefore);
       assertThat(breaker(h).get("state").asText()).as("the probe closed the breaker").isEqualTo("closed");
       JsonNode probe = awaitResponsesLines(logs, 5).get(4);
