@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -59,6 +60,7 @@ class CodexCliFailoverTest {
   static final String LOCAL_PLAIN = "Plain answer from the local model.";
   static final String CLOUD_FINAL = "Back on the cloud model, hello.";
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
+  static final Pattern ANY_REQUEST_ID = Pattern.compile("req_[0-9a-f]+");
   /** Codex's own retries off: one failed call fails the run, so exit 0 means zero failed calls. */
   static final String[] NO_RETRIES = {
       "model_providers.spillway.request_max_retries=0", "model_providers.spillway.stream_max_retries=0"};
@@ -119,6 +121,17 @@ class CodexCliFailoverTest {
             assertThat(line.get("tier").asText()).isEqualTo(tier);
           });
 
+      // Codex prints no headers; what `curl -i` shows for the same turn is what docs/clients.md promises.
+      HttpResponse<String> sameTurn = h.post("/v1/responses", key, codexFixture("first-turn.json"));
+      assertThat(sameTurn.statusCode()).as(sameTurn.body()).isEqualTo(200);
+      String doc = Files.readString(RepositoryFiles.root().resolve("docs/clients.md"));
+      for (String header : List.of("x-spillway-backend", "x-spillway-degraded", "x-spillway-dropped-params")) {
+        String line = header + ": " + sameTurn.headers().firstValue(header).orElse("<absent>");
+        assertThat(doc).as("docs/clients.md shows what a Codex turn on local gets").contains(line);
+      }
+      assertThat(sameTurn.headers().firstValue("x-spillway-backend")).hasValue("local");
+      awaitResponsesLines(logs, 5);
+
       h.clock.advance(h.gateway().config().failover().localFor().plusSeconds(1));
       h.cloud.resetAll();
       h.cloud.stubFor(post("/v1/responses").willReturn(cloudTextStream(MODEL, CLOUD_FINAL)));
@@ -134,10 +147,47 @@ class CodexCliFailoverTest {
           .withRequestBody(containing(CODEX_TOOL)));
       assertThat(ollamaChats(h.ollama)).as("nothing more went local").hasSize(localCallsBefore);
       assertThat(breaker(h).get("state").asText()).as("the probe closed the breaker").isEqualTo("closed");
-      JsonNode probe = awaitResponsesLines(logs, 5).get(4);
+      JsonNode probe = awaitResponsesLines(logs, 6).get(5);
       assertThat(probe.get("backend").asText()).isEqualTo("cloud");
       assertThat(probe.get("status").asInt()).isEqualTo(200);
     }
+  }
+
+  @Test
+  @Timeout(120)
+  void whenNeitherBackendCanServeCodexPrintsSpillwaysErrorMessage() throws IOException {
+    String key = "sk-codex-silver-team-key";
+    String config = """
+        local:
+          enabled: false
+        keys:
+          - { key: %s, team: codex-silver, tier: silver }
+        """.formatted(key);
+    try (CodexCli codex = CodexCli.locate(); GatewayHarness h = GatewayHarness.start(config)) {
+      codex.configure(clientsDocConfigToml().replace(DOC_BASE_URL, h.baseUrl()));
+      h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.atCapacity()));
+
+      CodexCli.Run run = codex.exec(codex.newWorkdir("unavailable"), Map.of("SPILLWAY_KEY", key), RUN_TIMEOUT,
+          MODEL, "Say hello.", NO_RETRIES);
+
+      assertThat(run.timedOut()).as(run.describe()).isFalse();
+      assertThat(run.exitCode()).as(run.describe()).isNotZero();
+      String error = run.stderr().lines().filter(l -> l.startsWith("ERROR: unexpected status 503")).findFirst()
+          .orElseThrow(() -> new AssertionError("no 503 error line\n" + run.describe()));
+      assertThat(error).contains("local.enabled: false");
+      String doc = Files.readString(RepositoryFiles.root().resolve("docs/clients.md"));
+      assertThat(ANY_REQUEST_ID.matcher(doc).replaceAll("req_"))
+          .as("docs/clients.md shows the line Codex prints, but for the port and the request id")
+          .contains(ANY_REQUEST_ID.matcher(error.replace(h.baseUrl(), DOC_BASE_URL)).replaceAll("req_"));
+    }
+  }
+
+  @Test
+  void ciInstallsTheCodexVersionTheDocsWereCheckedWith() throws IOException {
+    Path root = RepositoryFiles.root();
+    assertThat(Files.readString(root.resolve(".ci/run"))).contains("codex_version=" + CodexCli.PINNED_VERSION);
+    assertThat(Files.readString(root.resolve("docs/clients.md"))).contains("`@openai/codex` " + CodexCli.PINNED_VERSION);
+    assertThat(Files.readString(root.resolve("README.md"))).contains("@openai/codex@" + CodexCli.PINNED_VERSION);
   }
 
   /** The {@code config.toml} that docs/clients.md tells Codex users to write: the test runs the doc. */
@@ -153,6 +203,12 @@ class CodexCliFailoverTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A request body the real Codex CLI sent, as captured for the local backend's tests. */
+  static String codexFixture(String name) throws IOException {
+    return Files.readString(RepositoryFiles.root()
+        .resolve("gateway-local-backend/src/test/resources/fixtures/codex").resolve(name));
   }
 
   /** The access log's {@code /v1/responses} lines, once there are {@code count} of them. */
