@@ -28,23 +28,31 @@ import java.util.List;
 final class AgentModelStubs {
   static final String OLLAMA_MODEL = "qwen2.5-coder:7b";
   private static final String CREATED_AT = "2026-11-10T10:00:00.000000Z";
+  /** JSONPath prefix: an assistant message of the conversation called the tool named next. */
+  private static final String CALLED = "$.messages[*].tool_calls[?(@.function.name == ";
 
   private AgentModelStubs() {}
 
   /**
-   * Makes {@code ollama} a model that, given the {@code exec_command} tool, asks to run {@code cmd};
-   * once a {@code tool} message (the command's output) is in the conversation, answers {@code
-   * finalText}; and answers {@code plainText} to anything else. Also answers Spillway's readiness
-   * probes ({@code /api/version}, {@code /api/tags}) with {@link #OLLAMA_MODEL} present.
+   * Makes {@code ollama} a model that works like a coding agent's, deciding from the conversation:
+   * offered the {@code exec_command} tool, it asks to run {@code cmd}; once that call is in the
+   * conversation (with its output), it asks the {@code apply_patch} tool (a function with one string
+   * parameter, {@code input}, as Spillway offers Codex's custom tool) to apply {@code patch}; once
+   * that call is in the conversation too, it answers {@code finalText}. Anything else gets {@code
+   * plainText}. Also answers Spillway's readiness probes ({@code /api/version}, {@code /api/tags})
+   * with {@link #OLLAMA_MODEL} present.
    */
-  static void ollamaAgent(WireMockServer ollama, String cmd, String finalText, String plainText) {
+  static void ollamaAgent(WireMockServer ollama, String cmd, String patch, String finalText, String plainText) {
     ollama.stubFor(get("/api/version").willReturn(OpenAiStubs.json(200, "{\"version\":\"0.12.6\"}")));
     ollama.stubFor(get("/api/tags").willReturn(OpenAiStubs.json(200,
         "{\"models\":[{\"name\":\"" + OLLAMA_MODEL + "\",\"model\":\"" + OLLAMA_MODEL + "\"}]}")));
     ollama.stubFor(post("/api/chat").atPriority(1)
-        .withRequestBody(matchingJsonPath("$.messages[?(@.role == 'tool')]"))
+        .withRequestBody(matchingJsonPath(CALLED + "'apply_patch')]"))
         .willReturn(ndjson(textLines(finalText))));
     ollama.stubFor(post("/api/chat").atPriority(2)
+        .withRequestBody(matchingJsonPath(CALLED + "'exec_command')]"))
+        .willReturn(ndjson(toolCallLines("apply_patch", Json.object().put("input", patch)))));
+    ollama.stubFor(post("/api/chat").atPriority(3)
         .withRequestBody(matchingJsonPath("$.tools[?(@.function.name == 'exec_command')]"))
         .willReturn(ndjson(toolCallLines("exec_command", Json.object().put("cmd", cmd)))));
     ollama.stubFor(post("/api/chat").atPriority(9).willReturn(ndjson(textLines(plainText))));

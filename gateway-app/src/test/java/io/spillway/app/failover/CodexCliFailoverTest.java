@@ -41,8 +41,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The real Codex CLI ({@code codex exec}, configured with the {@code config.toml} of
  * docs/clients.md) through the real gateway, with a team whose only key is silver (or bronze): while
- * the cloud answers "Selected model is at capacity", Codex completes a task that needs a shell
- * command on the local backend (a stand-in Ollama that asks for the command and then answers); once
+ * the cloud answers "Selected model is at capacity", Codex completes a task on the local backend (a
+ * stand-in Ollama that asks for a shell command, then for a file edit with Codex's apply_patch tool,
+ * then answers); once
  * {@code failover.localFor} has passed on the gateway's clock and the cloud has recovered, the next
  * Codex run is served by the cloud.
  *
@@ -56,7 +57,9 @@ class CodexCliFailoverTest {
   /** Writes a file and prints a line that the command's own text does not contain. */
   static final String COMMAND = "echo spillway-tool-ok | tr a-z A-Z | tee out.txt";
   static final String COMMAND_OUTPUT = "SPILLWAY-TOOL-OK";
-  static final String LOCAL_FINAL = "Done on the local model: out.txt holds the marker.";
+  /** A patch in the format of Codex's apply_patch tool: adds a file. */
+  static final String PATCH = "*** Begin Patch\n*** Add File: notes.md\n+edited by apply_patch\n*** End Patch\n";
+  static final String LOCAL_FINAL = "Done on the local model: out.txt holds the marker, notes.md is added.";
   static final String LOCAL_PLAIN = "Plain answer from the local model.";
   static final String CLOUD_FINAL = "Back on the cloud model, hello.";
   static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
@@ -68,7 +71,7 @@ class CodexCliFailoverTest {
   @ParameterizedTest(name = "only {0} keys")
   @ValueSource(strings = {"silver", "bronze"})
   @Timeout(300)
-  void codexFinishesAShellTaskLocallyWhileTheCloudIsAtCapacityAndItsNextRunAfterLocalForIsOnTheCloud(String tier)
+  void codexRunsCommandsAndEditsFilesOnLocalWhileTheCloudIsAtCapacityAndIsBackOnTheCloudAfterLocalFor(String tier)
       throws IOException {
     String key = "sk-codex-" + tier + "-team-key";
     String config = """
@@ -81,7 +84,7 @@ class CodexCliFailoverTest {
       codex.configure(clientsDocConfigToml().replace(DOC_BASE_URL, h.baseUrl()));
       Map<String, String> env = Map.of("SPILLWAY_KEY", key);
       h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.atCapacity()));
-      ollamaAgent(h.ollama, COMMAND, LOCAL_FINAL, LOCAL_PLAIN);
+      ollamaAgent(h.ollama, COMMAND, PATCH, LOCAL_FINAL, LOCAL_PLAIN);
 
       // The team's other traffic has already had two capacity answers: Codex's first turn is the third.
       for (int i = 0; i < 2; i++) {
@@ -93,26 +96,32 @@ class CodexCliFailoverTest {
 
       Path workdir = codex.newWorkdir("at-capacity");
       CodexCli.Run atCapacity = codex.exec(workdir, env, RUN_TIMEOUT, MODEL,
-          "Write the marker into out.txt with a shell command, then say what you did.", NO_RETRIES);
+          "Write the marker into out.txt with a shell command, add notes.md with a patch, then say what you did.",
+          NO_RETRIES);
 
       assertThat(atCapacity.exitCode()).as(atCapacity.describe()).isZero();
       assertThat(atCapacity.lastMessage()).as(atCapacity.describe()).contains(LOCAL_FINAL);
       assertThat(workdir.resolve("out.txt")).as("Codex ran the command the local model asked for")
           .content().isEqualToIgnoringNewLines(COMMAND_OUTPUT);
+      assertThat(workdir.resolve("notes.md")).as("Codex applied the patch the local model sent")
+          .content().isEqualToIgnoringNewLines("edited by apply_patch");
       List<JsonNode> turns = ollamaChats(h.ollama).stream().filter(AgentModelStubs::offersTools).toList();
-      assertThat(turns).as("Codex's turns as the local model saw them\n" + atCapacity.describe()).hasSize(2);
+      assertThat(turns).as("Codex's turns as the local model saw them\n" + atCapacity.describe()).hasSize(3);
       assertThat(toolOutputs(turns.get(0))).isEmpty();
       assertThat(assistantToolCalls(turns.get(1))).as("the call travels back with its output")
-          .contains("exec_command");
-      assertThat(toolOutputs(turns.get(1))).as("the command's output, sent back by Codex")
-          .anySatisfy(output -> assertThat(output).contains(COMMAND_OUTPUT));
+          .containsExactly("exec_command");
+      assertThat(toolOutputs(turns.get(1))).as("the command's output, sent back by Codex").singleElement()
+          .asString().contains(COMMAND_OUTPUT);
+      assertThat(assistantToolCalls(turns.get(2))).containsExactly("exec_command", "apply_patch");
+      assertThat(toolOutputs(turns.get(2))).as("apply_patch's result, sent back by Codex").hasSize(2)
+          .last().asString().contains("notes.md");
 
       List<LoggedRequest> cloudCalls = h.cloud.findAll(postRequestedFor(urlEqualTo("/v1/responses")));
-      assertThat(cloudCalls).as("two earlier requests and Codex's first turn; the breaker kept its second")
+      assertThat(cloudCalls).as("two earlier requests and Codex's first turn; the breaker kept the others")
           .hasSize(3);
       assertThat(cloudCalls.get(2).getBodyAsString()).as("Codex's first turn").contains(CODEX_TOOL);
       assertThat(breaker(h).get("state").asText()).isEqualTo("open");
-      List<JsonNode> served = awaitResponsesLines(logs, 4);
+      List<JsonNode> served = awaitResponsesLines(logs, 5);
       assertThat(served).as("every /v1/responses request was served by local, none failed")
           .allSatisfy(line -> {
             assertThat(line.get("backend").asText()).isEqualTo("local");
@@ -130,7 +139,7 @@ class CodexCliFailoverTest {
         assertThat(doc).as("docs/clients.md shows what a Codex turn on local gets").contains(line);
       }
       assertThat(sameTurn.headers().firstValue("x-spillway-backend")).hasValue("local");
-      awaitResponsesLines(logs, 5);
+      awaitResponsesLines(logs, 6);
 
       h.clock.advance(h.gateway().config().failover().localFor().plusSeconds(1));
       h.cloud.resetAll();
@@ -147,7 +156,7 @@ class CodexCliFailoverTest {
           .withRequestBody(containing(CODEX_TOOL)));
       assertThat(ollamaChats(h.ollama)).as("nothing more went local").hasSize(localCallsBefore);
       assertThat(breaker(h).get("state").asText()).as("the probe closed the breaker").isEqualTo("closed");
-      JsonNode probe = awaitResponsesLines(logs, 6).get(5);
+      JsonNode probe = awaitResponsesLines(logs, 7).get(6);
       assertThat(probe.get("backend").asText()).isEqualTo("cloud");
       assertThat(probe.get("status").asInt()).isEqualTo(200);
     }

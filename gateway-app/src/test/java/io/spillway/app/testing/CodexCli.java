@@ -157,20 +157,25 @@ public final class CodexCli implements AutoCloseable {
     builder.environment().put("HOME", root.resolve("home").toString());
     builder.environment().putAll(env);
     long started = System.nanoTime();
-    boolean finished;
     Process process;
     try {
       process = builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not start " + command, e);
+    }
+    boolean finished = false;
+    try {
       process.getOutputStream().close();
       finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start " + command, e);
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-    if (!finished) {
-      killTree(process);
+      throw new IllegalStateException("interrupted while " + command + " ran", e);
+    } finally {
+      if (!finished) {
+        killTree(process);
+      }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     return new Run(command, version, finished ? process.exitValue() : -1, !finished, took,
