@@ -99,34 +99,34 @@ class CapacityFailoverTest {
     Supplier<ResponseDefinitionBuilder> chatStream = () -> OpenAiStubs.chatStream(false, "Served ", "locally");
     Supplier<ResponseDefinitionBuilder> completion = () -> OpenAiStubs.completion(LOCAL_TEXT);
     Supplier<ResponseDefinitionBuilder> completionStream = () -> OpenAiStubs.completionStream("Served ", "locally");
-    Supplier<ResponseDefinitionBuilder> response = () -> OpenAiStubs.response(LOCAL_TEXT);
-    Supplier<ResponseDefinitionBuilder> responseStream = () -> OpenAiStubs.responseStream("Served ", "locally");
+
     String chatBody = "{\"model\":\"gpt-4o\",\"stream\":%s,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     String completionBody = "{\"model\":\"gpt-3.5-turbo-instruct\",\"stream\":%s,\"prompt\":\"def add(a, b):\"}";
     String responseBody = "{\"model\":\"gpt-4.1\",\"stream\":%s,\"input\":\"hi\"}";
+    // A local OpenAI-compatible server gets the Responses API as chat completions (local.responsesApi: chat).
     return Stream.of(
-        Arguments.of("/v1/chat/completions", chatBody.formatted(false), chat),
-        Arguments.of("/v1/chat/completions", chatBody.formatted(true), chatStream),
-        Arguments.of("/v1/completions", completionBody.formatted(false), completion),
-        Arguments.of("/v1/completions", completionBody.formatted(true), completionStream),
-        Arguments.of("/v1/responses", responseBody.formatted(false), response),
-        Arguments.of("/v1/responses", responseBody.formatted(true), responseStream));
+        Arguments.of("/v1/chat/completions", chatBody.formatted(false), "/v1/chat/completions", chat),
+        Arguments.of("/v1/chat/completions", chatBody.formatted(true), "/v1/chat/completions", chatStream),
+        Arguments.of("/v1/completions", completionBody.formatted(false), "/v1/completions", completion),
+        Arguments.of("/v1/completions", completionBody.formatted(true), "/v1/completions", completionStream),
+        Arguments.of("/v1/responses", responseBody.formatted(false), "/v1/chat/completions", chat),
+        Arguments.of("/v1/responses", responseBody.formatted(true), "/v1/chat/completions", chatStream));
   }
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("routes")
   void aCapacityAnswerIsRetriedLocallyOnEveryRouteStreamedOrNot(
-      String path, String body, Supplier<ResponseDefinitionBuilder> localAnswer) {
+      String path, String body, String localPath, Supplier<ResponseDefinitionBuilder> localAnswer) {
     try (GatewayHarness h = GatewayHarness.start(LOCAL_OPENAI)) {
       h.cloud.stubFor(post(path).willReturn(OpenAiStubs.atCapacity()));
-      h.ollama.stubFor(post(path).willReturn(localAnswer.get()));
+      h.ollama.stubFor(post(localPath).willReturn(localAnswer.get()));
 
       HttpResponse<String> response = h.post(path, GatewayHarness.GOLD_KEY, body);
 
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("local");
       assertThat(response.body()).doesNotContain("capacity");
-      h.ollama.verify(1, postRequestedFor(urlEqualTo(path)));
+      h.ollama.verify(1, postRequestedFor(urlEqualTo(localPath)));
       assertThat(breaker(h).get("streak").asInt()).isEqualTo(1);
     }
   }

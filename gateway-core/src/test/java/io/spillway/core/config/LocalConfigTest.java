@@ -49,4 +49,15 @@ class LocalConfigTest {
     assertThat(local.mapModel("gpt-4o-mini")).isEqualTo("llama3.2:3b");
     assertThat(local.mapModel("gpt-4o")).isEqualTo("qwen2.5-coder:7b");
   }
+
+  @Test
+  void theResponsesApiOfAnOpenAiKindServerIsTranslatedToChatUnlessSetToNative() {
+    assertThat(LocalConfig.DEFAULTS.responsesApi()).isEqualTo("chat");
+    assertThat(loader.parse("test", "local:\n  kind: openai\n  responsesApi: native\n").local().responsesApi())
+        .isEqualTo("native");
+    assertThatThrownBy(() -> loader.parse("gateway.yaml", "local:\n  responsesApi: responses\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("local.responsesApi")
+        .hasMessageContaining("not one of chat, native");
+  }
 }

@@ -1,10 +1,10 @@
 package io.spillway.local.ollama;
 
-import io.spillway.local.Ids;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.local.Ids;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,13 +1,13 @@
 package io.spillway.local.ollama;
 
-import io.spillway.local.Ids;
-import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
 import java.util.HashMap;
 import java.util.Map;
 

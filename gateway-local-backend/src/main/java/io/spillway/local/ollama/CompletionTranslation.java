@@ -1,12 +1,12 @@
 package io.spillway.local.ollama;
 
-import io.spillway.local.Ids;
-import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.local.Ids;
+import io.spillway.local.Unsupported;
 import java.util.ArrayList;
 import java.util.List;
 

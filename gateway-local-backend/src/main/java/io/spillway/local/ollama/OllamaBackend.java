@@ -1,7 +1,5 @@
 package io.spillway.local.ollama;
 
-import io.spillway.local.Ids;
-import io.spillway.local.Unsupported;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,6 +23,7 @@ import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
+import io.spillway.local.Unsupported;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;

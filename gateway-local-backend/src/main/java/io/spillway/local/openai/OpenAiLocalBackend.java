@@ -5,16 +5,25 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.Version;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.sse.SseEvent;
 import io.spillway.core.upstream.OpenAiHttpBackend;
 import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
+import io.spillway.local.Unsupported;
+import io.spillway.local.responses.ResponseBuilder;
+import io.spillway.local.responses.ResponseEvents;
+import io.spillway.local.responses.ToolCall;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +38,10 @@ import okhttp3.Response;
  * model name mapped by {@code local.models} and no key at all (the company's cloud key never goes
  * to a local server).
  *
+ * <p>{@code /v1/responses} is translated to {@code /v1/chat/completions} ({@link ResponsesOverChat})
+ * unless {@code local.responsesApi} is {@code native}: most such servers have no Responses API, or
+ * one without the tools coding agents send.
+ *
  * <p>Readiness is {@code GET /v1/models}: the server answers, and the mapped models are among the
  * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
  */
@@ -36,13 +49,20 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   public static final String NAME = "local";
 
   private final ModelMapping models;
+  private final LocalConfig config;
+  private final Clock clock;
   private final UpstreamSettings settings;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
   private final OpenAiHttpBackend delegate;
 
-  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud) {
+  /**
+   * @param cloud supplies the connect timeout and the response size limit; its key is never used
+   */
+  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud, Clock clock) {
     this.models = new ModelMapping(config);
+    this.config = config;
+    this.clock = clock;
     this.settings = UpstreamSettings.from(config, cloud);
     this.client = OpenAiHttpBackend.defaultClient(settings);
     this.probeClient = client.newBuilder()
@@ -69,12 +89,63 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     }
     String requested = request.model();
     String local = models.map(requested);
+    if (request.route() == Route.RESPONSES && LocalConfig.RESPONSES_VIA_CHAT.equals(config.responsesApi())) {
+      return responsesOverChat(request, local);
+    }
     if (local.equals(requested)) {
       return delegate.call(request);
     }
     ObjectNode body = request.body().deepCopy();
     body.put("model", local);
     return delegate.call(request.withBody(body));
+  }
+
+  private GatewayResponse responsesOverChat(GatewayRequest request, String local) {
+    Unsupported unsupported = new Unsupported();
+    ResponsesOverChat translation = new ResponsesOverChat(request.body(), unsupported);
+    ObjectNode chatBody = translation.chatBody(local);
+    unsupported.throwIfAny("Responses API");
+    Headers dropped = DroppedParams.report(request, translation.dropped());
+    GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(), chatBody,
+        null, request.receivedAt());
+    GatewayResponse answer = delegate.call(chat);
+    long createdAt = clock.instant().getEpochSecond();
+    if (!answer.isSuccessful()) {
+      return answer.withHeaders(merged(answer.headers(), dropped));
+    }
+    ResponseBuilder builder = translation.builder(createdAt);
+    if (answer.isStream()) {
+      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), dropped),
+          new ChatChunksAsResponseEvents(NAME, answer.stream(), new ResponseEvents(builder), local));
+    }
+    JsonNode completion = answer.json();
+    if (completion == null || !completion.isObject()) {
+      throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + NAME + " backend answered chat completions with something that is not a JSON object", null);
+    }
+    if (translation.stream()) {
+      // The server ignored "stream": the whole answer, as the events a stream of it would have been.
+      ResponseEvents events = new ResponseEvents(builder);
+      List<SseEvent> all = new ArrayList<>(events.start(ResponsesOverChat.servedModel(completion, local)));
+      JsonNode message = completion.path("choices").path(0).path("message");
+      all.addAll(events.text(Json.text(message, "content")));
+      for (ToolCall call : ResponsesOverChat.calls(message.get("tool_calls"))) {
+        all.addAll(events.call(call));
+      }
+      all.addAll(events.finish(ResponsesOverChat.usage(completion.get("usage")),
+          "length".equals(Json.text(completion.path("choices").path(0), "finish_reason"))));
+      return GatewayResponse.streamed(200, dropped, new ListedEvents(all));
+    }
+    ObjectNode response = translation.response(completion, local, createdAt);
+    return GatewayResponse.buffered(200, merged(answer.headers(), dropped)
+        .with("content-type", GatewayResponse.JSON), Json.toBytes(response));
+  }
+
+  /** {@code headers} with every header of {@code extra} set. */
+  private static Headers merged(Headers headers, Headers extra) {
+    Headers.Builder out = headers.toBuilder();
+    extra.forEach(out::set);
+    return out.build();
   }
 
   @Override

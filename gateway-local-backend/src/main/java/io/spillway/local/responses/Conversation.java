@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>{@code instructions} → a leading system message; {@code developer} and {@code system}
- *       messages → system messages; {@code user} and {@code assistant} keep their role;
+ *       messages → system messages (those the conversation starts with joined into that one);
+ *       {@code user} and {@code assistant} keep their role;
  *   <li>content as a string or parts: {@code input_text}, {@code output_text} and {@code refusal}
  *       become text (joined by newlines), {@code input_image} an image of a user message;
  *   <li>{@code function_call} and {@code custom_tool_call} → tool calls of an assistant message
@@ -57,7 +58,31 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
       messages.add(ChatMessage.text("system", instructions.textValue(), List.of()));
     }
     new Reader(tools, drop, unsupported, messages).input(body.get("input"));
-    return new Conversation(messages, tools, choice);
+    return new Conversation(leadingSystemJoined(messages), tools, choice);
+  }
+
+  /**
+   * The messages with the system messages they start with (instructions, developer messages) joined
+   * into one, blank line between: many chat templates read only one system message, the first.
+   */
+  private static List<ChatMessage> leadingSystemJoined(List<ChatMessage> messages) {
+    int leading = 0;
+    while (leading < messages.size() && messages.get(leading).role().equals("system")) {
+      leading++;
+    }
+    if (leading < 2) {
+      return messages;
+    }
+    StringBuilder text = new StringBuilder();
+    for (ChatMessage message : messages.subList(0, leading)) {
+      if (!message.text().isEmpty()) {
+        text.append(text.isEmpty() ? "" : "\n\n").append(message.text());
+      }
+    }
+    List<ChatMessage> joined = new ArrayList<>();
+    joined.add(ChatMessage.text("system", text.toString(), List.of()));
+    joined.addAll(messages.subList(leading, messages.size()));
+    return joined;
   }
 
   private static void refuseStoredState(ObjectNode body, Unsupported unsupported) {

@@ -1,11 +1,9 @@
 package io.spillway.local.responses;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,23 +161,5 @@ public final class ToolSet {
       }
     }
     return namespace == null ? name : namespace + NAMESPACE_SEPARATOR + name;
-  }
-
-  /** The tools as an array of functions ({@link LocalTool#functionJson()}), in {@code tools}' order. */
-  static ArrayNode functions(List<LocalTool> tools) {
-    ArrayNode out = Json.MAPPER.createArrayNode();
-    for (LocalTool tool : tools) {
-      out.add(tool.functionJson());
-    }
-    return out;
-  }
-
-  /** Names of {@code tools}, for messages. */
-  static List<String> names(List<LocalTool> tools) {
-    List<String> names = new ArrayList<>(tools.size());
-    for (LocalTool tool : tools) {
-      names.add(tool.localName());
-    }
-    return names;
   }
 }

@@ -12,10 +12,8 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.local.CodexFixtures;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,17 +32,6 @@ class CodexFixturesTranslationTest {
 
   final OllamaBackend backend = OllamaTesting.backend(ollama.baseUrl(), FakeClock.at("2026-12-01T10:00:00Z"));
 
-  static String resource(String name) {
-    try (InputStream in = CodexFixturesTranslationTest.class.getResourceAsStream("/fixtures/codex/" + name)) {
-      if (in == null) {
-        throw new IllegalStateException("missing fixture " + name);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
     "first-turn                         | exec_command,write_stdin,request_user_input,apply_patch,view_image,get_goal,create_goal,update_goal | tools.custom.format,tools.tool_search,tools.web_search,reasoning,text.verbosity",
@@ -56,11 +43,11 @@ class CodexFixturesTranslationTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("qwen2.5-coder:7b", "stop", 10, 1, "ok"))));
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES, resource(fixture + ".json")));
+    GatewayResponse response = backend.call(request(Route.RESPONSES, CodexFixtures.read(fixture + ".json")));
     OllamaTesting.drain(response);
 
     JsonNode sent = sentBody(ollama, "/api/chat");
-    assertThat(sent).isEqualTo(Json.parse(resource(fixture + ".ollama.json")));
+    assertThat(sent).isEqualTo(Json.parse(CodexFixtures.read(fixture + ".ollama.json")));
     List<String> names = new ArrayList<>();
     sent.path("tools").forEach(tool -> names.add(tool.path("function").path("name").asText()));
     assertThat(String.join(",", names)).isEqualTo(tools);

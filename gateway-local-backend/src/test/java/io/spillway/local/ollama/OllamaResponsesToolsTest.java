@@ -97,8 +97,7 @@ class OllamaResponsesToolsTest {
         ]}""".formatted(EXEC, APPLY_PATCH, NAMESPACE)));
 
     assertThat(sentBody(ollama, "/api/chat").path("messages").toString()).isEqualTo("["
-        + "{\"role\":\"system\",\"content\":\"Be brief.\"},"
-        + "{\"role\":\"system\",\"content\":\"Rules.\"},"
+        + "{\"role\":\"system\",\"content\":\"Be brief.\\n\\nRules.\"},"
         + "{\"role\":\"user\",\"content\":\"Fix it\"},"
         + "{\"role\":\"assistant\",\"content\":\"Looking.\",\"tool_calls\":["
         + "{\"id\":\"call_1\",\"function\":{\"name\":\"exec_command\",\"arguments\":{\"cmd\":\"ls\"}}},"
