@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
-import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -79,11 +79,11 @@ class OllamaCompletionsTest {
   }
 
   @Test
-  void aBatchOfPromptsIsRefusedWith503() {
+  void aBatchOfPromptsIsRefusedAsUnsupportedOnLocal() {
     assertThatThrownBy(() -> backend.call(request(Route.COMPLETIONS,
         "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"one\",\"two\"]}")))
-        .isInstanceOfSatisfying(GatewayException.class, e -> {
-          assertThat(e.status()).isEqualTo(503);
+        .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
+          assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.getMessage()).contains("a batch of several prompts").contains("Completions API");
           assertThat(e.param()).isEqualTo("prompt");
         });

@@ -270,6 +270,32 @@ class BreakerTest {
   }
 
   @Test
+  void onlyATicketOfAForcedOpenBreakerIsForcedLocal() {
+    open();
+    Ticket openedOnItsOwn = breaker.acquire();
+    breaker.override(OverrideMode.OPEN);
+    Ticket forced = breaker.acquire();
+
+    assertThat(openedOnItsOwn.target()).isEqualTo(Target.LOCAL);
+    assertThat(openedOnItsOwn.forcedLocal()).as("the router may try the cloud when local fails").isFalse();
+    assertThat(forced.target()).isEqualTo(Target.LOCAL);
+    assertThat(forced.forcedLocal()).isTrue();
+  }
+
+  @Test
+  void aLocalTicketsVerdictChangesNothing() {
+    open();
+    String nextProbe = breaker.snapshot().get("nextProbeAt").asText();
+    Ticket local = breaker.acquire();
+
+    breaker.record(local, verdict(Outcome.CAPACITY));
+    breaker.record(local, verdict(Outcome.SUCCESS));
+
+    assertThat(breaker.state()).isEqualTo(State.OPEN);
+    assertThat(breaker.snapshot().get("nextProbeAt").asText()).isEqualTo(nextProbe);
+  }
+
+  @Test
   void forcedClosedSendsEverythingToTheCloudAndCountsNothing() {
     breaker.override(OverrideMode.CLOSED);
 
