@@ -1,7 +1,7 @@
 package io.spillway.app.failover;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.containing;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
@@ -24,8 +24,10 @@ import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,9 +45,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * docs/clients.md) through the real gateway, with a team whose only key is silver (or bronze): while
  * the cloud answers "Selected model is at capacity", Codex completes a task on the local backend (a
  * stand-in Ollama that asks for a shell command, then for a file edit with Codex's apply_patch tool,
- * then answers); once
- * {@code failover.localFor} has passed on the gateway's clock and the cloud has recovered, the next
- * Codex run is served by the cloud.
+ * then answers); once {@code failover.localFor} has passed on the gateway's clock and the cloud has
+ * recovered, the next Codex run is served by the cloud.
  *
  * <p>Needs Codex installed (see {@link CodexCli}); skipped with the reason otherwise, except in CI.
  */
@@ -220,10 +221,12 @@ class CodexCliFailoverTest {
     }
   }
 
-  /** A request body the real Codex CLI sent, as captured for the local backend's tests. */
+  /** A request body the real Codex CLI sent (captured in {@code fixtures/codex}). */
   static String codexFixture(String name) throws IOException {
-    return Files.readString(RepositoryFiles.root()
-        .resolve("gateway-local-backend/src/test/resources/fixtures/codex").resolve(name));
+    try (InputStream in = CodexCliFailoverTest.class.getResourceAsStream("/fixtures/codex/" + name)) {
+      assertThat(in).as("fixture " + name).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   /** The access log's {@code /v1/responses} lines, once there are {@code count} of them. */
