@@ -140,7 +140,8 @@ class CodexCliFailoverTest {
       HttpResponse<String> sameTurn = h.post("/v1/responses", key, codexFixture("first-turn.json"));
       assertThat(sameTurn.statusCode()).as(sameTurn.body()).isEqualTo(200);
       String doc = Files.readString(RepositoryFiles.root().resolve("docs/clients.md"));
-      for (String header : List.of("x-spillway-backend", "x-spillway-degraded", "x-spillway-dropped-params")) {
+      for (String header : List.of("content-type", "x-spillway-backend", "x-spillway-degraded",
+          "x-spillway-dropped-params")) {
         String line = header + ": " + sameTurn.headers().firstValue(header).orElse("<absent>");
         assertThat(doc).as("docs/clients.md shows what a Codex turn on local gets").contains(line);
       }
