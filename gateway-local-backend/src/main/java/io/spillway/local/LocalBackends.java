@@ -34,7 +34,7 @@ public final class LocalBackends {
   public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     return switch (local.kind()) {
       case "ollama" -> new OllamaBackend(local, cloud, clock, meters);
-      case "openai" -> new OpenAiLocalBackend(local, cloud, clock);
+      case "openai" -> new OpenAiLocalBackend(local, cloud, clock, meters);
       default -> throw new IllegalArgumentException("local.kind '" + local.kind() + "' is not one of ollama, openai");
     };
   }

@@ -27,6 +27,9 @@ import io.spillway.core.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -232,6 +235,49 @@ class ResponsesToolsFailoverTest {
       assertThat(input).isEqualTo(PATCH);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  @ParameterizedTest(name = "local.kind {0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"ollama", "openai"})
+  void withTheBreakerForcedOpenTheWireCarriesNamedEventsNumberedInOrder(String kind) throws IOException {
+    try (GatewayHarness h = start(kind)) {
+      HttpResponse<String> forced = h.send(HttpRequest.newBuilder(URI.create(h.url("/admin/breaker")))
+          .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
+      assertThat(forced.statusCode()).isEqualTo(200);
+
+      HttpResponse<String> response = h.post("/v1/responses", GatewayHarness.SILVER_KEY,
+          Json.toString(fixture("first-turn")), "Accept", "text/event-stream");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("local");
+      assertThat(response.headers().firstValue("content-type").orElseThrow()).startsWith("text/event-stream");
+      List<String> names = new java.util.ArrayList<>();
+      int sequence = 0;
+      for (String block : response.body().split("\n\n")) {
+        if (block.isBlank()) {
+          continue;
+        }
+        String[] lines = block.split("\n");
+        assertThat(lines[0]).startsWith("event: ");
+        assertThat(lines[1]).startsWith("data: ");
+        String name = lines[0].substring("event: ".length());
+        JsonNode data = Json.parse(lines[1].substring("data: ".length()));
+        assertThat(data.path("type").asText()).isEqualTo(name);
+        assertThat(data.path("sequence_number").asInt()).isEqualTo(sequence++);
+        names.add(name);
+      }
+      assertThat(names).containsExactly("response.created", "response.in_progress",
+          "response.output_item.added", "response.content_part.added",
+          "response.output_text.delta", "response.output_text.delta",
+          "response.output_text.done", "response.content_part.done", "response.output_item.done",
+          "response.output_item.added", "response.function_call_arguments.delta",
+          "response.function_call_arguments.done", "response.output_item.done",
+          "response.output_item.added", "response.custom_tool_call_input.delta",
+          "response.custom_tool_call_input.done", "response.output_item.done",
+          "response.completed");
+      h.cloud.verify(0, postRequestedFor(urlEqualTo("/v1/responses")));
     }
   }
 

@@ -2,6 +2,8 @@ package io.spillway.local.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.Version;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
@@ -51,6 +53,7 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   private final ModelMapping models;
   private final LocalConfig config;
   private final Clock clock;
+  private final Counter dropped;
   private final UpstreamSettings settings;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
@@ -59,10 +62,12 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   /**
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    */
-  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud, Clock clock) {
+  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;
+    this.dropped = Counter.builder("spillway.local.dropped.requests")
+        .description("requests served locally with parameters the local server cannot honour").register(meters);
     this.settings = UpstreamSettings.from(config, cloud);
     this.client = OpenAiHttpBackend.defaultClient(settings);
     this.probeClient = client.newBuilder()
@@ -105,17 +110,20 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     ResponsesOverChat translation = new ResponsesOverChat(request.body(), unsupported);
     ObjectNode chatBody = translation.chatBody(local);
     unsupported.throwIfAny("Responses API");
-    Headers dropped = DroppedParams.report(request, translation.dropped());
+    Headers droppedHeaders = DroppedParams.report(request, translation.dropped());
+    if (!translation.dropped().isEmpty()) {
+      dropped.increment();
+    }
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(), chatBody,
         null, request.receivedAt());
     GatewayResponse answer = delegate.call(chat);
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
-      return answer.withHeaders(merged(answer.headers(), dropped));
+      return answer.withHeaders(merged(answer.headers(), droppedHeaders));
     }
     ResponseBuilder builder = translation.builder(createdAt);
     if (answer.isStream()) {
-      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), dropped),
+      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), droppedHeaders),
           new ChatChunksAsResponseEvents(NAME, answer.stream(), new ResponseEvents(builder), local));
     }
     JsonNode completion = answer.json();
@@ -134,10 +142,10 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
       }
       all.addAll(events.finish(ResponsesOverChat.usage(completion.get("usage")),
           "length".equals(Json.text(completion.path("choices").path(0), "finish_reason"))));
-      return GatewayResponse.streamed(200, dropped, new ListedEvents(all));
+      return GatewayResponse.streamed(200, droppedHeaders, new ListedEvents(all));
     }
     ObjectNode response = translation.response(completion, local, createdAt);
-    return GatewayResponse.buffered(200, merged(answer.headers(), dropped)
+    return GatewayResponse.buffered(200, merged(answer.headers(), droppedHeaders)
         .with("content-type", GatewayResponse.JSON), Json.toBytes(response));
   }
 

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
@@ -55,13 +56,14 @@ class ResponsesOverChatTest {
   static final String APPLY_PATCH = "{\"type\":\"custom\",\"name\":\"apply_patch\",\"description\":\"Edits files.\"}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   OpenAiLocalBackend backend(String responsesApi) {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", MODEL);
     LocalConfig config = new LocalConfig(true, "openai", server.baseUrl(), models, null, null, Duration.ofSeconds(10),
         null, responsesApi);
-    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock);
+    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, meters);
   }
 
   static JsonNode sentChatBody() {
@@ -109,6 +111,7 @@ class ResponsesOverChatTest {
 
     assertThat(sentChatBody()).isEqualTo(Json.parse(CodexFixtures.read(fixture + ".chat.json")));
     assertThat(response.headers().get(DroppedParams.HEADER)).isEqualTo(dropped);
+    assertThat(meters.get("spillway.local.dropped.requests").counter().count()).isEqualTo(1);
   }
 
   @Test
@@ -223,6 +226,23 @@ class ResponsesOverChatTest {
     JsonNode completed = data.get(17).path("response");
     assertThat(completed.path("usage").path("total_tokens").asInt()).isEqualTo(59);
     assertThat(completed.path("output")).hasSize(3);
+  }
+
+  @Test
+  void aServerThatIgnoresStreamStillGivesTheClientItsEvents() {
+    server.stubFor(post("/v1/chat/completions").willReturn(completion("""
+        {"role":"assistant","content":null,"tool_calls":[
+          {"id":"call_a","type":"function","function":{"name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}"}}]}""",
+        "tool_calls")));
+
+    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}"));
+
+    assertThat(response.isStream()).isTrue();
+    assertThat(drain(response)).extracting(SseEvent::event).containsExactly(
+        "response.created", "response.in_progress", "response.output_item.added",
+        "response.function_call_arguments.delta", "response.function_call_arguments.done",
+        "response.output_item.done", "response.completed");
   }
 
   @Test
