@@ -133,9 +133,9 @@ public final class CodexCli implements AutoCloseable {
   /**
    * Runs {@code codex exec} non-interactively in {@code workdir}: no git repository needed, the
    * {@code workspace-write} sandbox, {@code --strict-config} (so a key Codex does not know fails the
-   * run), and the last agent message written to a file. The child's environment is this process's,
-   * without any {@code OPENAI_*} variable, plus {@code env}. {@code overrides} are {@code -c
-   * key=value} config overrides.
+   * run), Codex's analytics and update check off, and the last agent message written to a file. The
+   * child's environment is this process's without any {@code OPENAI_*} variable, plus {@code env}.
+   * {@code overrides} are more {@code -c key=value} config overrides.
    */
   public Run exec(Path workdir, Map<String, String> env, Duration timeout, String model, String prompt,
       String... overrides) {
@@ -144,7 +144,9 @@ public final class CodexCli implements AutoCloseable {
     Path lastMessage = workdir.resolveSibling(workdir.getFileName() + ".last-message");
     List<String> command = new ArrayList<>(List.of(binary.toString(), "exec", "--skip-git-repo-check",
         "--strict-config", "--ephemeral", "--color", "never", "-s", "workspace-write",
-        "-m", model, "-o", lastMessage.toString()));
+        "-m", model, "-o", lastMessage.toString(),
+        // A test run reports nothing to OpenAI and looks for no update.
+        "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false"));
     for (String override : overrides) {
       command.add("-c");
       command.add(override);
