@@ -2,6 +2,7 @@ package io.spillway.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.app.admin.AdminApi;
+import io.spillway.app.admin.AuditLog;
 import io.spillway.app.admin.BreakerAdmin;
 import io.spillway.app.admin.CacheAdmin;
 import io.spillway.app.admin.Dashboard;
@@ -19,6 +20,7 @@ import io.spillway.app.reload.ReloadableRequestLimiter;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
 import java.util.Set;
+import io.spillway.core.api.ModelEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.ConfigLoader;
@@ -32,6 +34,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.server.ConnectionBudget;
 import io.spillway.core.server.GatewayServer;
 import io.spillway.core.server.HttpRoutes;
 import io.spillway.core.shaping.PressureSignals;
@@ -44,7 +47,9 @@ import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
 import io.spillway.quota.admission.PriorityAdmissionGate;
+import io.spillway.quota.keys.ApiKeys;
 import io.spillway.quota.keys.AuthInterceptor;
+import io.spillway.quota.keys.KeyStores;
 import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
@@ -97,6 +102,7 @@ public final class Gateway implements AutoCloseable {
   private final ResponseCache cache;
   private final UsageStore usageStore;
   private final QuotaPools quota;
+  private final ApiKeys apiKeys;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -105,13 +111,16 @@ public final class Gateway implements AutoCloseable {
     this.config = loaded.withKeys(loaded.keys().stream().map(KeyHashes::hashed).toList());
     GatewayConfig config = this.config;
     this.clock = clock;
+    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
+    apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), clock);
     AccessLog accessLog = new AccessLog(config.logging());
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
     reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
 
-    ReloadableRequestLimiter limiter = new ReloadableRequestLimiter(requestLimiter(config, clock), clock);
+    ReloadableRequestLimiter limiter =
+        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), clock, apiKeys);
     reloader.register(limiter, "quota");
     this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
@@ -147,13 +156,13 @@ public final class Gateway implements AutoCloseable {
         .build();
 
     this.usageStore = UsageStores.open(config, clock);
-    this.quota = new QuotaPools(config.quota(), usageStore, clock, meters);
+    this.quota = new QuotaPools(config.quota(), usageStore, clock, meters, apiKeys);
     status.register("quota", quota::report);
 
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
-    interceptors.add(new AuthInterceptor(keys::get));
+    interceptors.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.add(new TokenReportInterceptor(quota));
     interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
@@ -174,21 +183,26 @@ public final class Gateway implements AutoCloseable {
         .put("capacityRate", metrics.series().capacityRate(capacityWindow))
         .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
+    AuditLog audit = new AuditLog(config.admin().token(), clock);
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
-    admin.get("/admin/keys", new KeysEndpoint(keys::get));
+    new KeysEndpoint(keys::get, apiKeys, audit, clock, config.admin().rotationOverlap(), quota::calendar)
+        .register(admin);
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
-    admin.post("/admin/reload", new ReloadEndpoint(reloader));
+    admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
-    BreakerAdmin.register(admin, breaker);
-    CacheAdmin.register(admin, cache);
+    BreakerAdmin.register(admin, breaker, audit);
+    CacheAdmin.register(admin, cache, audit);
 
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
       routes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
           observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
+    routes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
+    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
+        usageStore::status, config.quota()));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -202,7 +216,7 @@ public final class Gateway implements AutoCloseable {
       return Json.object().set("endpoints", endpoints);
     });
     routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), routes.build(), clock);
+    this.server = new GatewayServer(config.server(), routes.build(), clock, connectionBudget);
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -224,10 +238,11 @@ public final class Gateway implements AutoCloseable {
         .forEach(team -> cache.invalidateTeam(team));
   }
 
-  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock) {
-    RateLimitPolicy policy = new RateLimitPolicy(config.quota());
+  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {
+    RateLimitPolicy policy = new RateLimitPolicy(config.quota(), apiKeys);
     if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed());
+      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
+          config.quota().flushInterval());
     }
     return new LocalRequestLimiter(policy, clock);
   }
@@ -337,6 +352,11 @@ public final class Gateway implements AutoCloseable {
     return admission;
   }
 
+  /** Keys created through the admin API, beside the config file's. */
+  public ApiKeys apiKeys() {
+    return apiKeys;
+  }
+
   /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
   public QuotaPools quota() {
     return quota;
@@ -352,5 +372,6 @@ public final class Gateway implements AutoCloseable {
     requestLimiter.close();
     quota.close();
     usageStore.close();
+    apiKeys.close();
   }
 }

@@ -4,30 +4,50 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
+import io.spillway.core.config.QuotaConfig;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.server.ConnectionBudget;
 import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
 import io.spillway.local.LocalBackend;
+import io.spillway.quota.store.StoreStatus;
+import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /readyz}: 200 when some backend can serve, 503 (with the reasons as JSON) when neither
  * can — the cloud is not configured (no key for OpenAI's API) and the local backend is off,
- * unreachable or lacks its default model. The local part carries the readiness snapshot, missing
- * models with their fix included; the local server's address is not shown here (this endpoint needs
- * no token).
+ * unreachable or lacks its default model — or when the shared quota store (Redis) is unreachable
+ * and {@code quota.failClosed} is set. The details also show the quota store's health and the
+ * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor
+ * limit). The local part carries the readiness snapshot, missing models with their fix included; the
+ * local server's address and the store's are not shown here (this endpoint needs no token).
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
   private final LocalConfig localConfig;
   private final LocalBackend local;
+  private final ConnectionBudget connections;
+  private final Supplier<StoreStatus> store;
+  private final boolean failClosed;
+  private final Duration storeRetry;
 
-  /** {@code local} is null when {@code local.enabled} is false. */
-  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local) {
+  /**
+   * {@code local} is null when {@code local.enabled} is false. With {@code quota.failClosed}, an
+   * unreachable shared store makes the replica not ready (Retry-After: {@code quota.flushInterval},
+   * how often the store tries again).
+   */
+  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, ConnectionBudget connections,
+      Supplier<StoreStatus> store, QuotaConfig quota) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
+    this.connections = connections;
+    this.store = store;
+    this.failClosed = quota.failClosed();
+    this.storeRetry = quota.flushInterval();
   }
 
   @Override
@@ -50,13 +70,27 @@ final class ReadinessService implements HttpService {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
       }
     }
-    boolean ready = cloudUsable || localUsable;
+    StoreStatus quotaStore = store.get();
+    // Where the store is (a Redis address) is not shown: this endpoint needs no token.
+    out.putObject("quotaStore").put("kind", quotaStore.kind()).put("healthy", quotaStore.healthy())
+        .put("failClosed", failClosed);
+    boolean storeUsable = quotaStore.healthy() || !failClosed;
+    if (!storeUsable) {
+      reasons.add("quota store: " + quotaStore.kind() + " is unreachable and quota.failClosed is set;"
+          + " requests are refused until it answers");
+    }
+    out.putObject("connections")
+        .put("configured", connections.configured())
+        .put("effective", connections.effective())
+        .put("fileDescriptorLimit", connections.descriptorLimit());
+    boolean ready = (cloudUsable || localUsable) && storeUsable;
     out.put("status", ready ? "ready" : "not_ready");
     out.set("reasons", reasons);
     if (ready) {
       return GatewayResponse.json(200, Json.toBytes(out));
     }
-    long retryAfter = GatewayResponse.retryAfterSeconds(localConfig.checkEvery());
+    long retryAfter = GatewayResponse.retryAfterSeconds(
+        storeUsable ? localConfig.checkEvery() : storeRetry);
     return GatewayResponse.buffered(503,
         Headers.of("content-type", GatewayResponse.JSON, "retry-after", Long.toString(retryAfter)), Json.toBytes(out));
   }

@@ -19,6 +19,7 @@ public final class LocalModelList {
   public static final String OWNER = "spillway-local";
 
   private final byte[] body;
+  private final Set<String> explicit;
 
   public LocalModelList(LocalConfig local, Instant created) {
     Set<String> ids = new LinkedHashSet<>();
@@ -28,6 +29,7 @@ public final class LocalModelList {
       }
     }
     ids.addAll(local.models().values());
+    this.explicit = Set.copyOf(ids);
     ObjectNode list = Json.object();
     list.put("object", "list");
     ArrayNode data = list.putArray("data");
@@ -39,6 +41,15 @@ public final class LocalModelList {
       model.put("owned_by", OWNER);
     }
     this.body = Json.toBytes(list);
+  }
+
+  /**
+   * Whether the local backend serves {@code model} by an entry of its own in {@code local.models}
+   * (or because it is one of the local models): not merely through {@code default}. Embeddings go
+   * local only then, since vectors of another model would not match the ones a client stored.
+   */
+  public boolean mapsExplicitly(String model) {
+    return model != null && explicit.contains(model);
   }
 
   public GatewayResponse response() {

@@ -10,6 +10,7 @@ import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -24,6 +25,7 @@ import io.spillway.routing.capacity.Verdict;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -60,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
- * or is closed. Thread-safe: one instance serves all requests.
+ * or is closed. A request whose client has gone ({@link ClientDisconnect}) stops waiting for a
+ * permit and is never failed over. Thread-safe: one instance serves all requests.
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -141,6 +144,9 @@ public final class Router implements Terminal {
       breaker.release(ticket);
       throw e;
     }
+    if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
+      return clientGone(request, ticket, attempt);
+    }
     Verdict verdict = recordCloud(ticket, attempt);
     if (!verdict.outcome().failsOver() || !config.retryLocally()) {
       return answer(request, cloud.name(), attempt);
@@ -217,6 +223,9 @@ public final class Router implements Terminal {
       breaker.release(ticket);
       throw e;
     }
+    if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
+      return clientGone(request, ticket, attempt);
+    }
     Verdict verdict = recordCloud(ticket, attempt);
     if (!verdict.outcome().failsOver()) {
       return withFallback(answer(request, cloud.name(), attempt), failure);
@@ -231,6 +240,20 @@ public final class Router implements Terminal {
     return withFallback(unavailable(request, cloud.name(),
         situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
         verdict.retryAfter()), failure);
+  }
+
+  /**
+   * The cloud call of a client that has gone: it was cancelled, or it failed with nobody waiting, so
+   * there is no failover. Only a real capacity answer tells the breaker something about the cloud.
+   */
+  private GatewayResponse clientGone(GatewayRequest request, Breaker.Ticket ticket, Attempt attempt) {
+    if (attempt.verdict().outcome() == Outcome.CAPACITY) {
+      recordCloud(ticket, attempt);
+    } else {
+      breaker.release(ticket);
+    }
+    attempt.discard();
+    return refused(request, cloud.name(), clientClosed());
   }
 
   /** Reports the cloud's answer to the breaker (a no-op for a local ticket) and counts capacity answers. */
@@ -253,6 +276,12 @@ public final class Router implements Terminal {
    * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
    */
   private LocalTry tryLocal(GatewayRequest request, boolean failover) {
+    if (ClientDisconnect.of(request).happened()) {
+      return new LocalTry(null, refused(request, LOCAL_NAME, clientClosed()), null);
+    }
+    if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
+      return LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request)));
+    }
     if (local == null) {
       return LocalTry.failed(LocalFailure.disabled());
     }
@@ -283,6 +312,19 @@ public final class Router implements Terminal {
     static LocalTry failed(LocalFailure failure) {
       return new LocalTry(null, null, failure);
     }
+  }
+
+  /**
+   * Embeddings of a model that {@code local.models} does not map explicitly: a local model's vectors
+   * would not match the ones the client already stored, so local refuses them like any request it
+   * cannot serve (the cloud is tried where it may; the status and {@code Retry-After} come from the
+   * breaker).
+   */
+  private static UnsupportedOnLocalException embeddingsNotMapped(GatewayRequest request) {
+    return new UnsupportedOnLocalException(List.of("embeddings of '" + request.model()
+        + "' (local.models has no entry for it, and another model's vectors would not match the ones"
+        + " already computed with it; map it to a local embedding model in local.models)"),
+        "Embeddings API", "model");
   }
 
   private GatewayResponse models(GatewayRequest request) {
@@ -385,7 +427,7 @@ public final class Router implements Terminal {
    * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
    */
   private Attempt attempt(Backend backend, GatewayRequest request) {
-    OncePermit permit = new OncePermit(gate.enter(backend.name(), request));
+    OncePermit permit = new OncePermit(enter(backend, request));
     long start = System.nanoTime();
     GatewayResponse response;
     try {
@@ -428,6 +470,35 @@ public final class Router implements Terminal {
     }
     return timed(backend, start,
         Attempt.answered(response.withStream(new StartedStream(first, stream, permit)), verdict));
+  }
+
+  /**
+   * Waits in the admission gate; a client that goes away meanwhile ends the wait (by interrupting
+   * it) and its place is given up, as is a permit obtained just as it left.
+   */
+  private AdmissionGate.Permit enter(Backend backend, GatewayRequest request) {
+    ClientDisconnect disconnect = ClientDisconnect.of(request);
+    Thread waiter = Thread.currentThread();
+    AdmissionGate.Permit permit;
+    try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
+      permit = gate.enter(backend.name(), request);
+    } catch (GatewayException e) {
+      if (disconnect.happened()) {
+        Thread.interrupted(); // the interrupt only ended the wait
+        throw clientClosed();
+      }
+      throw e;
+    }
+    if (disconnect.happened()) {
+      Thread.interrupted();
+      permit.close();
+      throw clientClosed();
+    }
+    return permit;
+  }
+
+  private static GatewayException clientClosed() {
+    return GatewayException.of(ErrorKind.CLIENT_CLOSED, "The client closed its connection before the answer", null);
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {

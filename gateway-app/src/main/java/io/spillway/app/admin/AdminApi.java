@@ -107,6 +107,19 @@ public final class AdminApi implements HttpService {
       return this;
     }
 
+    public Builder delete(String path, HttpService service) {
+      routes.route("DELETE", path, service);
+      paths.add(path);
+      return this;
+    }
+
+    /** Everything below {@code prefix} (ending in '/'), whatever the method; the service dispatches. */
+    public Builder prefix(String prefix, String shownAs, HttpService service) {
+      routes.prefix(prefix, service);
+      paths.add(shownAs);
+      return this;
+    }
+
     public AdminApi build() {
       return new AdminApi(token == null ? null : token.getBytes(StandardCharsets.UTF_8), routes.build(),
           List.copyOf(paths));

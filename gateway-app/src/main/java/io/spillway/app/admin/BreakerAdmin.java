@@ -13,7 +13,7 @@ import io.spillway.routing.breaker.Breaker;
 public final class BreakerAdmin {
   private BreakerAdmin() {}
 
-  public static void register(AdminApi.Builder admin, Breaker breaker) {
+  public static void register(AdminApi.Builder admin, Breaker breaker, AuditLog audit) {
     admin.get("/admin/breaker", request -> AdminApi.ok(breaker.snapshot()));
     admin.post("/admin/breaker", request -> {
       JsonNode body = AdminApi.jsonBody(request);
@@ -24,6 +24,7 @@ public final class BreakerAdmin {
             "state");
       }
       breaker.override(override);
+      audit.record(request, "breaker.override", line -> line.put("state", Json.text(body, "state")));
       return AdminApi.ok(breaker.snapshot());
     });
   }

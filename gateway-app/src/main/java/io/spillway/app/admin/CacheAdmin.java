@@ -13,7 +13,7 @@ import io.spillway.core.json.Json;
 public final class CacheAdmin {
   private CacheAdmin() {}
 
-  public static void register(AdminApi.Builder admin, ResponseCache cache) {
+  public static void register(AdminApi.Builder admin, ResponseCache cache, AuditLog audit) {
     admin.get("/admin/cache", request -> AdminApi.ok(Json.MAPPER.valueToTree(cache.stats())));
     admin.post("/admin/cache/invalidate", request -> {
       JsonNode body = request.body().length == 0 ? Json.object() : AdminApi.jsonBody(request);
@@ -23,6 +23,7 @@ public final class CacheAdmin {
       } else {
         cache.invalidateAll();
       }
+      audit.record(request, "cache.purge", line -> line.put("team", team == null ? "*" : team));
       ObjectNode answer = Json.object();
       answer.put("invalidated", team != null ? "team" : "all");
       if (team != null) {

@@ -14,9 +14,11 @@ import io.spillway.core.server.ServerRequest;
  */
 public final class ReloadEndpoint implements HttpService {
   private final ConfigReloader reloader;
+  private final AuditLog audit;
 
-  public ReloadEndpoint(ConfigReloader reloader) {
+  public ReloadEndpoint(ConfigReloader reloader, AuditLog audit) {
     this.reloader = reloader;
+    this.audit = audit;
   }
 
   @Override
@@ -32,6 +34,7 @@ public final class ReloadEndpoint implements HttpService {
       result.failed().forEach(body.putArray("failed")::add);
     }
     boolean applied = result.ok() || !result.failed().isEmpty();
+    audit.record(request, "config.reload", line -> line.put("ok", result.ok()).put("applied", applied));
     return GatewayResponse.json(result.ok() ? 200 : applied ? 500 : 400, Json.toBytes(body));
   }
 }

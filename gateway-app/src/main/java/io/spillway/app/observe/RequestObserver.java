@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -57,26 +58,32 @@ public final class RequestObserver implements Interceptor {
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
     try {
+      ClientDisconnect disconnect = ClientDisconnect.of(request);
       GatewayResponse response;
       try {
         response = chain.proceed(request);
       } catch (GatewayException e) {
         Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(e.status(), null, errorName(e), ticker.nanos());
+        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.nanos());
         throw e;
       } catch (RuntimeException e) {
         Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(500, null, "internal", ticker.nanos());
+        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.nanos());
         throw e;
       }
       Observation o = new Observation(request, start, ticker.nanos(), payloads);
       o.cache = response.headers().get(CACHE_HEADER);
       if (response.isStream()) {
         o.status = response.status();
-        return response.withStream(new ObservedStream(response.stream(), o));
+        return response.withStream(new ObservedStream(response.stream(), o, disconnect));
       }
       o.readBufferedAnswer(response);
-      o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
+      if (disconnect.happened()) {
+        // Answered after its client left: nobody receives it, whatever its status.
+        o.finish(response.status(), "cancelled", "client_closed", ticker.nanos());
+      } else {
+        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
+      }
       return response;
     } finally {
       MDC.remove("requestId");
@@ -145,6 +152,17 @@ public final class RequestObserver implements Interceptor {
     } finally {
       MDC.remove("requestId");
     }
+  }
+
+  /**
+   * For a request whose client has gone: the {@code cancelled} outcome, or the {@code client_closed}
+   * error; else {@code otherwise}.
+   */
+  private static String clientGone(ClientDisconnect disconnect, String otherwise) {
+    if (!disconnect.happened()) {
+      return otherwise;
+    }
+    return otherwise == null ? "cancelled" : "client_closed";
   }
 
   /** The OpenAI error code the client sees, else the kind of failure. */
@@ -337,12 +355,14 @@ public final class RequestObserver implements Interceptor {
    */
   private final class ObservedStream extends ForwardingEventStream {
     private final Observation observation;
+    private final ClientDisconnect disconnect;
     private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
 
-    ObservedStream(EventStream delegate, Observation observation) {
+    ObservedStream(EventStream delegate, Observation observation, ClientDisconnect disconnect) {
       super(delegate);
       this.observation = observation;
+      this.disconnect = disconnect;
     }
 
     @Override
@@ -351,10 +371,11 @@ public final class RequestObserver implements Interceptor {
       try {
         event = delegate.next();
       } catch (GatewayException e) {
-        finish(cancelled ? "cancelled" : "stream_error", errorName(e));
+        // A read that fails because the client left (its upstream call was cancelled) is the client's doing.
+        finish(cancelled || disconnect.happened() ? "cancelled" : "stream_error", clientGone(disconnect, errorName(e)));
         throw e;
       } catch (RuntimeException e) {
-        finish(cancelled ? "cancelled" : "stream_error", "internal");
+        finish(cancelled || disconnect.happened() ? "cancelled" : "stream_error", clientGone(disconnect, "internal"));
         throw e;
       }
       if (event == null) {

@@ -3,6 +3,7 @@ package io.spillway.app.reload;
 import io.spillway.core.config.GatewayConfig;
 import io.spillway.core.config.Reloadable;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.quota.ratelimit.KeyRateLimits;
 import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RequestLimiter;
@@ -19,11 +20,18 @@ public final class ReloadableRequestLimiter implements RequestLimiter, Reloadabl
   private final AtomicReference<RequestLimiter> current;
   private final Clock clock;
   private final boolean local;
+  private final KeyRateLimits keyLimits;
 
   public ReloadableRequestLimiter(RequestLimiter initial, Clock clock) {
+    this(initial, clock, KeyRateLimits.NONE);
+  }
+
+  /** @param keyLimits the per-key limits the rebuilt local limiter keeps applying */
+  public ReloadableRequestLimiter(RequestLimiter initial, Clock clock, KeyRateLimits keyLimits) {
     this.current = new AtomicReference<>(initial);
     this.clock = clock;
     this.local = initial instanceof LocalRequestLimiter;
+    this.keyLimits = keyLimits;
   }
 
   @Override
@@ -34,7 +42,7 @@ public final class ReloadableRequestLimiter implements RequestLimiter, Reloadabl
   @Override
   public void reload(GatewayConfig next) {
     if (local) {
-      current.set(new LocalRequestLimiter(new RateLimitPolicy(next.quota()), clock));
+      current.set(new LocalRequestLimiter(new RateLimitPolicy(next.quota(), keyLimits), clock));
     }
   }
 

@@ -5,6 +5,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
@@ -32,6 +33,7 @@ public final class OpenAiEndpoint implements HttpService {
     }
     GatewayRequest gatewayRequest =
         GatewayRequest.create(request.requestId(), route, request.headers(), body, raw, request.receivedAt());
+    gatewayRequest.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
     return pipeline.execute(gatewayRequest);
   }
 }

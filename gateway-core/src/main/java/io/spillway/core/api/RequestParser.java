@@ -161,6 +161,16 @@ public final class RequestParser {
           throw GatewayException.invalid("'prompt' must be a string or an array", "prompt");
         }
       }
+      case EMBEDDINGS -> {
+        JsonNode input = body.get("input");
+        if (input == null || input.isNull()) {
+          throw new GatewayException(ErrorKind.MISSING_PARAMETER, "you must provide an input parameter",
+              "input", ErrorKind.MISSING_PARAMETER.code(), null, null);
+        }
+        if (!input.isTextual() && !input.isArray()) {
+          throw GatewayException.invalid("'input' must be a string or an array", "input");
+        }
+      }
       case RESPONSES -> {
         JsonNode input = body.get("input");
         if (input != null && !input.isNull() && !input.isTextual() && !input.isArray()) {

@@ -6,6 +6,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -116,12 +117,16 @@ final class CacheInterceptor implements Interceptor {
    */
   private GatewayResponse lead(Chain chain, GatewayRequest request, Caller caller, CacheKey key, InFlightCall call) {
     long generation = cache.generation(caller.team());
+    ClientDisconnect leaderGone = ClientDisconnect.of(request);
+    ClientDisconnect everyoneGone = call == null ? leaderGone : sharedDisconnect(leaderGone, call);
+    request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, everyoneGone);
     GatewayResponse response;
     try {
       response = chain.proceed(request);
     } catch (GatewayException e) {
       if (call != null) {
-        call.complete(e instanceof UpstreamException ? new Outcome.Failed(e) : new Outcome.Alone());
+        boolean failedForAll = e instanceof UpstreamException && !everyoneGone.happened();
+        call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
       return tagged(GatewayResponse.error(e), "miss");
@@ -131,9 +136,13 @@ final class CacheInterceptor implements Interceptor {
         cache.inFlight.remove(key, call);
       }
       throw e;
+    } finally {
+      request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, leaderGone);
     }
     boolean storable = response.isSuccessful() && !degraded(request, response);
-    boolean shared = response.isSuccessful() || response.headers().contains("x-spillway-backend");
+    // A call given up because its client left says nothing about the joiners' requests.
+    boolean shared = !everyoneGone.happened()
+        && (response.isSuccessful() || response.headers().contains("x-spillway-backend"));
     if (!response.isStream()) {
       if (storable && CachedAnswer.completeBuffered(request.route(), response.body())) {
         cache.put(key, CachedAnswer.buffered(response.status(), storedHeaders(response.headers()),
@@ -161,6 +170,20 @@ final class CacheInterceptor implements Interceptor {
     }
     stream.start();
     return tagged(response.withStream(own), "miss");
+  }
+
+  /**
+   * The signal the shared call obeys: the leader's client left while nobody had joined. A call
+   * that others joined runs on for them when the leader's client leaves.
+   */
+  private static ClientDisconnect sharedDisconnect(ClientDisconnect leaderGone, InFlightCall call) {
+    ClientDisconnect shared = ClientDisconnect.create();
+    leaderGone.onDisconnect(() -> {
+      if (call.joiners().isEmpty()) {
+        shared.signal();
+      }
+    });
+    return shared;
   }
 
   /** Stores a stream once it completed normally, and unregisters the call. */

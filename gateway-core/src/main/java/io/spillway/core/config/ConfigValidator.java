@@ -25,6 +25,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    if (s.reservedFileDescriptors() < 0) {
+      problems.add("key 'server.reservedFileDescriptors': must not be negative");
+    }
     checkPositive(problems, "server.idleTimeout", s.idleTimeout());
     checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
     checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
@@ -75,6 +78,8 @@ final class ConfigValidator {
     }
     checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
+    checkPositive(problems, "admin.keySyncInterval", c.admin().keySyncInterval());
+    checkPositive(problems, "admin.rotationOverlap", c.admin().rotationOverlap());
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {

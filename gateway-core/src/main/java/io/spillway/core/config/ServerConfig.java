@@ -10,6 +10,9 @@ import java.time.Duration;
  * @param streamTimeLimit the longest a single streamed response may run, however steadily it flows
  * @param requestReadTimeout the longest a client may take to send one whole request (head and
  *     body), counted from its first byte; slower senders get 408 and are closed
+ * @param reservedFileDescriptors file descriptors kept out of the connection budget for everything
+ *     but client connections and their upstream sockets (log files, the usage store, Redis, idle
+ *     pooled upstream connections); see {@code io.spillway.core.server.ConnectionBudget}
  */
 public record ServerConfig(
     String host,
@@ -21,9 +24,11 @@ public record ServerConfig(
     Duration drainTimeout,
     Duration streamTimeLimit,
     TlsConfig tls,
-    Duration requestReadTimeout) {
+    Duration requestReadTimeout,
+    Integer reservedFileDescriptors) {
 
-  public static final ServerConfig DEFAULTS = new ServerConfig(null, null, null, null, null, null, null, null, null, null);
+  public static final ServerConfig DEFAULTS =
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null);
 
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
@@ -35,18 +40,19 @@ public record ServerConfig(
     drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
     streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
     requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
+    reservedFileDescriptors = reservedFileDescriptors != null ? reservedFileDescriptors : 256;
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors);
   }
 
   /** Optional TLS on the front end, from PEM files. */

@@ -10,6 +10,7 @@ public enum ErrorKind {
   MISSING_PARAMETER(400, "invalid_request_error", "missing_required_parameter"),
   INVALID_API_KEY(401, "invalid_request_error", "invalid_api_key"),
   FORBIDDEN(403, "invalid_request_error", "forbidden"),
+  MODEL_NOT_ALLOWED(403, "invalid_request_error", "model_not_allowed"),
   NOT_FOUND(404, "invalid_request_error", "unknown_url"),
   MODEL_NOT_FOUND(404, "invalid_request_error", "model_not_found"),
   METHOD_NOT_ALLOWED(405, "invalid_request_error", "method_not_allowed"),
@@ -18,6 +19,8 @@ public enum ErrorKind {
   UNSUPPORTED_MEDIA_TYPE(415, "invalid_request_error", "unsupported_media_type"),
   EXPECTATION_FAILED(417, "invalid_request_error", "expectation_failed"),
   HEADERS_TOO_LARGE(431, "invalid_request_error", "request_header_fields_too_large"),
+  /** The client went away before its answer was complete; never sent, only logged (nginx's 499). */
+  CLIENT_CLOSED(499, "invalid_request_error", "client_closed"),
   RATE_LIMITED(429, "requests", "rate_limit_exceeded"),
   QUOTA_EXCEEDED(429, "insufficient_quota", "insufficient_quota"),
   QUEUE_TIMEOUT(429, "requests", "queue_timeout"),
@@ -27,7 +30,8 @@ public enum ErrorKind {
   UPSTREAM_AUTH(502, "server_error", "upstream_auth_failed"),
   CAPACITY(503, "server_error", "model_at_capacity"),
   UNAVAILABLE(503, "server_error", "service_unavailable"),
-  GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout");
+  GATEWAY_TIMEOUT(504, "server_error", "upstream_timeout"),
+  HTTP_VERSION_NOT_SUPPORTED(505, "invalid_request_error", "http_version_not_supported");
 
   private final int status;
   private final String type;

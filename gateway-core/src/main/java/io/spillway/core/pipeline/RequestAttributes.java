@@ -35,5 +35,11 @@ public final class RequestAttributes {
   /** The model after shaping picked a smaller one (the ladder's model step), for logs and metrics. */
   public static final Attribute<String> MODEL_REWRITTEN_FROM = Attribute.of("modelRewrittenFrom");
 
+  /**
+   * Set by the front end: signalled when the request's client goes away. Read it with
+   * {@link ClientDisconnect#of}, which gives {@link ClientDisconnect#NEVER} when it is absent.
+   */
+  public static final Attribute<ClientDisconnect> CLIENT_DISCONNECT = Attribute.of("clientDisconnect");
+
   private RequestAttributes() {}
 }

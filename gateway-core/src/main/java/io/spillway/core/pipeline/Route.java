@@ -5,6 +5,7 @@ public enum Route {
   COMPLETIONS("/v1/completions", "completions"),
   CHAT_COMPLETIONS("/v1/chat/completions", "chat"),
   RESPONSES("/v1/responses", "responses"),
+  EMBEDDINGS("/v1/embeddings", "embeddings"),
   MODELS("/v1/models", "models");
 
   private final String path;

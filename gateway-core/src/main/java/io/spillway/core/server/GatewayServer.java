@@ -53,11 +53,24 @@ public final class GatewayServer implements AutoCloseable {
   private EventLoopGroup workerGroup;
   private Channel serverChannel;
 
+  private final ConnectionBudget budget;
+
   public GatewayServer(ServerConfig config, HttpService service, Clock clock) {
+    this(config, service, clock, ConnectionBudget.of(config));
+  }
+
+  /** A server that accepts at most {@code budget.effective()} connections at once. */
+  public GatewayServer(ServerConfig config, HttpService service, Clock clock, ConnectionBudget budget) {
     this.config = config;
     this.service = service;
     this.clock = clock;
-    this.connections = new ConnectionTracker(config.maxConnections());
+    this.budget = budget;
+    this.connections = new ConnectionTracker(budget.effective());
+  }
+
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget budget() {
+    return budget;
   }
 
   /** Loads the native epoll transport now if it is available (a start-up warm-up; idempotent). */
@@ -66,6 +79,9 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public GatewayServer start() {
+    if (budget.lowered()) {
+      log.warn(budget.warning());
+    }
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channelType =

@@ -7,6 +7,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -14,6 +15,7 @@ import io.spillway.core.config.ServerConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -37,6 +39,13 @@ import org.slf4j.LoggerFactory;
  * (pipelining) waits in order, and reading stops until none waits, so a busy client cannot pile up
  * work.
  *
+ * <p>The request being served learns at once when its client goes away: closing the connection
+ * signals its {@link ClientDisconnect}, whatever stage the request is in (waiting for admission,
+ * waiting for the upstream's first byte, streaming).
+ *
+ * <p>HTTP/1.0 clients get streams delimited by closing the connection (they cannot read chunked
+ * encoding); requests of a major HTTP version other than 1 are answered 505.
+ *
  * <p>All fields except the writer are confined to the channel's event loop.
  */
 final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -46,7 +55,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   record Refusal(GatewayResponse response) {}
 
   /** One decoded request: to be served, or already known to be answered with an error and a close. */
-  private record Work(ServerRequest request, boolean keepAlive, GatewayResponse rejection, Integer status) {}
+  private record Work(
+      ServerRequest request, boolean keepAlive, boolean http10, GatewayResponse rejection, Integer status) {}
 
   private final HttpService service;
   private final Executor requestThreads;
@@ -57,6 +67,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private ResponseWriter writer;
   private RequestReadTimeoutHandler readTimeout;
   private boolean busy;
+  /** The request on a virtual thread now, until its answer's last write; null when none. */
+  private ServerRequest serving;
 
   HttpRequestHandler(
       HttpService service, Executor requestThreads, ConnectionTracker connections, ServerConfig config,
@@ -83,7 +95,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
     if (msg instanceof Refusal refusal) {
       if (!LingeringClose.discarding(ctx.channel())) {
-        enqueue(ctx, new Work(rejectedRequest(RequestIds.fresh()), false, refusal.response(), null));
+        enqueue(ctx, new Work(rejectedRequest(RequestIds.fresh()), false, false, refusal.response(), null));
       }
       return;
     }
@@ -118,13 +130,28 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     if (msg.decoderResult().isFailure()) {
       return undecodable(msg.decoderResult().cause(), requestId);
     }
+    HttpVersion version = msg.protocolVersion();
+    if (!supported(version)) {
+      GatewayResponse rejection = GatewayResponse.error(GatewayException.of(ErrorKind.HTTP_VERSION_NOT_SUPPORTED,
+          "HTTP version " + version.text() + " is not supported; Spillway speaks HTTP/1.1 and HTTP/1.0", null));
+      return new Work(rejectedRequest(requestId), false, false, rejection, null);
+    }
+    boolean http10 = version.minorVersion() == 0;
     try {
-      return new Work(toServerRequest(ctx, msg, requestId), HttpUtil.isKeepAlive(msg), null, null);
+      return new Work(toServerRequest(ctx, msg, requestId), HttpUtil.isKeepAlive(msg), http10, null, null);
     } catch (IllegalArgumentException e) {
       GatewayResponse rejection =
           GatewayResponse.error(GatewayException.invalid("Invalid request header: " + e.getMessage(), null));
-      return new Work(rejectedRequest(requestId), false, rejection, null);
+      return new Work(rejectedRequest(requestId), false, false, rejection, null);
     }
+  }
+
+  /**
+   * HTTP/1.0 and HTTP/1.1 (a later 1.x minor version is read as 1.1, RFC 9112 2.3). Netty's decoder
+   * accepts any {@code NAME/x.y}, so {@code HTTP/2.0} or {@code HTTP/9.9} in HTTP/1 framing ends here.
+   */
+  static boolean supported(HttpVersion version) {
+    return "HTTP".equals(version.protocolName()) && version.majorVersion() == 1;
   }
 
   /** Starts the next queued request, or reads more when there is none. Event loop only. */
@@ -149,9 +176,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     }
     boolean keepAlive = work.keepAlive() && !connections.draining();
     connections.requestStarted();
+    serving = work.request();
     try {
-      requestThreads.execute(() -> serve(ctx, work.request(), keepAlive));
+      requestThreads.execute(() -> serve(ctx, work.request(), keepAlive, work.http10()));
     } catch (RejectedExecutionException e) {
+      serving = null;
       connections.requestFinished();
       ctx.channel().config().setAutoRead(false);
       queue.clear();
@@ -161,7 +190,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     }
   }
 
-  private void serve(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive) {
+  private void serve(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive, boolean http10) {
     GatewayResponse response;
     try {
       response = service.serve(request);
@@ -173,10 +202,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
           GatewayException.of(ErrorKind.INTERNAL, "Spillway failed to handle the request; see its log for "
               + request.requestId(), null));
     }
-    boolean keepOpen = keepAlive && !connections.draining();
+    // An HTTP/1.0 client reads a stream until the connection closes.
+    boolean keepOpen = keepAlive && !connections.draining() && !(http10 && response.isStream());
     AtomicBoolean done = new AtomicBoolean();
     try {
-      writer.write(response, request.requestId(), keepOpen, request.path(), () -> {
+      writer.write(response, request.requestId(), keepOpen, !http10, request.path(), () -> {
         if (done.compareAndSet(false, true)) {
           afterAnswer(ctx, keepOpen, true);
         }
@@ -196,6 +226,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private void afterAnswer(ChannelHandlerContext ctx, boolean keepOpen, boolean answered) {
     connections.requestFinished();
     Runnable then = () -> {
+      serving = null;
       if (keepOpen && answered && ctx.channel().isActive()) {
         next(ctx);
       } else {
@@ -215,10 +246,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
   private Work undecodable(Throwable cause, String requestId) {
     GatewayException error;
+    Integer status = null;
     if (cause instanceof TooLongHttpHeaderException) {
       error = GatewayException.of(ErrorKind.HEADERS_TOO_LARGE,
           "Request headers are larger than the gateway's limit (server.maxHeaderSize)", null);
+    } else if (cause instanceof RequestBodyAggregator.ChunkLineTooLong) {
+      error = GatewayException.invalid(cause.getMessage(), null);
     } else if (cause instanceof TooLongHttpLineException) {
+      status = 414;
       error = new GatewayException(ErrorKind.INVALID_REQUEST, "Request line is too long", null,
           "request_uri_too_long", null, null);
     } else if (cause instanceof TooLongFrameException) {
@@ -227,12 +262,12 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       error = GatewayException.invalid("Malformed HTTP request", null);
     }
     GatewayResponse response = GatewayResponse.error(error);
-    Integer status = cause instanceof TooLongHttpLineException ? 414 : null;
-    return new Work(rejectedRequest(requestId), false, response, status);
+    return new Work(rejectedRequest(requestId), false, false, response, status);
   }
 
   private ServerRequest rejectedRequest(String requestId) {
-    return new ServerRequest("", "", null, Headers.EMPTY, new byte[0], requestId, null, clock.instant());
+    return new ServerRequest(
+        "", "", null, Headers.EMPTY, new byte[0], requestId, null, clock.instant(), ClientDisconnect.NEVER);
   }
 
   private ServerRequest toServerRequest(ChannelHandlerContext ctx, FullHttpRequest msg, String requestId) {
@@ -248,7 +283,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     String query = q < 0 ? null : uri.substring(q + 1);
     return new ServerRequest(
         msg.method().name(), path, query, headers.build(), body, requestId,
-        remote(ctx.channel().remoteAddress()), clock.instant());
+        remote(ctx.channel().remoteAddress()), clock.instant(), ClientDisconnect.create());
   }
 
   /**
@@ -287,6 +322,10 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     queue.clear();
+    ServerRequest gone = serving;
+    if (gone != null) {
+      gone.disconnect().signal();
+    }
     writer.connectionClosed();
     super.channelInactive(ctx);
   }

@@ -51,7 +51,7 @@ public final class HttpRoutes implements HttpService {
     }
     throw GatewayException.of(ErrorKind.NOT_FOUND,
         "Unknown path " + (path.length() > 200 ? path.substring(0, 200) + "…" : path)
-            + ". Spillway serves /v1/chat/completions, /v1/completions, /v1/responses and /v1/models.", null);
+            + ". Spillway serves /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings and /v1/models.", null);
   }
 
   public static final class Builder {

@@ -6,7 +6,12 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
@@ -14,6 +19,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.pipeline.GatewayResponse;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -36,6 +42,26 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
     super(maxBytes);
     this.maxBytes = maxBytes;
     this.answerPending = answerPending;
+  }
+
+  /**
+   * Marks a chunk-size line (with its extensions) longer than the decoder's line limit, which
+   * Netty reports as {@link TooLongHttpLineException} like an over-long request line: it is a bad
+   * body (400), not a long URI (414).
+   */
+  static final class ChunkLineTooLong extends TooLongFrameException {
+    ChunkLineTooLong(Throwable cause) {
+      super("A chunk-size line of the request body is too long", cause);
+    }
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, HttpObject msg, List<Object> out) throws Exception {
+    if (msg instanceof HttpContent && !(msg instanceof HttpMessage)
+        && msg.decoderResult().cause() instanceof TooLongHttpLineException tooLong) {
+      msg.setDecoderResult(DecoderResult.failure(new ChunkLineTooLong(tooLong)));
+    }
+    super.decode(ctx, msg, out);
   }
 
   @Override

@@ -65,8 +65,12 @@ final class ResponseWriter {
    * loop and in the same task as that write (one wake-up, and nothing the event loop reads
    * afterwards can find the answer still owed); it runs at once when the connection is gone. It
    * does not run when this throws.
+   *
+   * @param chunked false for a client that cannot read chunked encoding (HTTP/1.0): a stream's body
+   *     then ends when the connection closes, so {@code keepAlive} must be false
    */
-  void write(GatewayResponse response, String requestId, boolean keepAlive, String path, Runnable written) {
+  void write(
+      GatewayResponse response, String requestId, boolean keepAlive, boolean chunked, String path, Runnable written) {
     if (!response.isStream()) {
       finish(buffered(response, requestId, keepAlive, null), keepAlive, written);
       return;
@@ -74,7 +78,12 @@ final class ResponseWriter {
     EventStream stream = response.stream();
     activeStream = stream;
     try {
-      writeStream(response, stream, requestId, keepAlive, path, written);
+      if (!channel.isActive()) {
+        // The client left before the stream was handed over: connectionClosed() did not see it.
+        written.run();
+        return;
+      }
+      writeStream(response, stream, requestId, keepAlive, chunked, path, written);
     } finally {
       activeStream = null;
       stream.close();
@@ -133,13 +142,18 @@ final class ResponseWriter {
   }
 
   private void writeStream(
-      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, String path,
-      Runnable written) {
+      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, boolean chunked,
+      String path, Runnable written) {
     HttpResponse head =
         new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
+    head.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+    if (chunked) {
+      head.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    } else {
+      head.headers().remove(HttpHeaderNames.TRANSFER_ENCODING).set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
     head.headers()
-        .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED)
         .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
         .set("x-accel-buffering", "no");
     channel.writeAndFlush(head);

@@ -1,6 +1,7 @@
 package io.spillway.core.server;
 
 import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.ClientDisconnect;
 import java.time.Instant;
 
 /**
@@ -8,6 +9,7 @@ import java.time.Instant;
  *
  * @param path the path without the query string
  * @param requestId the client's {@code x-request-id} when it sent a usable one, else a fresh id
+ * @param disconnect signalled when the client goes away before its answer is complete
  */
 public record ServerRequest(
     String method,
@@ -17,4 +19,5 @@ public record ServerRequest(
     byte[] body,
     String requestId,
     String remoteAddress,
-    Instant receivedAt) {}
+    Instant receivedAt,
+    ClientDisconnect disconnect) {}

@@ -115,7 +115,8 @@ public final class ShapingInterceptor implements Interceptor {
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (request.route() == Route.MODELS || caller == null) {
+    if (request.route() == Route.MODELS || request.route() == Route.EMBEDDINGS || caller == null) {
+      // Nothing to shape: a model list, or texts whose vectors must not change.
       return chain.proceed(request);
     }
     Tier tier = caller.tier();

@@ -6,6 +6,7 @@ import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.ForwardedHeaders;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -175,6 +176,9 @@ public final class OpenAiHttpBackend implements Backend {
     boolean handedOver = false;
     try {
       Call call = client(inProgress).newCall(toUpstream(request));
+      // A client that goes away cancels the call, before its first byte too (the upstream sees its
+      // connection closed). The registration ends with the request; cancelling a finished call is a no-op.
+      ClientDisconnect.of(request).onDisconnect(call::cancel);
       GatewayResponse answer = exchange(call, request.stream(), end);
       handedOver = answer.isStream();
       return answer;

@@ -7,6 +7,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -53,6 +54,11 @@ final class CacheFixture {
   }
 
   GatewayResponse send(Caller caller, Route route, String json, String... headers) {
+    return send(caller, route, json, ClientDisconnect.NEVER, headers);
+  }
+
+  /** Sends a request whose client's leaving {@code disconnect} signals. */
+  GatewayResponse send(Caller caller, Route route, String json, ClientDisconnect disconnect, String... headers) {
     byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
     ObjectNode body;
     try {
@@ -62,6 +68,7 @@ final class CacheFixture {
     }
     GatewayRequest request = GatewayRequest.create("req", route, Headers.of(headers), body, bytes, clock.instant());
     request.setAttribute(RequestAttributes.CALLER, caller);
+    request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, disconnect);
     try {
       return pipeline.execute(request);
     } catch (GatewayException e) {

@@ -13,6 +13,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -52,6 +53,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
  *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused
  *       ({@link io.spillway.core.error.UnsupportedOnLocalException}, which the router answers);
+ *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs);
  *   <li>{@code /v1/models} → the models {@code local.models} serves.
  * </ul>
  *
@@ -123,6 +125,9 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     ObjectNode body = request.body();
     String requested = request.model();
     String localModel = models.map(requested);
+    if (route == Route.EMBEDDINGS) {
+      return embed(request, requested, localModel);
+    }
     Parameters params = new Parameters(body);
     Unsupported unsupported = new Unsupported();
     ObjectNode ollamaBody;
@@ -159,6 +164,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
 
     Call call = client.newCall(post(path, ollamaBody, request.id()));
+    ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -191,6 +197,33 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       }
     }
     return streamed(route, call, response, responses, requested, localModel, created, includeUsage, headers);
+  }
+
+  /** {@code /v1/embeddings} → {@code POST /api/embed}, buffered; the answer names the model that made the vectors. */
+  private GatewayResponse embed(GatewayRequest request, String requested, String localModel) {
+    Unsupported unsupported = new Unsupported();
+    ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
+    unsupported.throwIfAny("Embeddings API");
+    Call call = client.newCall(post("/api/embed", ollamaBody, request.id()));
+    call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+    Response response;
+    try {
+      response = call.execute();
+    } catch (IOException e) {
+      throw UpstreamFailures.beforeResponse(NAME, e);
+    }
+    try (response) {
+      if (!response.isSuccessful()) {
+        return errorResponse(errorFrom(response, requested, localModel), Headers.EMPTY);
+      }
+      JsonNode answer = parse(readBounded(response.body()));
+      String error = Json.text(answer, "error");
+      if (error != null) {
+        return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), Headers.EMPTY);
+      }
+      ObjectNode out = EmbeddingTranslation.response(answer, servedModel(answer, localModel), request.body());
+      return GatewayResponse.buffered(200, Headers.of("content-type", GatewayResponse.JSON), Json.toBytes(out));
+    }
   }
 
   private GatewayResponse streamed(

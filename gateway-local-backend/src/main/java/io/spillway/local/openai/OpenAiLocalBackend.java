@@ -62,7 +62,8 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   /**
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    */
-  public OpenAiLocalBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
+  public OpenAiLocalBackend(
+      LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;

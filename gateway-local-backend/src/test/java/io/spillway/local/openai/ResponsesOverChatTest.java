@@ -265,7 +265,9 @@ class ResponsesOverChatTest {
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.param()).isEqualTo("previous_response_id");
-          assertThat(e.retryAfter()).as("only the router knows when the cloud may serve it").isNull();
+          // The bare refusal: the router decides status and Retry-After from the breaker.
+          assertThat(e.status()).isEqualTo(400);
+          assertThat(e.retryAfter()).isNull();
         });
     assertThat(server.getAllServeEvents()).isEmpty();
   }

@@ -61,6 +61,11 @@ public final class TokenEstimator {
         maxOutput = positive(body.get("max_output_tokens"), defaultMaxTokens);
         choices = 1;
       }
+      case EMBEDDINGS -> {
+        prompt = text(encoding, body.get("input"));
+        maxOutput = 0;
+        choices = 1;
+      }
       default -> {
         prompt = 0;
         maxOutput = 0;

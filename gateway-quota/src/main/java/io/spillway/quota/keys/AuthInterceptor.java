@@ -4,21 +4,41 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.Route;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.function.Supplier;
 
 /**
  * Resolves the gateway key to a caller, or answers 401 with OpenAI's {@code invalid_api_key}. Takes
  * the key from {@code Authorization: Bearer}, or from {@code api-key} / {@code x-api-key} as some
  * SDKs send it. The presented key is never echoed, logged or forwarded.
+ *
+ * <p>Config-file keys are looked up first, then keys created through the admin API
+ * ({@link ApiKeys}). An API key past its {@code expiresAt}, or a rotated key's old secret past its
+ * overlap, gets 401 saying so; a model outside the key's allow-list gets 403
+ * {@code model_not_allowed}. An API key's caller carries the key's id as {@code keyId}.
  */
 public final class AuthInterceptor implements Interceptor {
+  public static final String EXPIRED_CODE = "api_key_expired";
+
   private final Supplier<KeyRegistry> registry;
+  private final ApiKeys apiKeys;
+  private final Clock clock;
 
   public AuthInterceptor(Supplier<KeyRegistry> registry) {
+    this(registry, null, Clock.systemUTC());
+  }
+
+  /** @param apiKeys the keys created through the admin API, or null for config keys only */
+  public AuthInterceptor(Supplier<KeyRegistry> registry, ApiKeys apiKeys, Clock clock) {
     this.registry = registry;
+    this.apiKeys = apiKeys;
+    this.clock = clock;
   }
 
   @Override
@@ -30,6 +50,12 @@ public final class AuthInterceptor implements Interceptor {
           null, ErrorKind.INVALID_API_KEY.code(), null, null);
     }
     Caller caller = registry.get().authenticate(key);
+    if (caller == null && apiKeys != null) {
+      ApiKeys.Match match = apiKeys.authenticate(key);
+      if (match != null) {
+        caller = admit(match, chain.request());
+      }
+    }
     if (caller == null) {
       throw new GatewayException(ErrorKind.INVALID_API_KEY,
           "Incorrect API key provided. Use a Spillway gateway key issued to your team.", null,
@@ -37,6 +63,28 @@ public final class AuthInterceptor implements Interceptor {
     }
     chain.request().setAttribute(RequestAttributes.CALLER, caller);
     return chain.proceed(chain.request());
+  }
+
+  private Caller admit(ApiKeys.Match match, GatewayRequest request) {
+    ApiKey key = match.key();
+    Instant now = clock.instant();
+    if (key.expired(now)) {
+      throw new GatewayException(ErrorKind.INVALID_API_KEY, "This Spillway key (" + key.id() + ", team "
+          + key.team() + ") expired at " + key.expiresAt() + ". Ask your gateway's operators for a new one.",
+          null, EXPIRED_CODE, null, null);
+    }
+    if (match.previous() && !now.isBefore(key.previousUntil())) {
+      throw new GatewayException(ErrorKind.INVALID_API_KEY, "This Spillway key (" + key.id()
+          + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.",
+          null, EXPIRED_CODE, null, null);
+    }
+    String model = request.model();
+    if (request.route() != Route.MODELS && model != null && !key.allows(model)) {
+      throw new GatewayException(ErrorKind.MODEL_NOT_ALLOWED, "This Spillway key (" + key.id()
+          + ") may not use the model '" + model + "'. It may use: " + String.join(", ", key.models()) + ".",
+          "model", ErrorKind.MODEL_NOT_ALLOWED.code(), null, null);
+    }
+    return new Caller(key.team(), key.tier(), key.id());
   }
 
   static String presentedKey(Headers headers) {

@@ -56,8 +56,15 @@ public final class QuotaPools implements AutoCloseable {
   private final Map<Tier, Counter> inputTokens = new EnumMap<>(Tier.class);
   private final Map<Tier, Counter> outputTokens = new EnumMap<>(Tier.class);
   private final BandAlerts alerts;
+  private final KeyBudgets keyBudgets;
 
   public QuotaPools(QuotaConfig config, UsageStore store, Clock clock, MeterRegistry meters) {
+    this(config, store, clock, meters, KeyBudgets.NONE);
+  }
+
+  /** @param keyBudgets per-key budgets checked beside the pools (keys created through the admin API) */
+  public QuotaPools(QuotaConfig config, UsageStore store, Clock clock, MeterRegistry meters, KeyBudgets keyBudgets) {
+    this.keyBudgets = keyBudgets;
     this.config = config;
     this.store = store;
     this.calendar = new QuotaCalendar(clock, ZoneId.of(config.timezone()));
@@ -120,6 +127,7 @@ public final class QuotaPools implements AutoCloseable {
     Tier tier = caller.tier();
     PoolKey key = currentKey(tier);
     Policy policy = policies.get(tier);
+    checkKeyBudget(caller, key.month(), estimatedTokens);
     ReserveOutcome outcome;
     try {
       outcome = store.reserve(key, caller.team(), estimatedTokens, policy.ceiling());
@@ -143,7 +151,22 @@ public final class QuotaPools implements AutoCloseable {
               + calendar.resetAt() + ".";
       throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, message, calendar.untilReset());
     }
-    return new Reservation(this, outcome.hold(), tier);
+    return new Reservation(this, outcome.hold(), tier, caller.keyId());
+  }
+
+  /** Refuses the request when the caller's key has a budget of its own that cannot cover it. */
+  private void checkKeyBudget(Caller caller, String month, long estimatedTokens) {
+    Long budget = caller.keyId() == null ? null : keyBudgets.monthlyTokens(caller.keyId());
+    if (budget == null) {
+      return;
+    }
+    long used = keyBudgets.used(month, caller.keyId());
+    if (used + estimatedTokens > budget) {
+      throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, "The key " + caller.keyId() + " cannot cover this request"
+          + " from its own budget: it has used " + used + " of its " + budget + " tokens for " + month
+          + " and the request needs an estimated " + estimatedTokens + ". It resets at " + calendar.resetAt() + ".",
+          calendar.untilReset());
+    }
   }
 
   private String overdraftNote(Tier tier) {
@@ -153,6 +176,9 @@ public final class QuotaPools implements AutoCloseable {
   void settle(Reservation reservation, Hold hold, TokenUsage usage) {
     long actual = usage == null ? 0 : Math.max(0, usage.total());
     PoolUsage after = store.settle(hold, actual);
+    if (actual > 0 && reservation.keyId() != null) {
+      keyBudgets.add(hold.pool().month(), reservation.keyId(), actual);
+    }
     if (usage != null) {
       inputTokens.get(reservation.tier()).increment(Math.max(0, usage.input()));
       outputTokens.get(reservation.tier()).increment(Math.max(0, usage.output()));

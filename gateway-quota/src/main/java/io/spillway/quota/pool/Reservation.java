@@ -13,12 +13,19 @@ public final class Reservation {
   private final QuotaPools pools;
   private final Hold hold;
   private final Tier tier;
+  private final String keyId;
   private final AtomicBoolean ended = new AtomicBoolean();
 
-  Reservation(QuotaPools pools, Hold hold, Tier tier) {
+  Reservation(QuotaPools pools, Hold hold, Tier tier, String keyId) {
     this.pools = pools;
     this.hold = hold;
     this.tier = tier;
+    this.keyId = keyId;
+  }
+
+  /** The caller's key, whose own budget (if any) the usage also counts toward. */
+  String keyId() {
+    return keyId;
   }
 
   public Tier tier() {

@@ -23,19 +23,34 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  *
  * A tier with neither field set and no team override (gold by default) has no request limit.
- * Thread-safe; results are computed once per team and tier.
+ * A key created with its own {@code requestsPerMinute} ({@link KeyRateLimits}) gets one more bucket,
+ * its own, beside these. Thread-safe; team and tier limits are computed once per team and tier.
  */
 public final class RateLimitPolicy {
   private final QuotaConfig config;
+  private final KeyRateLimits keyLimits;
   private final Map<Caller, List<RateLimit>> resolved = new ConcurrentHashMap<>();
 
   public RateLimitPolicy(QuotaConfig config) {
+    this(config, KeyRateLimits.NONE);
+  }
+
+  public RateLimitPolicy(QuotaConfig config, KeyRateLimits keyLimits) {
     this.config = config;
+    this.keyLimits = keyLimits;
   }
 
   /** The limits that apply to {@code caller}, empty when none does. */
   public List<RateLimit> limitsFor(Caller caller) {
-    return resolved.computeIfAbsent(new Caller(caller.team(), caller.tier(), ""), this::resolve);
+    List<RateLimit> shared = resolved.computeIfAbsent(new Caller(caller.team(), caller.tier(), ""), this::resolve);
+    Integer perKey = caller.keyId() == null ? null : keyLimits.requestsPerMinute(caller.keyId());
+    if (perKey == null) {
+      return shared;
+    }
+    List<RateLimit> limits = new ArrayList<>(shared);
+    limits.add(new RateLimit("key:" + caller.keyId() + ":1m:" + perKey, "key " + caller.keyId(), perKey,
+        Duration.ofMinutes(1)));
+    return List.copyOf(limits);
   }
 
   private List<RateLimit> resolve(Caller caller) {

@@ -15,6 +15,9 @@ import io.spillway.core.pipeline.Caller;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,54 +33,94 @@ import org.slf4j.LoggerFactory;
  * {@code quota.failClosed: true} they are refused with 503 instead. Commands fail at once while the
  * connection is down (Lettuce reconnects in the background), so an outage adds no waiting. The
  * command timeout is Lettuce's, settable in the URI ({@code redis://host:6379?timeout=2s}).
+ *
+ * <p>A replica started while Redis is down starts all the same, limiting on its own buckets (or
+ * refusing, with {@code failClosed}); it tries to connect every {@code retryEvery} in the background
+ * and shares the buckets from the first success on. The usage store logs that outage; this class
+ * logs nothing more for it than one DEBUG line.
  */
 public final class RedisRequestLimiter implements RequestLimiter {
   private static final Logger log = LoggerFactory.getLogger(RedisRequestLimiter.class);
   private static final String PREFIX = "spillway:ratelimit:";
 
   private final RedisClient client;
-  private final StatefulRedisConnection<byte[], byte[]> connection;
-  private final BucketRequestLimiter shared;
+  private final String location;
+  private final RateLimitPolicy policy;
+  private final Clock clock;
   private final RequestLimiter fallback;
   private final boolean failClosed;
   private final AtomicBoolean unreachable = new AtomicBoolean();
+  private final ScheduledExecutorService reconnect;
+  private volatile StatefulRedisConnection<byte[], byte[]> connection;
+  private volatile BucketRequestLimiter shared;
 
-  private RedisRequestLimiter(
-      RedisClient client, StatefulRedisConnection<byte[], byte[]> connection, RateLimitPolicy policy, Clock clock,
-      boolean failClosed) {
+  private RedisRequestLimiter(RedisClient client, String location, RateLimitPolicy policy, Clock clock,
+      boolean failClosed, Duration retryEvery) {
     this.client = client;
-    this.connection = connection;
+    this.location = location;
+    this.policy = policy;
+    this.clock = clock;
     this.failClosed = failClosed;
     this.fallback = new LocalRequestLimiter(policy, clock);
-    ProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(connection)
+    if (tryConnect()) {
+      this.reconnect = null;
+      return;
+    }
+    unreachable.set(true);
+    log.debug("Redis at {} is unreachable at start; rate limits are {} until it answers", location,
+        failClosed ? "refused (quota.failClosed)" : "this replica's own");
+    this.reconnect = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-redis-ratelimit").daemon(true).factory());
+    long every = Math.max(1, retryEvery.toMillis());
+    reconnect.scheduleWithFixedDelay(this::connectLater, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Connects to {@code redisUri}. When Redis cannot be reached yet, the limiter starts anyway (see
+   * the class doc) and tries again every {@code retryEvery}; it never throws for an unreachable Redis.
+   */
+  public static RedisRequestLimiter connect(
+      String redisUri, RateLimitPolicy policy, Clock clock, boolean failClosed, Duration retryEvery) {
+    RedisURI uri = RedisURI.create(redisUri);
+    RedisClient client = RedisClient.create(uri);
+    client.setOptions(ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .build());
+    return new RedisRequestLimiter(client, uri.getHost() + ":" + uri.getPort(), policy, clock, failClosed,
+        retryEvery);
+  }
+
+  private synchronized boolean tryConnect() {
+    if (shared != null) {
+      return true;
+    }
+    StatefulRedisConnection<byte[], byte[]> opened;
+    try {
+      opened = client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      return false;
+    }
+    ProxyManager<byte[]> buckets = Bucket4jLettuce.casBasedBuilder(opened)
         .clientClock(new ClockTimeMeter(clock))
         .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
         .build();
-    this.shared = new BucketRequestLimiter(policy) {
+    connection = opened;
+    shared = new BucketRequestLimiter(policy) {
       @Override
       protected Bucket bucket(RateLimit limit) {
         byte[] key = (PREFIX + limit.key()).getBytes(StandardCharsets.UTF_8);
         return buckets.builder().build(key, () -> configuration(limit));
       }
     };
+    return true;
   }
 
-  /**
-   * Connects to {@code redisUri}; throws {@link IllegalStateException} naming the URI (without its
-   * password) when Redis cannot be reached at start.
-   */
-  public static RedisRequestLimiter connect(String redisUri, RateLimitPolicy policy, Clock clock, boolean failClosed) {
-    RedisURI uri = RedisURI.create(redisUri);
-    RedisClient client = RedisClient.create(uri);
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .build());
-    try {
-      return new RedisRequestLimiter(client, client.connect(ByteArrayCodec.INSTANCE), policy, clock, failClosed);
-    } catch (RuntimeException e) {
-      client.shutdown(Duration.ZERO, Duration.ZERO);
-      throw new IllegalStateException("cannot reach Redis for rate limits at " + uri.getHost() + ":" + uri.getPort()
-          + ": " + e.getMessage(), e);
+  private void connectLater() {
+    if (tryConnect()) {
+      if (unreachable.compareAndSet(true, false)) {
+        log.warn("Redis at {} is reachable; rate limits are shared across replicas", location);
+      }
+      reconnect.shutdown();
     }
   }
 
@@ -85,7 +128,11 @@ public final class RedisRequestLimiter implements RequestLimiter {
   public Decision acquire(Caller caller) {
     Decision decision;
     try {
-      decision = shared.acquire(caller);
+      BucketRequestLimiter buckets = shared;
+      if (buckets == null) {
+        throw new IllegalStateException("not connected to Redis at " + location + " yet");
+      }
+      decision = buckets.acquire(caller);
     } catch (RuntimeException e) {
       if (unreachable.compareAndSet(false, true)) {
         log.error("Redis is unreachable for rate limits ({}); {}", e.toString(),
@@ -110,7 +157,13 @@ public final class RedisRequestLimiter implements RequestLimiter {
 
   @Override
   public void close() {
-    connection.close();
+    if (reconnect != null) {
+      reconnect.shutdownNow();
+    }
+    StatefulRedisConnection<byte[], byte[]> c = connection;
+    if (c != null) {
+      c.close();
+    }
     client.shutdown(Duration.ZERO, Duration.ZERO);
   }
 }

@@ -125,7 +125,8 @@ class RedisRequestLimiterTest {
   }
 
   private RedisRequestLimiter limiter(boolean failClosed) {
-    RedisRequestLimiter limiter = RedisRequestLimiter.connect(redis.uri(), policy, clock, failClosed);
+    RedisRequestLimiter limiter =
+        RedisRequestLimiter.connect(redis.uri(), policy, clock, failClosed, Duration.ofMillis(200));
     limiters.add(limiter);
     return limiter;
   }

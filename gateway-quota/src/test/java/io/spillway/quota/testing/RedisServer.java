@@ -56,6 +56,15 @@ public final class RedisServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * A Redis that is not running yet, on a free loopback port: give its {@link #uri} to a gateway,
+   * then {@link #startAgain} it (to test a replica that starts while Redis is down).
+   */
+  public static RedisServer notStarted(Path dir) {
+    assumeInstalled();
+    return new RedisServer(dir, freePort());
+  }
+
   public String uri() {
     return "redis://127.0.0.1:" + port;
   }

@@ -1,0 +1,208 @@
+package io.spillway.app.frontend;
+
+import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
+import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
+import static io.spillway.app.testing.GatewayHarness.chatBody;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.app.observe.LogCapture;
+import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.app.testing.RawHttp;
+import io.spillway.core.json.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A client that leaves before its first byte, buffered or streamed, is noticed at once through the
+ * real gateway: the upstream sees its connection closed long before {@code cloud.timeout}, the
+ * admission slot (concurrency 1 here) and the token reservation are free for the next request, no
+ * failover reaches the local backend, and the access log says {@code client_closed}.
+ */
+class ClientDisconnectTest {
+  /** Far longer than the test waits: only a cancellation can end the upstream call in time. */
+  private static final String CLOUD_TIMEOUT = "60s";
+  private static final String PROMPT = "a question nobody waits for";
+
+  private HangingUpstream upstream;
+  private GatewayHarness harness;
+  private LogCapture logs;
+
+  @BeforeEach
+  void start() throws IOException {
+    logs = new LogCapture();
+    upstream = new HangingUpstream();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    if (harness != null) {
+      harness.close();
+    }
+    upstream.close();
+    logs.close();
+  }
+
+  private void startGateway(String tier) {
+    harness = GatewayHarness.start("""
+        cloud:
+          baseUrl: %s
+          timeout: %s
+        quota:
+          admission:
+            cloudConcurrency: 1
+        """.formatted(upstream.baseUrl(), CLOUD_TIMEOUT));
+    // Anything that reaches the local backend would be answered: the test checks nothing does.
+    harness.ollama.stubFor(com.github.tomakehurst.wiremock.client.WireMock.any(
+        com.github.tomakehurst.wiremock.client.WireMock.anyUrl()).willReturn(OpenAiStubs.json(200, "{}")));
+  }
+
+  @ParameterizedTest(name = "stream={0}")
+  @ValueSource(booleans = {false, true})
+  void aClientThatLeavesBeforeTheFirstByteCancelsTheUpstreamCallAndFreesItsPlace(boolean stream) throws Exception {
+    startGateway("gold");
+    try (RawHttp client = new RawHttp(harness.gateway().port())) {
+      client.send(RawHttp.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", PROMPT, stream)));
+      assertThat(upstream.firstRequestArrived.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(reservedTokens("gold")).as("the estimate is held while the call runs").isPositive();
+    }
+
+    assertThat(upstream.firstConnectionClosed.await(3, TimeUnit.SECONDS))
+        .as("the upstream sees its connection closed at once, not after cloud.timeout").isTrue();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !accessLines().isEmpty());
+    JsonNode line = accessLines().get(0);
+    assertThat(line.path("error").asText()).isEqualTo("client_closed");
+    assertThat(line.path("outcome").asText()).isEqualTo("cancelled");
+    assertThat(line.path("stream").asBoolean()).isEqualTo(stream);
+    assertThat(reservedTokens("gold")).as("the reservation is released").isZero();
+
+    HttpResponse<String> next = harness.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "again", false));
+    assertThat(next.statusCode()).as("the only cloud slot was given back: " + next.body()).isEqualTo(200);
+    assertThat(harness.ollama.getAllServeEvents().stream().map(e -> e.getRequest().getBodyAsString()))
+        .as("no local retry for a client that has gone (readiness probes and warm-ups aside)")
+        .noneMatch(body -> body.contains(PROMPT));
+  }
+
+  private java.util.List<JsonNode> accessLines() {
+    return logs.accessLines().stream().map(ClientDisconnectTest::parse).toList();
+  }
+
+  private long reservedTokens(String tier) {
+    HttpResponse<String> quota = harness.get("/admin/quota", ADMIN_TOKEN);
+    return parse(quota.body()).path("pools").path(tier).path("reserved").asLong(-1);
+  }
+
+  private static JsonNode parse(String text) {
+    try {
+      return Json.parse(text);
+    } catch (IOException e) {
+      throw new AssertionError("not JSON: " + text, e);
+    }
+  }
+
+  /**
+   * An upstream whose first request never gets an answer (it waits until the gateway closes the
+   * connection, and notes that it did); later requests get a plain chat completion.
+   */
+  static final class HangingUpstream implements AutoCloseable {
+    final CountDownLatch firstRequestArrived = new CountDownLatch(1);
+    final CountDownLatch firstConnectionClosed = new CountDownLatch(1);
+    private final AtomicInteger requests = new AtomicInteger();
+    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+
+    HangingUpstream() throws IOException {
+      Thread.ofVirtual().start(() -> {
+        while (!server.isClosed()) {
+          try {
+            Socket socket = server.accept();
+            Thread.ofVirtual().start(() -> serve(socket));
+          } catch (IOException e) {
+            return;
+          }
+        }
+      });
+    }
+
+    String baseUrl() {
+      return "http://127.0.0.1:" + server.getLocalPort() + "/v1";
+    }
+
+    private void serve(Socket socket) {
+      try (socket) {
+        InputStream in = socket.getInputStream();
+        while (true) {
+          String head = readHead(in);
+          if (head == null) {
+            return;
+          }
+          in.readNBytes(contentLength(head));
+          if (requests.incrementAndGet() == 1) {
+            firstRequestArrived.countDown();
+            try {
+              while (in.read() >= 0) {
+                // the gateway sends nothing more; wait for it to close
+              }
+            } catch (IOException closed) {
+              // a reset is a close too
+            }
+            firstConnectionClosed.countDown();
+            return;
+          }
+          byte[] body = OpenAiStubs.chatCompletionBody("hello again", 5, 3).getBytes(StandardCharsets.UTF_8);
+          OutputStream out = socket.getOutputStream();
+          out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+              + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+          out.write(body);
+          out.flush();
+        }
+      } catch (IOException e) {
+        // the gateway went away
+      }
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+      ByteArrayOutputStream head = new ByteArrayOutputStream();
+      int matched = 0;
+      while (matched < 4) {
+        int b = in.read();
+        if (b < 0) {
+          return null;
+        }
+        head.write(b);
+        matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+      }
+      return head.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static int contentLength(String head) {
+      for (String line : head.split("\r\n")) {
+        if (line.toLowerCase().startsWith("content-length:")) {
+          return Integer.parseInt(line.substring(15).trim());
+        }
+      }
+      return 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+}

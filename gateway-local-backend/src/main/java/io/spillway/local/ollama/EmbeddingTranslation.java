@@ -1,0 +1,79 @@
+package io.spillway.local.ollama;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.json.Json;
+import io.spillway.local.Unsupported;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Base64;
+
+/**
+ * OpenAI embeddings ⇄ Ollama {@code /api/embed}. In: {@code input} (a string or an array of
+ * strings) and {@code dimensions}; Ollama answers {@code embeddings} (one vector per input, in order)
+ * and {@code prompt_eval_count}. Out: OpenAI's {@code list} of {@code embedding} objects, as floats
+ * or, when the client asked for {@code encoding_format: "base64"}, as base64 of little-endian
+ * float32 (what OpenAI sends). Token-id inputs cannot be served locally: Ollama takes text only.
+ */
+final class EmbeddingTranslation {
+  private EmbeddingTranslation() {}
+
+  static ObjectNode request(ObjectNode body, String model, Unsupported unsupported, String keepAlive) {
+    ObjectNode out = Json.object();
+    out.put("model", model);
+    JsonNode input = body.get("input");
+    if (input != null && input.isTextual()) {
+      out.put("input", input.textValue());
+    } else if (input != null && input.isArray()) {
+      ArrayNode texts = out.putArray("input");
+      for (JsonNode item : input) {
+        if (item.isTextual()) {
+          texts.add(item.textValue());
+        } else {
+          unsupported.add("token-id input (Ollama embeds text only)", "input");
+          break;
+        }
+      }
+    }
+    JsonNode dimensions = body.get("dimensions");
+    if (dimensions != null && dimensions.isIntegralNumber()) {
+      out.put("dimensions", dimensions.intValue());
+    }
+    String format = Json.text(body, "encoding_format");
+    if (format != null && !format.equals("float") && !format.equals("base64")) {
+      unsupported.add("encoding_format '" + format + "'", "encoding_format");
+    }
+    out.put("keep_alive", keepAlive);
+    return out;
+  }
+
+  static ObjectNode response(JsonNode answer, String servedModel, ObjectNode request) {
+    boolean base64 = "base64".equals(Json.text(request, "encoding_format"));
+    ObjectNode out = Json.object();
+    out.put("object", "list");
+    ArrayNode data = out.putArray("data");
+    int index = 0;
+    for (JsonNode vector : answer.path("embeddings")) {
+      ObjectNode item = data.addObject();
+      item.put("object", "embedding");
+      item.put("index", index++);
+      if (base64) {
+        item.put("embedding", base64(vector));
+      } else {
+        ArrayNode floats = item.putArray("embedding");
+        vector.forEach(v -> floats.add(v.floatValue()));
+      }
+    }
+    out.put("model", servedModel);
+    long prompt = answer.path("prompt_eval_count").asLong(0);
+    out.putObject("usage").put("prompt_tokens", prompt).put("total_tokens", prompt);
+    return out;
+  }
+
+  private static String base64(JsonNode vector) {
+    ByteBuffer bytes = ByteBuffer.allocate(vector.size() * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    vector.forEach(v -> bytes.putFloat(v.floatValue()));
+    return Base64.getEncoder().encodeToString(bytes.array());
+  }
+}

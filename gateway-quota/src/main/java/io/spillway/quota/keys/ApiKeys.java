@@ -1,0 +1,244 @@
+package io.spillway.quota.keys;
+
+import io.spillway.core.pipeline.Tier;
+import io.spillway.quota.pool.KeyBudgets;
+import io.spillway.quota.ratelimit.KeyRateLimits;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keys created, rotated and revoked through the admin API, beside the config file's keys.
+ *
+ * <p>The {@link KeyStore} is the truth; each replica authenticates against a snapshot of it that
+ * {@link #startSync} refreshes whenever the store's version moves (every {@code admin.keySyncInterval},
+ * so a change made on one replica reaches every other within a second). A change made here refreshes
+ * the snapshot at once. Only SHA-256 hashes are kept, and a presented key is confirmed with a
+ * constant-time comparison. When the store does not answer, the last snapshot keeps serving.
+ *
+ * <p>A rotated key keeps its id, team, tier and limits and gets a new secret; the old secret keeps
+ * working until the end of the overlap. Thread-safe.
+ */
+public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ApiKeys.class);
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** Every secret this gateway issues starts with it, so a leaked one is easy to recognise. */
+  public static final String SECRET_PREFIX = "sk-spw-";
+  public static final String ID_PREFIX = "key_";
+
+  /** What a new key names and limits. */
+  public record NewKey(String team, Tier tier, Instant expiresAt, List<String> models, Long monthlyTokens,
+      Integer requestsPerMinute) {}
+
+  /** A key and its plain secret, shown once. */
+  public record Issued(ApiKey key, String secret) {}
+
+  /** The key a presented secret belongs to; {@code previous} when it is the secret from before a rotation. */
+  public record Match(ApiKey key, boolean previous) {}
+
+  private record Entry(byte[] digest, Match match) {}
+
+  private record Snapshot(Map<ByteBuffer, Entry> byDigest, Map<String, ApiKey> byId) {
+    static final Snapshot EMPTY = new Snapshot(Map.of(), Map.of());
+  }
+
+  private final KeyStore store;
+  private final Clock clock;
+  private volatile Snapshot snapshot = Snapshot.EMPTY;
+  private long version = Long.MIN_VALUE;
+  private ScheduledExecutorService sync;
+  private volatile boolean storeDown;
+
+  public ApiKeys(KeyStore store, Clock clock) {
+    this.store = store;
+    this.clock = clock;
+    sync();
+  }
+
+  /** Polls the store every {@code every} for changes made elsewhere. */
+  public synchronized void startSync(Duration every) {
+    if (sync != null) {
+      return;
+    }
+    sync = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("spillway-key-sync").daemon().factory());
+    long millis = Math.max(1, every.toMillis());
+    sync.scheduleWithFixedDelay(this::sync, millis, millis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Reads the store again if its version moved, and writes buffered usage. Never throws. */
+  public void sync() {
+    try {
+      synchronized (this) {
+        long current = store.version();
+        if (current != version) {
+          List<ApiKey> keys = store.all();
+          snapshot = build(keys);
+          version = current;
+        }
+      }
+      store.flush();
+      if (storeDown) {
+        storeDown = false;
+        log.warn("The key store ({}) answers again", store.describe());
+      }
+    } catch (RuntimeException e) {
+      if (!storeDown) {
+        storeDown = true;
+        log.error("The key store ({}) does not answer ({}); API keys keep working as last seen", store.describe(),
+            e.getMessage());
+      }
+    }
+  }
+
+  private static Snapshot build(List<ApiKey> keys) {
+    Map<ByteBuffer, Entry> byDigest = new HashMap<>();
+    Map<String, ApiKey> byId = new HashMap<>();
+    for (ApiKey key : keys) {
+      byId.put(key.id(), key);
+      byte[] digest = KeyHashes.parse(key.hash());
+      byDigest.put(ByteBuffer.wrap(digest), new Entry(digest, new Match(key, false)));
+      if (key.previousHash() != null) {
+        byte[] previous = KeyHashes.parse(key.previousHash());
+        byDigest.putIfAbsent(ByteBuffer.wrap(previous), new Entry(previous, new Match(key, true)));
+      }
+    }
+    return new Snapshot(Map.copyOf(byDigest), Map.copyOf(byId));
+  }
+
+  /** The key {@code presented} belongs to (expired or not), or null. */
+  public Match authenticate(String presented) {
+    byte[] digest = KeyHashes.digest(presented);
+    Entry entry = snapshot.byDigest().get(ByteBuffer.wrap(digest));
+    if (entry == null || !MessageDigest.isEqual(entry.digest(), digest)) {
+      return null;
+    }
+    return entry.match();
+  }
+
+  /**
+   * Creates a key and stores its hash.
+   *
+   * @throws KeyStoreUnavailableException when the store does not answer
+   */
+  public Issued create(NewKey spec) {
+    String secret = newSecret();
+    String id = ID_PREFIX + HexFormat.of().formatHex(randomBytes(8));
+    ApiKey key = new ApiKey(id, spec.team(), spec.tier(), KeyHashes.hash(secret), clock.instant(), spec.expiresAt(),
+        spec.models(), spec.monthlyTokens(), spec.requestsPerMinute(), null, null);
+    store.put(key);
+    sync();
+    return new Issued(key, secret);
+  }
+
+  /**
+   * Gives the key a new secret; the old one keeps working for {@code overlap}. Null when no key has
+   * that id.
+   */
+  public Issued rotate(String id, Duration overlap) {
+    ApiKey current = find(id);
+    if (current == null) {
+      return null;
+    }
+    String secret = newSecret();
+    ApiKey rotated = current.rotated(KeyHashes.hash(secret), clock.instant().plus(overlap));
+    store.put(rotated);
+    sync();
+    return new Issued(rotated, secret);
+  }
+
+  /** Deletes the key everywhere; false when no key has that id. */
+  public boolean revoke(String id) {
+    boolean removed = store.remove(id);
+    sync();
+    return removed;
+  }
+
+  /** The key with {@code id}, read from the store (not the snapshot); null when there is none. */
+  public ApiKey find(String id) {
+    for (ApiKey key : store.all()) {
+      if (key.id().equals(id)) {
+        return key;
+      }
+    }
+    return null;
+  }
+
+  /** The keys as this replica last saw them, oldest first. */
+  public List<ApiKey> list() {
+    List<ApiKey> keys = new ArrayList<>(snapshot.byId().values());
+    keys.sort(Comparator.comparing(ApiKey::createdAt).thenComparing(ApiKey::id));
+    return keys;
+  }
+
+  @Override
+  public Long monthlyTokens(String keyId) {
+    ApiKey key = snapshot.byId().get(keyId);
+    return key == null ? null : key.monthlyTokens();
+  }
+
+  @Override
+  public Integer requestsPerMinute(String keyId) {
+    ApiKey key = snapshot.byId().get(keyId);
+    return key == null ? null : key.requestsPerMinute();
+  }
+
+  @Override
+  public long used(String month, String keyId) {
+    return store.usage(month, keyId);
+  }
+
+  @Override
+  public void add(String month, String keyId, long tokens) {
+    if (tokens == 0 || !snapshot.byId().containsKey(keyId)) {
+      return;
+    }
+    try {
+      store.addUsage(month, keyId, tokens);
+    } catch (KeyStoreUnavailableException e) {
+      log.warn("Could not count {} tokens for key {}: {}", tokens, keyId, e.getMessage());
+    }
+  }
+
+  private static String newSecret() {
+    return SECRET_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(randomBytes(32));
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] bytes = new byte[n];
+    RANDOM.nextBytes(bytes);
+    return bytes;
+  }
+
+  @Override
+  public void close() {
+    ScheduledExecutorService s;
+    synchronized (this) {
+      s = sync;
+    }
+    if (s != null) {
+      s.shutdownNow();
+      try {
+        s.awaitTermination(2, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    store.flush();
+    store.close();
+  }
+}

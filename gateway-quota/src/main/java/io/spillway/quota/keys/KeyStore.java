@@ -1,0 +1,44 @@
+package io.spillway.quota.keys;
+
+import java.util.List;
+
+/**
+ * Where keys created through the admin API live, beside the usage: in memory ({@code store:
+ * memory}), in {@code <dir>/keys.mv.db} ({@code embedded:<dir>}, survives a restart) or in Redis
+ * ({@code redis://…}, shared by every replica). Only hashes are stored.
+ *
+ * <p>Thread-safe. Calls may block briefly (a file commit, a Redis round trip bounded by
+ * {@code quota.storeTimeout}); they throw {@link KeyStoreUnavailableException} when a shared store
+ * does not answer.
+ */
+public interface KeyStore extends AutoCloseable {
+  /** Every stored key. */
+  List<ApiKey> all();
+
+  /** Adds or replaces the key with {@code key.id()}. */
+  void put(ApiKey key);
+
+  /** Removes the key; false when there was none with that id. */
+  boolean remove(String id);
+
+  /**
+   * A number that changes whenever any key is put or removed, by this replica or another: a replica
+   * that polls it knows when to read {@link #all} again.
+   */
+  long version();
+
+  /** Tokens settled by the key in the quota month {@code month} ({@code 2026-11}). */
+  long usage(String month, String id);
+
+  /** Adds settled tokens to the key's usage of {@code month}. */
+  void addUsage(String month, String id, long tokens);
+
+  /** Makes buffered usage durable (the embedded store); called on every sync tick. */
+  default void flush() {}
+
+  /** A short description for logs and status: {@code memory}, {@code embedded:<file>}, {@code redis host:port}. */
+  String describe();
+
+  @Override
+  void close();
+}
