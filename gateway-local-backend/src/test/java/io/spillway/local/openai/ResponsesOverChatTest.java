@@ -18,6 +18,7 @@ import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -261,7 +262,7 @@ class ResponsesOverChatTest {
   void previousResponseIdIsRefusedAsUnsupportedOnLocal() {
     assertThatThrownBy(() -> backend(null).call(request(Route.RESPONSES,
         "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"previous_response_id\":\"resp_1\"}")))
-        .isInstanceOfSatisfying(GatewayException.class, e -> {
+        .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.param()).isEqualTo("previous_response_id");
           // The bare refusal: the router decides status and Retry-After from the breaker.
