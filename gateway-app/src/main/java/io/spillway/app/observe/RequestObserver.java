@@ -362,6 +362,8 @@ public final class RequestObserver implements Interceptor {
     private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
     private volatile CloseCause cause = CloseCause.CLIENT_CLOSED;
+    /** The stream's last event ({@code [DONE]}, or a Responses API terminal event) was relayed. */
+    private volatile boolean complete;
 
     ObservedStream(EventStream delegate, Observation observation, ClientDisconnect disconnect) {
       super(delegate);
@@ -388,6 +390,9 @@ public final class RequestObserver implements Interceptor {
         finish(cancelled ? cutOutcome() : null, cancelled ? cause.code() : null);
       } else {
         observation.sawEvent(event);
+        if (isLast(event)) {
+          complete = true;
+        }
       }
       return event;
     }
@@ -407,13 +412,24 @@ public final class RequestObserver implements Interceptor {
       }
     }
 
+    private static boolean isLast(SseEvent event) {
+      return event.isDone() || "response.completed".equals(event.event())
+          || "response.incomplete".equals(event.event()) || "response.failed".equals(event.event());
+    }
+
     /** A stream the gateway cut at its time limit failed; one the client left was cancelled. */
     private String cutOutcome() {
       return cause == CloseCause.STREAM_TIME_LIMIT ? "stream_error" : "cancelled";
     }
 
+    /**
+     * Once the last event was relayed the client has its whole answer: a client that hangs up right
+     * after it (as the Codex CLI does after {@code response.completed}), or a read failing after it,
+     * does not make that answer a cancellation or a failure.
+     */
     private void finish(String outcome, String error) {
-      observation.finish(observation.status, outcome, error, ticker.nanos());
+      boolean whole = complete && cause != CloseCause.STREAM_TIME_LIMIT;
+      observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.nanos());
     }
   }
 }

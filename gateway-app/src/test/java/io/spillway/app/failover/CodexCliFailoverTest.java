@@ -124,15 +124,14 @@ class CodexCliFailoverTest {
       assertThat(breaker(h).get("state").asText()).isEqualTo("open");
       // Zero failed calls: Codex (its retries off) exited 0, the local model saw each turn once, and
       // every request was answered 200 by local. Codex hangs up as soon as it reads
-      // response.completed, sometimes before the gateway has seen its upstream end: the access log
-      // may then call that complete answer "cancelled" (client_closed), never anything worse.
+      // response.completed; a stream whose last event was relayed is a success all the same.
       List<JsonNode> served = awaitResponsesLines(logs, 5);
       assertThat(served).as("every /v1/responses request was served by local, none failed")
           .allSatisfy(line -> {
             assertThat(line.get("backend").asText()).isEqualTo("local");
             assertThat(line.get("status").asInt()).isEqualTo(200);
-            assertThat(line.get("outcome").asText()).isIn("success", "cancelled");
-            assertThat(line.path("error").asText("client_closed")).isEqualTo("client_closed");
+            assertThat(line.get("outcome").asText()).isEqualTo("success");
+            assertThat(line.path("error").isMissingNode() || line.path("error").isNull()).isTrue();
             assertThat(line.get("tier").asText()).isEqualTo(tier);
           });
 
@@ -166,7 +165,7 @@ class CodexCliFailoverTest {
       JsonNode probe = awaitResponsesLines(logs, 7).get(6);
       assertThat(probe.get("backend").asText()).isEqualTo("cloud");
       assertThat(probe.get("status").asInt()).isEqualTo(200);
-      assertThat(probe.path("error").asText("client_closed")).isEqualTo("client_closed");
+      assertThat(probe.get("outcome").asText()).isEqualTo("success");
     }
   }
 
