@@ -58,6 +58,7 @@ import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -97,6 +98,7 @@ public final class Gateway implements AutoCloseable {
   private final ResponseCache cache;
   private final UsageStore usageStore;
   private final QuotaPools quota;
+  private final Breaker breaker;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -131,7 +133,7 @@ public final class Gateway implements AutoCloseable {
     }
     Backend meteredLocal = local == null ? null : metrics.meter(local, capacity);
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
-    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
     status.register("risk", risk::snapshot);
@@ -188,7 +190,7 @@ public final class Gateway implements AutoCloseable {
           observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local));
+    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, breaker));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -337,6 +339,11 @@ public final class Gateway implements AutoCloseable {
     return admission;
   }
 
+  /** The capacity breaker the router asks: this replica's own, or the fleet's with Redis. */
+  public Breaker breaker() {
+    return breaker;
+  }
+
   /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
   public QuotaPools quota() {
     return quota;
@@ -352,5 +359,6 @@ public final class Gateway implements AutoCloseable {
     requestLimiter.close();
     quota.close();
     usageStore.close();
+    breaker.close();
   }
 }

@@ -10,24 +10,28 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
 import io.spillway.local.LocalBackend;
+import io.spillway.routing.breaker.Breaker;
 
 /**
  * {@code GET /readyz}: 200 when some backend can serve, 503 (with the reasons as JSON) when neither
  * can — the cloud is not configured (no key for OpenAI's API) and the local backend is off,
  * unreachable or lacks its default model. The local part carries the readiness snapshot, missing
  * models with their fix included; the local server's address is not shown here (this endpoint needs
- * no token).
+ * no token). The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet},
+ * or {@code local-fallback} while the fleet's Redis does not answer); it does not change readiness.
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
   private final LocalConfig localConfig;
   private final LocalBackend local;
+  private final Breaker breaker;
 
   /** {@code local} is null when {@code local.enabled} is false. */
-  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local) {
+  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, Breaker breaker) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
+    this.breaker = breaker;
   }
 
   @Override
@@ -49,6 +53,11 @@ final class ReadinessService implements HttpService {
       if (!localUsable) {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
       }
+    }
+    Breaker.Mode mode = breaker.mode();
+    ObjectNode breakerJson = out.putObject("breaker").put("mode", mode.tag());
+    if (mode == Breaker.Mode.LOCAL_FALLBACK) {
+      breakerJson.put("detail", "the fleet's breaker in Redis does not answer; this replica decides on its own");
     }
     boolean ready = cloudUsable || localUsable;
     out.put("status", ready ? "ready" : "not_ready");
