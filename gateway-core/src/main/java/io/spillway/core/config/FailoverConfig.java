@@ -37,6 +37,6 @@ public record FailoverConfig(
     historySize = historySize != null ? historySize : 50;
     fleetTimeout = fleetTimeout != null ? fleetTimeout : Duration.ofMillis(200);
     fleetRefresh = fleetRefresh != null ? fleetRefresh : Duration.ofMillis(500);
-    probeLease = probeLease != null ? probeLease : Duration.ofMinutes(2);
+    probeLease = probeLease != null ? probeLease : Duration.ofMinutes(3);
   }
 }

@@ -70,7 +70,8 @@ public final class FleetBreaker implements Breaker {
   private static final Logger log = LoggerFactory.getLogger(FleetBreaker.class);
   static final String STATE_KEY = "{spillway:breaker}:state";
   static final String HISTORY_KEY = "{spillway:breaker}:history";
-  static final String CHANNEL = "spillway:breaker:changes";
+  /** Pub/sub channels are not per database: the database index is part of the name. */
+  static final String CHANNEL_PREFIX = "spillway:breaker:changes:";
 
   /** The state as Redis last told this replica. */
   record Shared(State state, Instant since, Instant until, int streak, String probe, Instant probeUntil,
@@ -106,6 +107,7 @@ public final class FleetBreaker implements Breaker {
   private final MeterRegistry meters;
   private final String location;
   private final RedisClient client;
+  private final String channel;
   private final LocalBreaker fallback;
   private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong probes = new AtomicLong();
@@ -128,6 +130,7 @@ public final class FleetBreaker implements Breaker {
     RedisURI redisUri = RedisURI.create(uri);
     redisUri.setTimeout(config.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
+    this.channel = CHANNEL_PREFIX + redisUri.getDatabase();
     this.client = RedisClient.create(redisUri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(false)
@@ -413,7 +416,7 @@ public final class FleetBreaker implements Breaker {
     String[] argv = new String[4 + args.length];
     argv[0] = Long.toString(clock.millis());
     argv[1] = Integer.toString(config.historySize());
-    argv[2] = CHANNEL;
+    argv[2] = channel;
     argv[3] = op;
     System.arraycopy(args, 0, argv, 4, args.length);
     List<Object> result;
@@ -517,7 +520,7 @@ public final class FleetBreaker implements Breaker {
             }
           }
         });
-        sub.sync().subscribe(CHANNEL);
+        sub.sync().subscribe(channel);
         changes = sub;
       }
       reply = eval(c, "read");
@@ -551,7 +554,7 @@ public final class FleetBreaker implements Breaker {
       List<String> fields = List.of(message.split("\\|", 8));
       accept(Shared.parse(fields));
     } catch (RuntimeException e) {
-      log.warn("breaker: ignoring a malformed change on {}: {}", CHANNEL, e.toString());
+      log.warn("breaker: ignoring a malformed change on {}: {}", channel, e.toString());
     }
   }
 
