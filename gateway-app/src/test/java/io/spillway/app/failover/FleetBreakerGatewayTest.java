@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -234,5 +236,59 @@ class FleetBreakerGatewayTest {
     for (int i = 0; i < 3; i++) {
       assertThat(chat(replicas.get(i), KEYS[i]).statusCode()).isEqualTo(200);
     }
+  }
+
+  long usedTokens(GatewayHarness replica) {
+    JsonNode pools = json(replica.get("/admin/quota", ADMIN_TOKEN)).get("pools");
+    return pools.get("gold").get("used").asLong() + pools.get("silver").get("used").asLong()
+        + pools.get("bronze").get("used").asLong();
+  }
+
+  @Test
+  void redisKilledAndRestartedMidLoadLosesNoRequestAndNoUsage() throws Exception {
+    AtomicBoolean running = new AtomicBoolean(true);
+    AtomicInteger answered = new AtomicInteger();
+    List<Future<List<Integer>>> clients = new ArrayList<>();
+    try (ExecutorService pool = Executors.newFixedThreadPool(6)) {
+      for (int c = 0; c < 6; c++) {
+        int client = c;
+        clients.add(pool.submit(() -> {
+          List<Integer> statuses = new ArrayList<>();
+          for (int i = client; running.get(); i += 6) {
+            statuses.add(chat(replicas.get(i % 3), KEYS[(i / 3) % 3]).statusCode());
+            answered.incrementAndGet();
+          }
+          return statuses;
+        }));
+      }
+      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= 10);
+      redis.crash();
+      await("every replica falls back to its own breaker").atMost(Duration.ofSeconds(2))
+          .untilAsserted(() -> assertThat(replicas).allSatisfy(r ->
+              assertThat(json(r.get("/readyz", null)).at("/breaker/mode").asText()).isEqualTo("local-fallback")));
+      int beforeRestart = answered.get();
+      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= beforeRestart + 15);
+      redis.startAgain();
+      await("every replica rejoins the fleet's breaker").atMost(Duration.ofSeconds(3))
+          .untilAsserted(() -> assertThat(replicas).allSatisfy(r ->
+              assertThat(json(r.get("/readyz", null)).at("/breaker/mode").asText()).isEqualTo("fleet")));
+      int afterRestart = answered.get();
+      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= afterRestart + 10);
+      running.set(false);
+    }
+
+    List<Integer> statuses = new ArrayList<>();
+    for (Future<List<Integer>> client : clients) {
+      statuses.addAll(client.get());
+    }
+    assertThat(statuses).as("every request answered, through the outage").containsOnly(200);
+    await("every replica has written back what it counted while Redis was away").atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(replicas).allSatisfy(r -> {
+          JsonNode store = json(r.get("/admin/quota", ADMIN_TOKEN)).get("store");
+          assertThat(store.get("healthy").asBoolean()).isTrue();
+          assertThat(store.get("pendingSettlements").asInt()).isZero();
+        }));
+    assertThat(usedTokens(replicas.get(0))).as("12 + 7 tokens for each answered request, none lost")
+        .isEqualTo(statuses.size() * 19L);
   }
 }

@@ -392,7 +392,7 @@ public final class FleetBreaker implements Breaker {
     if (c != null) {
       c.closeAsync();
     }
-    client.shutdownAsync();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
   }
 
   /** Runs one step of the script; on any failure (timeout included) falls back and answers null. */

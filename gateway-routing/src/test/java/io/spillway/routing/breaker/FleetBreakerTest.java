@@ -110,8 +110,9 @@ class FleetBreakerTest {
     assertThat(a.acquire().target()).isEqualTo(Target.LOCAL);
     assertThat(b.snapshot().get("history").get(0).get("reason").asText())
         .contains("3 capacity answers in a row across the fleet").contains("local for 5m");
-    assertThat(registries.get(1).get("spillway.breaker.transitions").tags("from", "closed", "to", "open")
-        .counter().count()).as("every replica counts the fleet's transition it saw").isEqualTo(1);
+    await("every replica counts the fleet's transition it saw, once").atMost(WITHIN_A_SECOND).untilAsserted(() ->
+        assertThat(registries).allSatisfy(meters -> assertThat(meters.find("spillway.breaker.transitions")
+            .tags("from", "closed", "to", "open").counter()).isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1))));
   }
 
   @Test
@@ -235,7 +236,9 @@ class FleetBreakerTest {
 
     a.release(probe);
 
-    assertThat(b.acquire().target()).isEqualTo(Target.PROBE);
+    await("the next request on another replica, once it heard of the release, is the probe")
+        .atMost(WITHIN_A_SECOND).pollInterval(Duration.ofMillis(10))
+        .until(() -> b.acquire().target() == Target.PROBE);
   }
 
   @Test
@@ -282,7 +285,7 @@ class FleetBreakerTest {
     answer(c, Outcome.CAPACITY);
     Duration waited = Duration.ofNanos(System.nanoTime() - started);
 
-    assertThat(waited).as("no request waits on Redis longer than the timeout").isLessThan(TIMEOUT.plusMillis(150));
+    assertThat(waited).as("no request waits on Redis longer than the timeout").isLessThan(TIMEOUT.plusMillis(500));
     assertThat(c.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
     assertThat(c.state()).as("the third answer counts on top of the last shared streak").isEqualTo(State.OPEN);
     await("the other replicas notice on their own").atMost(Duration.ofSeconds(2))
@@ -305,16 +308,17 @@ class FleetBreakerTest {
 
   @Test
   void aRedisTooSlowToAnswerCountsAsGoneAfterTheTimeout() throws Exception {
-    try (Socket stalled = redis.stall(1.5)) {
+    try (Socket stalled = redis.stall(3)) {
       long started = System.nanoTime();
       answer(a, Outcome.CAPACITY);
       Duration waited = Duration.ofNanos(System.nanoTime() - started);
 
-      assertThat(waited).isLessThan(TIMEOUT.plusMillis(150));
+      assertThat(waited).as("the timeout (200ms, with room for a loaded machine), not Redis's 3s stall")
+          .isLessThan(TIMEOUT.plusMillis(500));
       assertThat(a.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
       assertThat(a.streak()).as("the answer counts on this replica's own breaker").isEqualTo(1);
     }
-    await("the replica rejoins once Redis answers again").atMost(Duration.ofSeconds(4))
+    await("the replica rejoins once Redis answers again").atMost(Duration.ofSeconds(8))
         .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.FLEET));
   }
 
