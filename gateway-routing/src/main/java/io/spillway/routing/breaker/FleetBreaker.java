@@ -75,9 +75,15 @@ public final class FleetBreaker implements Breaker {
 
   /** The state as Redis last told this replica. */
   record Shared(State state, Instant since, Instant until, int streak, String probe, Instant probeUntil,
-      long version, String reason) {
+      long version, String epoch, String reason) {
 
-    static final Shared INITIAL = new Shared(State.CLOSED, Instant.EPOCH, Instant.EPOCH, 0, "", Instant.EPOCH, 0, "");
+    static final Shared INITIAL =
+        new Shared(State.CLOSED, Instant.EPOCH, Instant.EPOCH, 0, "", Instant.EPOCH, 0, "", "");
+
+    /** Whether this state replaces {@code current}: a later version, or a hash Redis created afresh. */
+    boolean replaces(Shared current) {
+      return !epoch.equals(current.epoch()) || version >= current.version();
+    }
 
     /** The state routing acts on at {@code now}: open turns half-open once its time has run out. */
     State at(Instant now) {
@@ -89,11 +95,11 @@ public final class FleetBreaker implements Breaker {
       return state == State.HALF_OPEN && !probe.isEmpty() && now.isBefore(probeUntil);
     }
 
-    /** From the script's reply or a publication: state, since, until, streak, probe, probeUntil, version, reason. */
+    /** From the script's reply or a publication: state, since, until, streak, probe, probeUntil, version, epoch, reason. */
     static Shared parse(List<String> f) {
       return new Shared(State.valueOf(f.get(0).toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(f.get(1))),
           Instant.ofEpochMilli(Long.parseLong(f.get(2))), Integer.parseInt(f.get(3)), f.get(4),
-          Instant.ofEpochMilli(Long.parseLong(f.get(5))), Long.parseLong(f.get(6)), f.get(7));
+          Instant.ofEpochMilli(Long.parseLong(f.get(5))), Long.parseLong(f.get(6)), f.get(7), f.get(8));
     }
   }
 
@@ -223,30 +229,28 @@ public final class FleetBreaker implements Breaker {
       return;
     }
     long retryAfter = verdict.retryAfter() != null ? verdict.retryAfter().toMillis() : -1;
-    Reply reply = null;
-    boolean asked = false;
+    boolean reached = true;
     if (token.probeId() != null) {
       String result = switch (outcome) {
         case SUCCESS -> "success";
         case CAPACITY, TRANSIENT -> "reopen";
         default -> "other";
       };
-      asked = true;
-      reply = run("verdict", token.probeId(), result, Long.toString(retryAfter),
+      reached = run("verdict", token.probeId(), result, Long.toString(retryAfter),
           Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
-          "a " + outcome.tag() + " answer (" + verdict.rule() + ")");
+          "a " + outcome.tag() + " answer (" + verdict.rule() + ")") != null;
     } else if (shared.at(now()) == State.CLOSED) {
+      // Only what moves the streak goes to Redis: a success while the streak is 0 changes nothing.
       if (outcome == Outcome.CAPACITY) {
-        asked = true;
-        reply = run("capacity", Long.toString(retryAfter), Integer.toString(config.capacityStreak()),
+        reached = run("capacity", Long.toString(retryAfter), Integer.toString(config.capacityStreak()),
             Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
-            verdict.rule());
+            verdict.rule()) != null;
       } else if (outcome == Outcome.SUCCESS && shared.streak() > 0) {
-        asked = true;
-        reply = run("success");
+        reached = run("success") != null;
       }
     }
-    if (asked && reply == null && token.probeId() == null) {
+    if (!reached && token.probeId() == null) {
+      // Redis just went away: this answer counts on the replica's own breaker instead.
       fallback.record(fallback.cloudTicket(), verdict);
     }
   }
@@ -413,12 +417,13 @@ public final class FleetBreaker implements Breaker {
 
   private Reply eval(StatefulRedisConnection<String, String> c, String op, String... args) {
     String[] keys = {STATE_KEY, HISTORY_KEY};
-    String[] argv = new String[4 + args.length];
+    String[] argv = new String[5 + args.length];
     argv[0] = Long.toString(clock.millis());
     argv[1] = Integer.toString(config.historySize());
     argv[2] = channel;
     argv[3] = op;
     System.arraycopy(args, 0, argv, 4, args.length);
+    argv[argv.length - 1] = UUID.randomUUID().toString();
     List<Object> result;
     try {
       result = c.sync().evalsha(FleetScript.SHA, ScriptOutputType.MULTI, keys, argv);
@@ -433,7 +438,7 @@ public final class FleetBreaker implements Breaker {
 
   /** Takes a newer shared state (by version) as this replica's view. */
   private synchronized void accept(Shared next) {
-    if (away || next.version() < shared.version()) {
+    if (away || !next.replaces(shared)) {
       return;
     }
     Shared previous = shared;
@@ -551,7 +556,7 @@ public final class FleetBreaker implements Breaker {
 
   private void onPublished(String message) {
     try {
-      List<String> fields = List.of(message.split("\\|", 8));
+      List<String> fields = List.of(message.split("\\|", 9));
       accept(Shared.parse(fields));
     } catch (RuntimeException e) {
       log.warn("breaker: ignoring a malformed change on {}: {}", channel, e.toString());

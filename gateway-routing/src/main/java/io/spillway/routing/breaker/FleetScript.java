@@ -11,9 +11,12 @@ import java.util.HexFormat;
  * holds the half-open probe.
  *
  * <p>Keys: {@code KEYS[1]} the state hash (fields {@code state since until streak retryAfter probe
- * probeUntil version reason}), {@code KEYS[2]} the history list ({@code from|to|atMillis|reason},
- * oldest first). Arguments: now (ms, from the calling replica's clock), history size, the channel
- * changes are published on, the operation, then the operation's own arguments:
+ * probeUntil version reason epoch}), {@code KEYS[2]} the history list
+ * ({@code from|to|atMillis|reason}, oldest first). Arguments: now (ms, from the calling replica's
+ * clock), history size, the channel changes are published on, the operation, the operation's own
+ * arguments, and last an epoch candidate: a hash created afresh (first use, or after Redis lost or
+ * evicted it) takes it as its {@code epoch}, so replicas can tell "an older version" from "a new
+ * beginning" and follow the latter. The operations:
  *
  * <ul>
  *   <li>{@code read}: nothing (the open → half-open step is still taken when due);
@@ -27,7 +30,7 @@ import java.util.HexFormat;
  * </ul>
  *
  * Every change increments {@code version} and publishes the new state, in the same form as the
- * reply: {@code granted, state, since, until, streak, probe, probeUntil, version, reason} (the
+ * reply: {@code granted, state, since, until, streak, probe, probeUntil, version, epoch, reason} (the
  * publication without {@code granted}, joined by {@code |}, reason last).
  */
 final class FleetScript {
@@ -36,11 +39,15 @@ final class FleetScript {
       local historySize = tonumber(ARGV[2])
       local op = ARGV[4]
       local f = redis.call('HMGET', KEYS[1], 'state', 'since', 'until', 'streak', 'retryAfter',
-                           'probe', 'probeUntil', 'version', 'reason')
+                           'probe', 'probeUntil', 'version', 'reason', 'epoch')
       local s = {state = f[1] or 'closed', since = tonumber(f[2] or ARGV[1]), till = tonumber(f[3] or '0'),
                  streak = tonumber(f[4] or '0'), retryAfter = tonumber(f[5] or '-1'), probe = f[6] or '',
-                 probeUntil = tonumber(f[7] or '0'), version = tonumber(f[8] or '0'), reason = f[9] or ''}
+                 probeUntil = tonumber(f[7] or '0'), version = tonumber(f[8] or '0'), reason = f[9] or '',
+                 epoch = f[10]}
       local changed = false
+      if not s.epoch then
+        s.epoch = ARGV[#ARGV]; changed = true
+      end
       local function int(n) return string.format('%d', n) end
       local function fmt(ms)
         if ms % 3600000 == 0 then return int(ms / 3600000) .. 'h' end
@@ -120,12 +127,13 @@ final class FleetScript {
         s.version = s.version + 1
         redis.call('HSET', KEYS[1], 'state', s.state, 'since', int(s.since), 'until', int(s.till),
                    'streak', int(s.streak), 'retryAfter', int(s.retryAfter), 'probe', s.probe,
-                   'probeUntil', int(s.probeUntil), 'version', int(s.version), 'reason', s.reason)
+                   'probeUntil', int(s.probeUntil), 'version', int(s.version), 'reason', s.reason,
+                   'epoch', s.epoch)
         redis.call('PUBLISH', ARGV[3], table.concat({s.state, int(s.since), int(s.till), int(s.streak),
-                   s.probe, int(s.probeUntil), int(s.version), s.reason}, '|'))
+                   s.probe, int(s.probeUntil), int(s.version), s.epoch, s.reason}, '|'))
       end
       return {granted, s.state, int(s.since), int(s.till), int(s.streak), s.probe, int(s.probeUntil),
-              int(s.version), s.reason}
+              int(s.version), s.epoch, s.reason}
       """;
 
   static final String SHA = sha1(TEXT);

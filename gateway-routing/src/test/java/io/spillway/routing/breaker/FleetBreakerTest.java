@@ -242,6 +242,18 @@ class FleetBreakerTest {
   }
 
   @Test
+  void aBreakerStateRedisLostIsFollowedFromItsNewBeginning() {
+    openTheFleet();
+    redis.flushAll();
+
+    allAre(State.CLOSED);
+    answer(b, Outcome.CAPACITY);
+    answer(c, Outcome.CAPACITY);
+    answer(a, Outcome.CAPACITY);
+    allAre(State.OPEN);
+  }
+
+  @Test
   void anOverrideSetOnOneReplicaAppliesToAll() {
     a.override(OverrideMode.OPEN);
 

@@ -87,6 +87,22 @@ public final class RedisProcess implements AutoCloseable {
     }
   }
 
+  /** Empties Redis ({@code FLUSHALL}), as an operator's mistake or an eviction under memory pressure would. */
+  public void flushAll() {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(5000);
+      OutputStream out = socket.getOutputStream();
+      out.write("FLUSHALL\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String reply = new String(socket.getInputStream().readNBytes(5), StandardCharsets.US_ASCII);
+      if (!reply.equals("+OK\r\n")) {
+        throw new IllegalStateException("FLUSHALL answered " + reply);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   private void launch() {
     try {
       process = new ProcessBuilder(List.of(BINARY.toString(), "--port", Integer.toString(port),
