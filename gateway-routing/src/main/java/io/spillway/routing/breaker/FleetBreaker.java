@@ -456,10 +456,18 @@ public final class FleetBreaker implements Breaker {
    * every change of the fleet's breaker it sees).
    */
   private State observe(Shared s, Instant now) {
+    return observe(s, now, null);
+  }
+
+  /** As {@link #observe(Shared, Instant)}, with {@code why} (when not null) as the reason logged. */
+  private State observe(Shared s, Instant now, String why) {
     State state = s.at(now);
     State before = seen.getAndSet(state);
     if (before != state && !away) {
-      String reason = state == s.state() ? s.reason() : "localFor elapsed; the next request probes the cloud";
+      String reason = why != null ? why
+          : state != s.state() ? "localFor elapsed; the next request probes the cloud"
+          : !s.reason().isEmpty() ? s.reason()
+          : "the fleet's breaker in Redis started afresh (closed)";
       log.warn("breaker {} -> {} (fleet): {}", before.tag(), state.tag(), reason);
       Counter.builder("spillway.breaker.transitions")
           .description("Breaker transitions")
@@ -486,7 +494,7 @@ public final class FleetBreaker implements Breaker {
     awaySince = now;
     awayCause = cause.toString();
     away = true;
-    log.warn("breaker: Redis at {} did not answer within {} ({}); this replica decides on its own "
+    log.warn("breaker: Redis at {} did not answer (timeout {}; {}); this replica decides on its own "
         + "(local-fallback) from the last shared state ({}) until Redis answers again",
         location, Durations.format(config.fleetTimeout()), cause.toString(), s.at(now).tag());
   }
@@ -549,7 +557,7 @@ public final class FleetBreaker implements Breaker {
             + "again, now {}", location, Durations.format(gone), shared.at(now).tag());
         awayCause = null;
       }
-      observe(shared, now);
+      observe(shared, now, outage ? "Redis answers again; the fleet's breaker decides" : null);
     }
     return true;
   }
