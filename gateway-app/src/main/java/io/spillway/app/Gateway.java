@@ -71,6 +71,7 @@ import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
@@ -116,6 +117,7 @@ public final class Gateway implements AutoCloseable {
   private final UsageStore usageStore;
   private final QuotaPools quota;
   private final ApiKeys apiKeys;
+  private final Breaker breaker;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -156,7 +158,7 @@ public final class Gateway implements AutoCloseable {
     }
     Backend meteredLocal = local == null ? null : metrics.meter(local, capacity);
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
-    Breaker breaker = new Breaker(config.failover(), clock, meters);
+    this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
     status.register("risk", risk::snapshot);
@@ -231,7 +233,7 @@ public final class Gateway implements AutoCloseable {
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
-        usageStore::status, config.quota()));
+        usageStore::status, config.quota(), breaker));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -435,6 +437,11 @@ public final class Gateway implements AutoCloseable {
     return apiKeys;
   }
 
+  /** The capacity breaker the router asks: this replica's own, or the fleet's with Redis. */
+  public Breaker breaker() {
+    return breaker;
+  }
+
   /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
   public QuotaPools quota() {
     return quota;
@@ -451,5 +458,6 @@ public final class Gateway implements AutoCloseable {
     quota.close();
     usageStore.close();
     apiKeys.close();
+    breaker.close();
   }
 }

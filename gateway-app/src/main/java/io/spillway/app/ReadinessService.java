@@ -13,6 +13,7 @@ import io.spillway.core.server.HttpService;
 import io.spillway.core.server.ServerRequest;
 import io.spillway.local.LocalBackend;
 import io.spillway.quota.store.StoreStatus;
+import io.spillway.routing.breaker.Breaker;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -24,6 +25,8 @@ import java.util.function.Supplier;
  * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor
  * limit). The local part carries the readiness snapshot, missing models with their fix included; the
  * local server's address and the store's are not shown here (this endpoint needs no token).
+ * The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet}, or
+ * {@code local-fallback} while the fleet's Redis does not answer); it does not change readiness.
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
@@ -33,6 +36,7 @@ final class ReadinessService implements HttpService {
   private final Supplier<StoreStatus> store;
   private final boolean failClosed;
   private final Duration storeRetry;
+  private final Breaker breaker;
 
   /**
    * {@code local} is null when {@code local.enabled} is false. With {@code quota.failClosed}, an
@@ -40,7 +44,7 @@ final class ReadinessService implements HttpService {
    * how often the store tries again).
    */
   ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, ConnectionBudget connections,
-      Supplier<StoreStatus> store, QuotaConfig quota) {
+      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
@@ -48,6 +52,7 @@ final class ReadinessService implements HttpService {
     this.store = store;
     this.failClosed = quota.failClosed();
     this.storeRetry = quota.flushInterval();
+    this.breaker = breaker;
   }
 
   @Override
@@ -69,6 +74,11 @@ final class ReadinessService implements HttpService {
       if (!localUsable) {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
       }
+    }
+    Breaker.Mode mode = breaker.mode();
+    ObjectNode breakerJson = out.putObject("breaker").put("mode", mode.tag());
+    if (mode == Breaker.Mode.LOCAL_FALLBACK) {
+      breakerJson.put("detail", "the fleet's breaker in Redis does not answer; this replica decides on its own");
     }
     StoreStatus quotaStore = store.get();
     // Where the store is (a Redis address) is not shown: this endpoint needs no token.

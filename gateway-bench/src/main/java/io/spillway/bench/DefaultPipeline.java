@@ -26,6 +26,7 @@ import io.spillway.core.config.FailoverConfig;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,7 +75,7 @@ public final class DefaultPipeline {
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
-            .breaker(new Breaker(FailoverConfig.DEFAULTS, clock, meters))
+            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, meters))
             .classifier(new CapacityClassifier(clock))
             .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
             .failover(FailoverConfig.DEFAULTS)

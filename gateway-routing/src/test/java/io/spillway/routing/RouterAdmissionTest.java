@@ -19,6 +19,7 @@ import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -115,7 +116,7 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     return Router.builder()
         .cloud(cloud)
-        .breaker(new Breaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
+        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
         .failover(FailoverConfig.DEFAULTS)

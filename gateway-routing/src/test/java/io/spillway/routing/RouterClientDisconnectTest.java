@@ -16,6 +16,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new Breaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry());
   final AtomicInteger localCalls = new AtomicInteger();
   final Backend local = backend("local", request -> {
     localCalls.incrementAndGet();

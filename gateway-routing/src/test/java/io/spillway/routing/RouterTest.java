@@ -21,6 +21,7 @@ import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class RouterTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final FailoverConfig config = FailoverConfig.DEFAULTS;
-  final Breaker breaker = new Breaker(config, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(config, clock, new SimpleMeterRegistry());
   final RecordingGate gate = new RecordingGate();
 
   Router router(Backend cloud, Backend local) {

@@ -43,6 +43,7 @@ class DashboardBrowserTest {
 
       assertThat(chromium.eval(text("version"))).isEqualTo(Version.VERSION);
       assertThat(chromium.eval(text("breaker-state"))).isEqualTo("open");
+      assertThat(chromium.eval(text("breaker-mode"))).isEqualTo("mode: local — this replica's own breaker");
       assertThat(chromium.eval(text("breaker-history"))).contains("closed → open");
       assertThat(chromium.eval(text("serving"))).isEqualTo("local");
       assertThat(chromium.eval(text("backends"))).contains("cloud — ready", "local — ready");

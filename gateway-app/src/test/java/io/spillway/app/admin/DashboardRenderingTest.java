@@ -25,7 +25,7 @@ class DashboardRenderingTest {
       {"version":"9.9.9","uptimeSeconds":3725,"ready":true,
        "backends":[{"name":"cloud","ready":true},{"name":"local","ready":false}],
        "traffic":{"requests":1234,"capacityRate":0.125,"capacityWindow":"5m"},
-       "breaker":{"state":"half_open","since":"2026-11-10T10:05:00Z","serving":"cloud","history":[
+       "breaker":{"mode":"local-fallback","state":"half_open","since":"2026-11-10T10:05:00Z","serving":"cloud","history":[
          {"at":"2026-11-10T10:00:00Z","from":"closed","to":"open","reason":"capacity x3"},
          {"at":"2026-11-10T10:05:00Z","from":"open","to":"half_open"}]},
        "admin":{"endpoints":["/admin/status","/admin/series","/admin/quota"]}}
@@ -107,6 +107,8 @@ class DashboardRenderingTest {
       assertThat(chromium.eval("String(document.querySelectorAll('#quota .bar > .mark').length)"))
           .as("alert, soft and 100 % markers on each of 3 pools").isEqualTo("9");
       assertThat(chromium.eval(text("breaker-state"))).isEqualTo("half_open");
+      assertThat(chromium.eval(text("breaker-mode")))
+          .isEqualTo("mode: local-fallback — Redis does not answer: this replica decides alone");
       assertThat(chromium.eval(text("breaker-history")))
           .as("newest transition first").containsSubsequence("open → half_open", "closed → open (capacity x3)");
       assertThat(chromium.eval(text("serving"))).isEqualTo("cloud");

@@ -53,8 +53,14 @@ class RedisDownAtStartTest {
           .filter(line -> line.startsWith("ERROR") || line.startsWith("WARN"))
           .filter(line -> line.contains("Redis"))
           .toList();
-      assertThat(problems).as("one line for the outage").hasSize(1);
-      assertThat(problems.get(0)).contains("unreachable").doesNotContain("caused by");
+      // One line for the outage from each part that shares state through Redis: the usage store
+      // (ERROR: quota is no longer shared) and the fleet breaker (WARN: it decides on its own).
+      assertThat(problems).as("one line for the outage per shared part").hasSize(2)
+          .allSatisfy(line -> assertThat(line).contains("unreachable").doesNotContain("caused by"));
+      assertThat(problems).filteredOn(line -> line.startsWith("ERROR")).as("one ERROR").hasSize(1)
+          .allSatisfy(line -> assertThat(line).contains("Quota store"));
+      assertThat(problems).filteredOn(line -> line.startsWith("WARN")).hasSize(1)
+          .allSatisfy(line -> assertThat(line).contains("breaker").contains("local-fallback"));
       assertThat(logs.lines()).as("no stack trace at INFO and above")
           .filteredOn(line -> !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
           .noneMatch(line -> line.contains("caused by"));

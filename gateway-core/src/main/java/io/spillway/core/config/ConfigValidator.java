@@ -2,6 +2,7 @@ package io.spillway.core.config;
 
 import io.spillway.core.pipeline.Tier;
 import java.net.URI;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -202,6 +203,13 @@ final class ConfigValidator {
     }
     if (f.historySize() < 1) {
       problems.add("key 'failover.historySize': must be at least 1");
+    }
+    String[] names = {"fleetTimeout", "fleetRefresh", "probeLease"};
+    Duration[] values = {f.fleetTimeout(), f.fleetRefresh(), f.probeLease()};
+    for (int i = 0; i < names.length; i++) {
+      if (values[i].isNegative() || values[i].isZero()) {
+        problems.add("key 'failover." + names[i] + "': must be longer than 0s");
+      }
     }
   }
 

@@ -22,6 +22,9 @@ class FailoverConfigTest {
     assertThat(failover.maxLocalFor()).isEqualTo(Duration.ofHours(1));
     assertThat(failover.retryLocally()).isTrue();
     assertThat(failover.historySize()).isEqualTo(50);
+    assertThat(failover.fleetTimeout()).isEqualTo(Duration.ofMillis(200));
+    assertThat(failover.fleetRefresh()).isEqualTo(Duration.ofMillis(500));
+    assertThat(failover.probeLease()).isEqualTo(Duration.ofMinutes(3));
   }
 
   @Test
@@ -37,7 +40,10 @@ class FailoverConfigTest {
       "{capacityStreak: 0}|failover.capacityStreak",
       "{localFor: 0s}|failover.localFor",
       "{localFor: 10m, maxLocalFor: 5m}|failover.maxLocalFor",
-      "{historySize: 0}|failover.historySize"})
+      "{historySize: 0}|failover.historySize",
+      "{fleetTimeout: 0s}|failover.fleetTimeout",
+      "{fleetRefresh: 0s}|failover.fleetRefresh",
+      "{probeLease: 0s}|failover.probeLease"})
   void contradictionsAreRefusedNamingTheKey(String failover, String key) {
     assertThatThrownBy(() -> loader.parse("gateway.yaml", "failover: " + failover + "\n"))
         .isInstanceOf(ConfigException.class)

@@ -1,72 +1,26 @@
 package io.spillway.routing.breaker;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.config.Durations;
-import io.spillway.core.config.FailoverConfig;
-import io.spillway.core.json.Json;
-import io.spillway.routing.capacity.Outcome;
-import io.spillway.routing.capacity.Verdict;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
+import io.spillway.routing.capacity.Verdict;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The capacity breaker: decides, per request, whether the cloud or the local backend serves it.
+ * The capacity breaker the router asks, per request, whether the cloud or the local backend serves
+ * it: closed (cloud), open for a while after {@code failover.capacityStreak} capacity answers in a
+ * row (local), half-open (exactly one probe to the cloud decides), and an operator's override.
  *
- * <pre>
- *   CLOSED ──(capacityStreak capacity answers in a row)──▶ OPEN ──(localFor elapsed)──▶ HALF_OPEN
- *     ▲                                                      ▲                              │
- *     └────────────────(the one probe succeeds)──────────────┼──────────────────────────────┤
- *                                                            └──(the probe: capacity/transient)
- * </pre>
- *
- * <ul>
- *   <li>Closed: every request goes to the cloud. A capacity answer adds one to the streak, a success
- *       resets it; rate-limit, quota, final and transient answers leave it alone.
- *   <li>Open: every request goes local for {@code failover.localFor}, or longer when a capacity answer
- *       of the streak carried a longer {@code Retry-After} (capped at {@code failover.maxLocalFor}).
- *   <li>Half-open: exactly one request (the probe) goes to the cloud, everyone else stays local.
- *       Success closes; capacity or a transient failure opens again; any other answer hands the
- *       probe to the next request.
- *   <li>Manual override: forced open (everything local, no probes) and forced closed (everything to
- *       the cloud, answers not counted) hold until {@code auto}; leaving forced open goes through
- *       half-open (one probe decides), leaving forced closed starts closed with an empty streak.
- * </ul>
- *
- * <p>Why not Resilience4j's {@code CircuitBreaker}: its closed state trips on a failure <em>rate</em>
- * over a sliding window (with a minimum number of calls), not on N consecutive answers, and an
- * interleaved success must reset our count; its open state lasts a fixed (or a function of the attempt
- * number) wait and cannot be lengthened by the upstream's {@code Retry-After} of the answer that
- * tripped it; its half-open state admits {@code permittedNumberOfCallsInHalfOpenState} calls and
- * closes on a rate, where we need exactly one probe whose single answer decides, and a probe that
- * ends without a verdict must go back to the pool. Bending it to this would mean a window of size N
- * with a 100 % threshold, a custom wait function fed from outside, and still no "hand the probe
- * on". So this is a small state machine in its style: each state an immutable object behind one
- * {@link AtomicReference}, changed only by compare-and-set, transitions as named constants
- * ({@link Transition}). Time-driven transitions (open → half-open) happen on the next look at the
- * breaker, so there is no timer thread and a fake clock drives every test.
- *
- * <p>Thread-safe. Each transition is logged once at WARN, counted in
- * {@code spillway_breaker_transitions_total{from,to}} and kept in a bounded history.
+ * <p>Two implementations: {@link LocalBreaker}, this replica's own state machine (the default), and
+ * {@link FleetBreaker}, one breaker for every replica sharing a Redis ({@code store: redis://...}),
+ * which falls back to a {@link LocalBreaker} of its own while Redis does not answer in time.
+ * {@link Breakers#create} picks one from the config. Implementations are thread-safe and never make
+ * a caller wait longer than {@code failover.fleetTimeout} on a shared store.
  */
-public final class Breaker {
-  private static final Logger log = LoggerFactory.getLogger(Breaker.class);
-
+public interface Breaker extends AutoCloseable {
   /** The breaker's state, as shown in the admin API, history and metric tags. */
-  public enum State {
+  enum State {
     CLOSED,
     OPEN,
     HALF_OPEN,
@@ -88,7 +42,7 @@ public final class Breaker {
   }
 
   /** The manual override set through {@code POST /admin/breaker}. */
-  public enum OverrideMode {
+  enum OverrideMode {
     AUTO,
     OPEN,
     CLOSED;
@@ -109,7 +63,7 @@ public final class Breaker {
   }
 
   /** Where one request goes. */
-  public enum Target {
+  enum Target {
     /** The cloud, as usual. */
     CLOUD,
     /** The cloud, as the half-open state's single probe: its verdict closes or reopens the breaker. */
@@ -119,7 +73,7 @@ public final class Breaker {
   }
 
   /** The legal transitions, named. */
-  public enum Transition {
+  enum Transition {
     CLOSED_TO_OPEN(State.CLOSED, State.OPEN),
     OPEN_TO_HALF_OPEN(State.OPEN, State.HALF_OPEN),
     HALF_OPEN_TO_CLOSED(State.HALF_OPEN, State.CLOSED),
@@ -162,10 +116,10 @@ public final class Breaker {
   }
 
   /** One entry of {@link #history()}. */
-  public record HistoryEntry(State from, State to, Instant at, String reason) {}
+  record HistoryEntry(State from, State to, Instant at, String reason) {}
 
   /** Told about what happens in the breaker; called on the thread that caused it, must not block. */
-  public interface Listener {
+  interface Listener {
     /** The first capacity answer of a streak arrived while closed: traffic may soon move local. */
     default void streakStarted() {}
 
@@ -174,14 +128,17 @@ public final class Breaker {
 
   /**
    * A routing decision handed to one request; report its result with {@link #record} or give it
-   * back with {@link #release}, exactly once.
+   * back with {@link #release}, exactly once, to the breaker that issued it.
    */
-  public static final class Ticket {
+  final class Ticket {
     private final Target target;
-    private final Phase issuedIn;
+    private final boolean forcedLocal;
+    private final Object issuedIn;
 
-    private Ticket(Target target, Phase issuedIn) {
+    /** {@code issuedIn}: what the issuing breaker needs to recognise its own ticket later. */
+    Ticket(Target target, boolean forcedLocal, Object issuedIn) {
       this.target = target;
+      this.forcedLocal = forcedLocal;
       this.issuedIn = issuedIn;
     }
 
@@ -200,7 +157,11 @@ public final class Breaker {
      * that opened on its own may try the cloud then (the router's fallback).
      */
     public boolean forcedLocal() {
-      return issuedIn instanceof ForcedOpen;
+      return forcedLocal;
+    }
+
+    Object issuedIn() {
+      return issuedIn;
     }
 
     @Override
@@ -209,338 +170,72 @@ public final class Breaker {
     }
   }
 
-  private final FailoverConfig config;
-  private final Clock clock;
-  private final MeterRegistry meters;
-  private final AtomicReference<Phase> phase;
-  private final Deque<HistoryEntry> history = new ArrayDeque<>();
-  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  /** Who decides: {@code local} (this replica), {@code fleet} (shared in Redis), {@code local-fallback}. */
+  enum Mode {
+    /** This replica's own breaker, the default without Redis. */
+    LOCAL("local"),
+    /** The fleet's breaker in Redis. */
+    FLEET("fleet"),
+    /** The fleet's breaker is configured, but Redis did not answer in time: this replica decides alone. */
+    LOCAL_FALLBACK("local-fallback");
 
-  public Breaker(FailoverConfig config, Clock clock, MeterRegistry meters) {
-    this.config = config;
-    this.clock = clock;
-    this.meters = meters;
-    this.phase = new AtomicReference<>(new Closed(clock.instant(), 0, null));
-    Gauge.builder("spillway.breaker.state", this, b -> stateValue(b.state()))
-        .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
-        .register(meters);
-    Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
-        .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
-        .register(meters);
+    private final String tag;
+
+    Mode(String tag) {
+      this.tag = tag;
+    }
+
+    public String tag() {
+      return tag;
+    }
   }
 
-  public void addListener(Listener listener) {
-    listeners.add(listener);
-  }
+  void addListener(Listener listener);
 
   /** Decides where the next request goes. The caller must {@link #record} or {@link #release} it. */
-  public Ticket acquire() {
-    while (true) {
-      Phase current = current();
-      switch (current) {
-        case Closed c -> {
-          return new Ticket(Target.CLOUD, c);
-        }
-        case ForcedClosed f -> {
-          return new Ticket(Target.CLOUD, f);
-        }
-        case Open o -> {
-          return new Ticket(Target.LOCAL, o);
-        }
-        case ForcedOpen f -> {
-          return new Ticket(Target.LOCAL, f);
-        }
-        case HalfOpen h -> {
-          if (h.probing()) {
-            return new Ticket(Target.LOCAL, h);
-          }
-          HalfOpen probing = new HalfOpen(h.since(), true);
-          if (phase.compareAndSet(h, probing)) {
-            return new Ticket(Target.PROBE, probing);
-          }
-        }
-      }
-    }
-  }
+  Ticket acquire();
 
   /** Reports what the cloud answered to a request that went there with {@code ticket}. */
-  public void record(Ticket ticket, Verdict verdict) {
-    if (!ticket.cloud()) {
-      return;
-    }
-    Outcome outcome = verdict.outcome();
-    while (true) {
-      Phase current = current();
-      Phase next = current;
-      String reason = null;
-      if (ticket.target == Target.PROBE) {
-        if (current != ticket.issuedIn) {
-          return;
-        }
-        HalfOpen h = (HalfOpen) current;
-        switch (outcome) {
-          case SUCCESS -> {
-            next = new Closed(now(), 0, null);
-            reason = "the probe to the cloud succeeded";
-          }
-          case CAPACITY, TRANSIENT -> {
-            Duration openFor = openFor(verdict.retryAfter());
-            next = new Open(now(), now().plus(openFor));
-            reason = "the probe got " + describe(verdict) + "; local for " + Durations.format(openFor);
-          }
-          default -> next = new HalfOpen(h.since(), false);
-        }
-      } else if (current instanceof Closed c) {
-        if (outcome == Outcome.SUCCESS) {
-          next = c.streak() == 0 ? c : new Closed(c.since(), 0, null);
-        } else if (outcome == Outcome.CAPACITY) {
-          Duration retryAfter = longer(c.longestRetryAfter(), verdict.retryAfter());
-          int streak = c.streak() + 1;
-          if (streak >= config.capacityStreak()) {
-            Duration openFor = openFor(retryAfter);
-            next = new Open(now(), now().plus(openFor));
-            reason = streak + " capacity answers in a row (last: " + verdict.rule()
-                + (retryAfter != null ? ", Retry-After " + Durations.format(retryAfter) : "")
-                + "); local for " + Durations.format(openFor);
-          } else {
-            next = new Closed(c.since(), streak, retryAfter);
-          }
-        }
-      }
-      if (next == current) {
-        return;
-      }
-      if (phase.compareAndSet(current, next)) {
-        transitioned(current, next, reason);
-        if (next instanceof Closed c && c.streak() == 1) {
-          listeners.forEach(Listener::streakStarted);
-        }
-        return;
-      }
-    }
-  }
+  void record(Ticket ticket, Verdict verdict);
 
   /** Gives back a ticket whose request ended without a verdict (refused by admission, cancelled). */
-  public void release(Ticket ticket) {
-    if (ticket.target == Target.PROBE && ticket.issuedIn instanceof HalfOpen h) {
-      phase.compareAndSet(h, new HalfOpen(h.since(), false));
-    }
-  }
+  void release(Ticket ticket);
 
   /** Sets the manual override; returns the state it left the breaker in. */
-  public State override(OverrideMode override) {
-    while (true) {
-      Phase current = current();
-      Phase next = switch (override) {
-        case OPEN -> current instanceof ForcedOpen ? current : new ForcedOpen(now());
-        case CLOSED -> current instanceof ForcedClosed ? current : new ForcedClosed(now());
-        case AUTO -> switch (current) {
-          case ForcedOpen f -> new HalfOpen(now(), false);
-          case ForcedClosed f -> new Closed(now(), 0, null);
-          default -> current;
-        };
-      };
-      if (next == current) {
-        return current.state();
-      }
-      if (phase.compareAndSet(current, next)) {
-        transitioned(current, next, "manual override: " + override.tag());
-        return next.state();
-      }
-    }
-  }
+  State override(OverrideMode override);
 
   /** The current state (advancing open → half-open when {@code localFor} has passed). */
-  public State state() {
-    return current().state();
-  }
+  State state();
 
   /** The manual override in force. */
-  public OverrideMode currentOverride() {
-    return currentOverride(current());
-  }
+  OverrideMode currentOverride();
 
   /** Consecutive capacity answers counted while closed. */
-  public int streak() {
-    return current() instanceof Closed c ? c.streak() : 0;
-  }
+  int streak();
+
+  /** Who decides right now. */
+  Mode mode();
 
   /**
    * What {@code Retry-After} tells a client that neither backend could serve: the time to the next
    * probe (at least 1s), or the upstream's own wait when that is longer. While forced open there is
    * no probe; the hint is {@code failover.localFor}.
    */
-  public Duration retryAfter(Duration upstream) {
-    Duration wait = switch (current()) {
-      case Open o -> Duration.between(now(), o.until());
-      case ForcedOpen f -> config.localFor();
-      default -> Duration.ZERO;
-    };
-    wait = longer(wait, upstream);
-    return wait.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : wait;
-  }
+  Duration retryAfter(Duration upstream);
 
   /** The transitions so far, oldest first, at most {@code failover.historySize}. */
-  public List<HistoryEntry> history() {
-    synchronized (history) {
-      return List.copyOf(history);
-    }
-  }
+  List<HistoryEntry> history();
 
   /**
    * The breaker as JSON for {@code /admin/breaker}, {@code /admin/status} and the dashboard:
-   * {@code state} (closed, open, half_open: what routing does), {@code override} (auto, open,
-   * closed), {@code since}, {@code streak}, {@code nextProbeAt} (null when none is planned),
-   * {@code probeInFlight}, and {@code history} [{from, to, at, reason}], oldest first.
+   * {@code mode} (local, fleet, local-fallback), {@code state} (closed, open, half_open: what routing
+   * does), {@code override} (auto, open, closed), {@code since}, {@code streak}, {@code nextProbeAt}
+   * (null when none is planned), {@code probeInFlight}, and {@code history} [{from, to, at, reason}],
+   * oldest first.
    */
-  public ObjectNode snapshot() {
-    Phase current = current();
-    ObjectNode json = Json.object();
-    json.put("state", current.state().effective().tag());
-    json.put("override", currentOverride(current).tag());
-    json.put("since", current.since().toString());
-    json.put("streak", current instanceof Closed c ? c.streak() : 0);
-    json.put("capacityStreak", config.capacityStreak());
-    switch (current) {
-      case Open o -> json.put("nextProbeAt", o.until().toString());
-      case HalfOpen h -> json.put("nextProbeAt", h.probing() ? null : now().toString());
-      default -> json.putNull("nextProbeAt");
-    }
-    json.put("probeInFlight", current instanceof HalfOpen h && h.probing());
-    json.put("localFor", Durations.format(config.localFor()));
-    json.put("maxLocalFor", Durations.format(config.maxLocalFor()));
-    ArrayNode entries = json.putArray("history");
-    for (HistoryEntry entry : history()) {
-      ObjectNode e = entries.addObject();
-      e.put("from", entry.from().tag());
-      e.put("to", entry.to().tag());
-      e.put("at", entry.at().toString());
-      e.put("reason", entry.reason());
-    }
-    return json;
-  }
+  ObjectNode snapshot();
 
-  private static OverrideMode currentOverride(Phase phase) {
-    return switch (phase) {
-      case ForcedOpen f -> OverrideMode.OPEN;
-      case ForcedClosed f -> OverrideMode.CLOSED;
-      default -> OverrideMode.AUTO;
-    };
-  }
-
-  /** The phase now, after the time-driven open → half-open step if it is due. */
-  private Phase current() {
-    while (true) {
-      Phase current = phase.get();
-      if (!(current instanceof Open o) || now().isBefore(o.until())) {
-        return current;
-      }
-      HalfOpen next = new HalfOpen(o.until(), false);
-      if (phase.compareAndSet(o, next)) {
-        transitioned(o, next, "localFor elapsed; the next request probes the cloud");
-        return next;
-      }
-    }
-  }
-
-  private void transitioned(Phase from, Phase to, String reason) {
-    if (from.state() == to.state()) {
-      return;
-    }
-    Transition transition = Transition.between(from.state(), to.state());
-    log.warn("breaker {} -> {}: {}", from.state().tag(), to.state().tag(), reason);
-    Counter.builder("spillway.breaker.transitions")
-        .description("Breaker transitions")
-        .tags("from", from.state().tag(), "to", to.state().tag())
-        .register(meters)
-        .increment();
-    synchronized (history) {
-      history.addLast(new HistoryEntry(from.state(), to.state(), to.since(), reason));
-      while (history.size() > config.historySize()) {
-        history.removeFirst();
-      }
-    }
-    for (Listener listener : listeners) {
-      listener.transitioned(transition, reason);
-    }
-  }
-
-  /** How long to stay local: localFor, or the upstream's longer wait, capped at maxLocalFor. */
-  private Duration openFor(Duration retryAfter) {
-    Duration openFor = config.localFor();
-    if (retryAfter != null && retryAfter.compareTo(openFor) > 0) {
-      openFor = retryAfter.compareTo(config.maxLocalFor()) > 0 ? config.maxLocalFor() : retryAfter;
-    }
-    return openFor;
-  }
-
-  private static Duration longer(Duration a, Duration b) {
-    if (a == null) {
-      return b;
-    }
-    if (b == null) {
-      return a;
-    }
-    return a.compareTo(b) >= 0 ? a : b;
-  }
-
-  private static String describe(Verdict verdict) {
-    return "a " + verdict.outcome().tag() + " answer (" + verdict.rule() + ")";
-  }
-
-  private static int stateValue(State state) {
-    return switch (state.effective()) {
-      case CLOSED -> 0;
-      case HALF_OPEN -> 1;
-      default -> 2;
-    };
-  }
-
-  private Instant now() {
-    return clock.instant();
-  }
-
-  /** One immutable state object; the breaker swaps them by compare-and-set. */
-  private sealed interface Phase permits Closed, Open, HalfOpen, ForcedOpen, ForcedClosed {
-    State state();
-
-    Instant since();
-  }
-
-  /** @param longestRetryAfter the longest Retry-After among the streak's capacity answers, or null */
-  private record Closed(Instant since, int streak, Duration longestRetryAfter) implements Phase {
-    @Override
-    public State state() {
-      return State.CLOSED;
-    }
-  }
-
-  private record Open(Instant since, Instant until) implements Phase {
-    @Override
-    public State state() {
-      return State.OPEN;
-    }
-  }
-
-  /** @param probing whether the single probe is out; {@code since} is when localFor ran out */
-  private record HalfOpen(Instant since, boolean probing) implements Phase {
-    @Override
-    public State state() {
-      return State.HALF_OPEN;
-    }
-  }
-
-  private record ForcedOpen(Instant since) implements Phase {
-    @Override
-    public State state() {
-      return State.FORCED_OPEN;
-    }
-  }
-
-  private record ForcedClosed(Instant since) implements Phase {
-    @Override
-    public State state() {
-      return State.FORCED_CLOSED;
-    }
-  }
+  /** Stops background work and closes connections; a no-op for a replica's own breaker. */
+  @Override
+  default void close() {}
 }

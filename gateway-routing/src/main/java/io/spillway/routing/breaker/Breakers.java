@@ -1,0 +1,21 @@
+package io.spillway.routing.breaker;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.config.FailoverConfig;
+import java.time.Clock;
+
+/** Picks the breaker the {@code store} config value asks for. */
+public final class Breakers {
+  private Breakers() {}
+
+  /**
+   * The fleet's breaker in Redis for {@code store: redis://...} (or {@code rediss://}); this
+   * replica's own breaker for anything else ({@code embedded:<dir>}, {@code memory}).
+   */
+  public static Breaker create(String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    if (store.startsWith("redis://") || store.startsWith("rediss://")) {
+      return FleetBreaker.connect(store, config, clock, meters);
+    }
+    return new LocalBreaker(config, clock, meters);
+  }
+}

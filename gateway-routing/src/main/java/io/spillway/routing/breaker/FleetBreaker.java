@@ -1,0 +1,645 @@
+package io.spillway.routing.breaker;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.config.Durations;
+import io.spillway.core.config.FailoverConfig;
+import io.spillway.core.json.Json;
+import io.spillway.routing.capacity.Outcome;
+import io.spillway.routing.capacity.Verdict;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One breaker for every replica that shares a Redis ({@code store: redis://...}): the same states and
+ * rules as {@link LocalBreaker}, with Redis holding the truth.
+ *
+ * <ul>
+ *   <li>Capacity answers seen by any replica count toward one streak; the step that opens the breaker
+ *       is one Lua script ({@link FleetScript}), so no two replicas can both count "the third".
+ *   <li>Every change is published on a Redis channel with the new state; each replica keeps the last
+ *       state it saw and routes from it, so an ordinary request in a closed or open breaker asks
+ *       Redis nothing. A replica also re-reads the state every {@code failover.fleetRefresh}, in case
+ *       a publication was missed.
+ *   <li>In half-open, exactly one replica holds the probe: a lease in Redis that runs out after
+ *       {@code failover.probeLease}, so a probe whose replica died is handed to the next request on
+ *       any replica.
+ *   <li>The operator's override is part of the shared state: set on one replica, it holds on all.
+ *   <li>Time is the calling replica's injected clock, passed to the script.
+ * </ul>
+ *
+ * <p>When Redis does not answer within {@code failover.fleetTimeout} (down, slow, unreachable at
+ * start), the replica logs one line, carries on from the last shared state it saw with a
+ * {@link LocalBreaker} of its own ({@link Mode#LOCAL_FALLBACK}), and keeps trying Redis every
+ * {@code failover.fleetRefresh}. Once Redis answers it logs one line and follows the shared state
+ * again; what it decided alone meanwhile is dropped (an override set during the outage applied to
+ * this replica only). No request waits on Redis longer than {@code failover.fleetTimeout}.
+ *
+ * <p>Thread-safe. Pub/sub messages arrive on Lettuce's event loop and are handed to this breaker's
+ * own thread at once; Redis is called on the requests' (virtual) threads and on that thread.
+ */
+public final class FleetBreaker implements Breaker {
+  private static final Logger log = LoggerFactory.getLogger(FleetBreaker.class);
+  static final String STATE_KEY = "{spillway:breaker}:state";
+  static final String HISTORY_KEY = "{spillway:breaker}:history";
+  /** Pub/sub channels are not per database: the database index is part of the name. */
+  static final String CHANNEL_PREFIX = "spillway:breaker:changes:";
+
+  /** The state as Redis last told this replica. */
+  record Shared(State state, Instant since, Instant until, int streak, String probe, Instant probeUntil,
+      long version, String epoch, String reason) {
+
+    static final Shared INITIAL =
+        new Shared(State.CLOSED, Instant.EPOCH, Instant.EPOCH, 0, "", Instant.EPOCH, 0, "", "");
+
+    /** Whether this state replaces {@code current}: a later version, or a hash Redis created afresh. */
+    boolean replaces(Shared current) {
+      return !epoch.equals(current.epoch()) || version >= current.version();
+    }
+
+    /** The state routing acts on at {@code now}: open turns half-open once its time has run out. */
+    State at(Instant now) {
+      return state == State.OPEN && !now.isBefore(until) ? State.HALF_OPEN : state;
+    }
+
+    /** Whether another request holds the probe at {@code now}. */
+    boolean probeOut(Instant now) {
+      return state == State.HALF_OPEN && !probe.isEmpty() && now.isBefore(probeUntil);
+    }
+
+    /** From the script's reply or a publication: state, since, until, streak, probe, probeUntil, version, epoch, reason. */
+    static Shared parse(List<String> f) {
+      return new Shared(State.valueOf(f.get(0).toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(f.get(1))),
+          Instant.ofEpochMilli(Long.parseLong(f.get(2))), Integer.parseInt(f.get(3)), f.get(4),
+          Instant.ofEpochMilli(Long.parseLong(f.get(5))), Long.parseLong(f.get(6)), f.get(7), f.get(8));
+    }
+  }
+
+  /** What a ticket issued by the fleet breaker carries: the probe's id, or null. */
+  private record FleetToken(String probeId) {}
+
+  private record Reply(boolean granted, Shared state) {}
+
+  private final FailoverConfig config;
+  private final Clock clock;
+  private final MeterRegistry meters;
+  private final String location;
+  private final RedisClient client;
+  private final String channel;
+  private final LocalBreaker fallback;
+  private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
+  private final AtomicLong probes = new AtomicLong();
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicReference<State> seen = new AtomicReference<>(State.CLOSED);
+  private final ScheduledExecutorService worker;
+  private volatile Shared shared = Shared.INITIAL;
+  private volatile List<HistoryEntry> history = List.of();
+  private volatile boolean away;
+  private volatile Instant awaySince;
+  private volatile String awayCause;
+  private volatile boolean closed;
+  private volatile StatefulRedisConnection<String, String> connection;
+  private volatile StatefulRedisPubSubConnection<String, String> changes;
+
+  private FleetBreaker(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    this.config = config;
+    this.clock = clock;
+    this.meters = meters;
+    RedisURI redisUri = RedisURI.create(uri);
+    redisUri.setTimeout(config.fleetTimeout());
+    this.location = redisUri.getHost() + ":" + redisUri.getPort();
+    this.channel = CHANNEL_PREFIX + redisUri.getDatabase();
+    this.client = RedisClient.create(redisUri);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(false)
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .socketOptions(SocketOptions.builder().connectTimeout(config.fleetTimeout()).build())
+        .timeoutOptions(TimeoutOptions.enabled(config.fleetTimeout()))
+        .build());
+    this.fallback = new LocalBreaker(config, clock, meters, false);
+    this.worker = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().name("spillway-fleet-breaker").daemon(true).factory());
+    Gauge.builder("spillway.breaker.state", this, b -> stateValue(b.state()))
+        .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
+        .register(meters);
+    Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
+        .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
+        .register(meters);
+    for (Mode mode : List.of(Mode.FLEET, Mode.LOCAL_FALLBACK)) {
+      Gauge.builder("spillway.breaker.mode", this, b -> b.mode() == mode ? 1 : 0)
+          .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
+          .tag("mode", mode.tag())
+          .register(meters);
+    }
+  }
+
+  /**
+   * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
+   * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
+   */
+  public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    FleetBreaker breaker = new FleetBreaker(uri, config, clock, meters);
+    breaker.awaySince = clock.instant();
+    breaker.away = true;
+    if (!breaker.rejoin()) {
+      log.warn("breaker: the fleet's breaker in Redis at {} is unreachable at start ({}); this replica decides "
+          + "on its own (local-fallback) until Redis answers", breaker.location, breaker.awayCause);
+    }
+    long every = Math.max(1, config.fleetRefresh().toMillis());
+    breaker.worker.scheduleWithFixedDelay(breaker::maintain, every, every, TimeUnit.MILLISECONDS);
+    return breaker;
+  }
+
+  @Override
+  public void addListener(Listener listener) {
+    listeners.add(listener);
+    fallback.addListener(listener);
+  }
+
+  @Override
+  public Ticket acquire() {
+    if (away) {
+      return fallback.acquire();
+    }
+    Instant now = now();
+    Shared s = shared;
+    State state = observe(s, now);
+    if (state == State.HALF_OPEN && !s.probeOut(now)) {
+      String probeId = replicaId + "-" + probes.incrementAndGet();
+      Reply reply = run("probe", probeId, Long.toString(config.probeLease().toMillis()));
+      if (reply == null) {
+        return fallback.acquire();
+      }
+      if (reply.granted()) {
+        return new Ticket(Target.PROBE, false, new FleetToken(probeId));
+      }
+      s = reply.state();
+      state = s.at(now);
+    }
+    return switch (state) {
+      case CLOSED, FORCED_CLOSED -> new Ticket(Target.CLOUD, false, new FleetToken(null));
+      case FORCED_OPEN -> new Ticket(Target.LOCAL, true, new FleetToken(null));
+      case OPEN, HALF_OPEN -> new Ticket(Target.LOCAL, false, new FleetToken(null));
+    };
+  }
+
+  @Override
+  public void record(Ticket ticket, Verdict verdict) {
+    if (!ticket.cloud()) {
+      return;
+    }
+    if (!(ticket.issuedIn() instanceof FleetToken token)) {
+      fallback.record(ticket, verdict);
+      return;
+    }
+    Outcome outcome = verdict.outcome();
+    if (away) {
+      // A probe held in Redis runs out by its lease; a cloud answer still counts here.
+      if (token.probeId() == null) {
+        fallback.record(fallback.cloudTicket(), verdict);
+      }
+      return;
+    }
+    long retryAfter = verdict.retryAfter() != null ? verdict.retryAfter().toMillis() : -1;
+    boolean reached = true;
+    if (token.probeId() != null) {
+      String result = switch (outcome) {
+        case SUCCESS -> "success";
+        case CAPACITY, TRANSIENT -> "reopen";
+        default -> "other";
+      };
+      reached = run("verdict", token.probeId(), result, Long.toString(retryAfter),
+          Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
+          "a " + outcome.tag() + " answer (" + verdict.rule() + ")") != null;
+    } else if (shared.at(now()) == State.CLOSED) {
+      // Only what moves the streak goes to Redis: a success while the streak is 0 changes nothing.
+      if (outcome == Outcome.CAPACITY) {
+        reached = run("capacity", Long.toString(retryAfter), Integer.toString(config.capacityStreak()),
+            Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
+            verdict.rule()) != null;
+      } else if (outcome == Outcome.SUCCESS && shared.streak() > 0) {
+        reached = run("success") != null;
+      }
+    }
+    if (!reached && token.probeId() == null) {
+      // Redis just went away: this answer counts on the replica's own breaker instead.
+      fallback.record(fallback.cloudTicket(), verdict);
+    }
+  }
+
+  @Override
+  public void release(Ticket ticket) {
+    if (!(ticket.issuedIn() instanceof FleetToken token)) {
+      fallback.release(ticket);
+      return;
+    }
+    if (token.probeId() != null && !away) {
+      run("release", token.probeId());
+    }
+  }
+
+  @Override
+  public State override(OverrideMode override) {
+    if (!away) {
+      Reply reply = run("override", override.tag());
+      if (reply != null) {
+        refreshHistory();
+        return reply.state().at(now());
+      }
+    }
+    log.warn("breaker: the override '{}' applies to this replica only: Redis at {} is unreachable",
+        override.tag(), location);
+    return fallback.override(override);
+  }
+
+  @Override
+  public State state() {
+    return away ? fallback.state() : observe(shared, now());
+  }
+
+  @Override
+  public OverrideMode currentOverride() {
+    if (away) {
+      return fallback.currentOverride();
+    }
+    return switch (shared.state()) {
+      case FORCED_OPEN -> OverrideMode.OPEN;
+      case FORCED_CLOSED -> OverrideMode.CLOSED;
+      default -> OverrideMode.AUTO;
+    };
+  }
+
+  @Override
+  public int streak() {
+    if (away) {
+      return fallback.streak();
+    }
+    Shared s = shared;
+    return s.at(now()) == State.CLOSED ? s.streak() : 0;
+  }
+
+  @Override
+  public Mode mode() {
+    return away ? Mode.LOCAL_FALLBACK : Mode.FLEET;
+  }
+
+  @Override
+  public Duration retryAfter(Duration upstream) {
+    if (away) {
+      return fallback.retryAfter(upstream);
+    }
+    Shared s = shared;
+    Instant now = now();
+    Duration wait = switch (s.at(now)) {
+      case OPEN -> Duration.between(now, s.until());
+      case FORCED_OPEN -> config.localFor();
+      default -> Duration.ZERO;
+    };
+    if (upstream != null && upstream.compareTo(wait) > 0) {
+      wait = upstream;
+    }
+    return wait.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : wait;
+  }
+
+  @Override
+  public List<HistoryEntry> history() {
+    return away ? fallback.history() : history;
+  }
+
+  @Override
+  public ObjectNode snapshot() {
+    if (away) {
+      ObjectNode json = fallback.snapshot();
+      json.put("mode", Mode.LOCAL_FALLBACK.tag());
+      json.set("fleet", fleetJson());
+      return json;
+    }
+    refreshHistory();
+    Shared s = shared;
+    Instant now = now();
+    State state = observe(s, now);
+    ObjectNode json = Json.object();
+    json.put("mode", Mode.FLEET.tag());
+    json.put("state", effective(state).tag());
+    json.put("override", currentOverride().tag());
+    json.put("since", (state == s.state() ? s.since() : s.until()).toString());
+    json.put("streak", state == State.CLOSED ? s.streak() : 0);
+    json.put("capacityStreak", config.capacityStreak());
+    switch (state) {
+      case OPEN -> json.put("nextProbeAt", s.until().toString());
+      case HALF_OPEN -> json.put("nextProbeAt", s.probeOut(now) ? null : now.toString());
+      default -> json.putNull("nextProbeAt");
+    }
+    json.put("probeInFlight", s.probeOut(now));
+    json.put("localFor", Durations.format(config.localFor()));
+    json.put("maxLocalFor", Durations.format(config.maxLocalFor()));
+    ArrayNode entries = json.putArray("history");
+    for (HistoryEntry entry : history) {
+      ObjectNode e = entries.addObject();
+      e.put("from", entry.from().tag());
+      e.put("to", entry.to().tag());
+      e.put("at", entry.at().toString());
+      e.put("reason", entry.reason());
+    }
+    json.set("fleet", fleetJson());
+    return json;
+  }
+
+  private ObjectNode fleetJson() {
+    ObjectNode fleet = Json.object();
+    fleet.put("store", "redis");
+    fleet.put("location", location);
+    fleet.put("reachable", !away);
+    fleet.put("awaySince", away ? awaySince.toString() : null);
+    fleet.put("timeout", Durations.format(config.fleetTimeout()));
+    fleet.put("probeLease", Durations.format(config.probeLease()));
+    return fleet;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    worker.shutdownNow();
+    StatefulRedisPubSubConnection<String, String> sub = changes;
+    if (sub != null) {
+      sub.closeAsync();
+    }
+    StatefulRedisConnection<String, String> c = connection;
+    if (c != null) {
+      c.closeAsync();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+
+  /** Runs one step of the script; on any failure (timeout included) falls back and answers null. */
+  private Reply run(String op, String... args) {
+    StatefulRedisConnection<String, String> c = connection;
+    try {
+      if (c == null || !c.isOpen()) {
+        throw new IllegalStateException("the connection to Redis is closed");
+      }
+      Reply reply = eval(c, op, args);
+      accept(reply.state());
+      return reply;
+    } catch (RuntimeException e) {
+      leave(e);
+      return null;
+    }
+  }
+
+  private Reply eval(StatefulRedisConnection<String, String> c, String op, String... args) {
+    String[] keys = {STATE_KEY, HISTORY_KEY};
+    String[] argv = new String[5 + args.length];
+    argv[0] = Long.toString(clock.millis());
+    argv[1] = Integer.toString(config.historySize());
+    argv[2] = channel;
+    argv[3] = op;
+    System.arraycopy(args, 0, argv, 4, args.length);
+    argv[argv.length - 1] = UUID.randomUUID().toString();
+    List<Object> result;
+    try {
+      result = c.sync().evalsha(FleetScript.SHA, ScriptOutputType.MULTI, keys, argv);
+    } catch (RedisNoScriptException e) {
+      // A Redis that restarted has an empty script cache: EVAL sends the text and caches it again.
+      result = c.sync().eval(FleetScript.TEXT, ScriptOutputType.MULTI, keys, argv);
+    }
+    List<String> fields = new ArrayList<>(result.size());
+    result.forEach(value -> fields.add(String.valueOf(value)));
+    return new Reply("1".equals(fields.get(0)), Shared.parse(fields.subList(1, fields.size())));
+  }
+
+  /** Takes a newer shared state (by version) as this replica's view. */
+  private synchronized void accept(Shared next) {
+    if (away || !next.replaces(shared)) {
+      return;
+    }
+    Shared previous = shared;
+    shared = next;
+    if (next.state() == State.CLOSED && next.streak() == 1
+        && (previous.state() != State.CLOSED || previous.streak() != 1)) {
+      listeners.forEach(Listener::streakStarted);
+    }
+    observe(next, now());
+  }
+
+  /**
+   * The state routing acts on now; the first time this replica sees a new one, it logs it, counts it
+   * in {@code spillway_breaker_transitions_total} and tells the listeners (every replica does, for
+   * every change of the fleet's breaker it sees).
+   */
+  private State observe(Shared s, Instant now) {
+    return observe(s, now, null);
+  }
+
+  /** As {@link #observe(Shared, Instant)}, with {@code why} (when not null) as the reason logged. */
+  private State observe(Shared s, Instant now, String why) {
+    State state = s.at(now);
+    State before = seen.getAndSet(state);
+    if (before != state && !away) {
+      String reason = why != null ? why
+          : state != s.state() ? "localFor elapsed; the next request probes the cloud"
+          : !s.reason().isEmpty() ? s.reason()
+          : "the fleet's breaker in Redis started afresh (closed)";
+      log.warn("breaker {} -> {} (fleet): {}", before.tag(), state.tag(), reason);
+      Counter.builder("spillway.breaker.transitions")
+          .description("Breaker transitions")
+          .tags("from", before.tag(), "to", state.tag())
+          .register(meters)
+          .increment();
+      Transition transition = named(before, state);
+      if (transition != null) {
+        listeners.forEach(listener -> listener.transitioned(transition, reason));
+      }
+    }
+    return state;
+  }
+
+  /** Redis did not answer in time: this replica decides alone from the last state it saw. */
+  private synchronized void leave(RuntimeException cause) {
+    if (away || closed) {
+      return;
+    }
+    Shared s = shared;
+    Instant now = now();
+    fallback.restore(s.at(now), s.at(now) == s.state() ? s.since() : s.until(), s.until(),
+        s.at(now) == State.CLOSED ? s.streak() : 0);
+    awaySince = now;
+    awayCause = cause.toString();
+    away = true;
+    log.warn("breaker: Redis at {} did not answer (timeout {}; {}); this replica decides on its own "
+        + "(local-fallback) from the last shared state ({}) until Redis answers again",
+        location, Durations.format(config.fleetTimeout()), cause.toString(), s.at(now).tag());
+  }
+
+  /**
+   * Reconnects and reads the shared state; on success this replica follows the fleet again. Called
+   * only from this breaker's own thread (and once from {@link #connect} before that starts).
+   */
+  private boolean rejoin() {
+    Reply reply;
+    try {
+      StatefulRedisConnection<String, String> c = connection;
+      if (c == null || !c.isOpen()) {
+        if (c != null) {
+          c.closeAsync();
+        }
+        c = client.connect();
+        connection = c;
+      }
+      StatefulRedisPubSubConnection<String, String> sub = changes;
+      if (sub == null || !sub.isOpen()) {
+        if (sub != null) {
+          sub.closeAsync();
+        }
+        sub = client.connectPubSub();
+        sub.addListener(new RedisPubSubAdapter<>() {
+          @Override
+          public void message(String channel, String message) {
+            if (closed) {
+              return;
+            }
+            try {
+              worker.execute(() -> onPublished(message));
+            } catch (RejectedExecutionException e) {
+              // Closing: nobody routes with this breaker any more.
+            }
+          }
+        });
+        sub.sync().subscribe(channel);
+        changes = sub;
+      }
+      reply = eval(c, "read");
+      loadHistory(c);
+    } catch (RuntimeException e) {
+      awayCause = e.toString();
+      log.debug("breaker: Redis at {} still unreachable: {}", location, e.toString());
+      return false;
+    }
+    synchronized (this) {
+      boolean outage = awayCause != null;
+      shared = reply.state();
+      Instant now = now();
+      // A replica that was deciding alone compares the fleet's state with its own; one that just
+      // started takes the fleet's state as its first.
+      seen.set(outage ? fallback.state() : shared.at(now));
+      away = false;
+      if (outage) {
+        Duration gone = Duration.between(awaySince, now).truncatedTo(ChronoUnit.SECONDS);
+        log.warn("breaker: Redis at {} answers again (away {}); this replica follows the fleet's breaker "
+            + "again, now {}", location, Durations.format(gone), shared.at(now).tag());
+        awayCause = null;
+      }
+      observe(shared, now, outage ? "Redis answers again; the fleet's breaker decides" : null);
+    }
+    return true;
+  }
+
+  private void onPublished(String message) {
+    try {
+      List<String> fields = List.of(message.split("\\|", 9));
+      accept(Shared.parse(fields));
+    } catch (RuntimeException e) {
+      log.warn("breaker: ignoring a malformed change on {}: {}", channel, e.toString());
+    }
+  }
+
+  /** Every {@code failover.fleetRefresh}: re-read the shared state, or try to reach Redis again. */
+  private void maintain() {
+    if (closed) {
+      return;
+    }
+    try {
+      if (away) {
+        rejoin();
+        return;
+      }
+      if (run("read") != null) {
+        StatefulRedisPubSubConnection<String, String> sub = changes;
+        if (sub == null || !sub.isOpen()) {
+          leave(new IllegalStateException("the subscription to breaker changes was lost"));
+        }
+      }
+    } catch (RuntimeException e) {
+      log.error("breaker: fleet maintenance failed", e);
+    }
+  }
+
+  private void refreshHistory() {
+    StatefulRedisConnection<String, String> c = connection;
+    if (away || c == null || !c.isOpen()) {
+      return;
+    }
+    try {
+      loadHistory(c);
+    } catch (RuntimeException e) {
+      leave(e);
+    }
+  }
+
+  private void loadHistory(StatefulRedisConnection<String, String> c) {
+    List<HistoryEntry> entries = new ArrayList<>();
+    for (String line : c.sync().lrange(HISTORY_KEY, 0, -1)) {
+      String[] parts = line.split("\\|", 4);
+      entries.add(new HistoryEntry(State.valueOf(parts[0].toUpperCase(Locale.ROOT)),
+          State.valueOf(parts[1].toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(parts[2])), parts[3]));
+    }
+    history = List.copyOf(entries);
+  }
+
+  private static Transition named(State from, State to) {
+    for (Transition t : Transition.values()) {
+      if (t.from() == from && t.to() == to) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  private static State effective(State state) {
+    return switch (state) {
+      case FORCED_OPEN -> State.OPEN;
+      case FORCED_CLOSED -> State.CLOSED;
+      default -> state;
+    };
+  }
+
+  private static int stateValue(State state) {
+    return switch (effective(state)) {
+      case CLOSED -> 0;
+      case HALF_OPEN -> 1;
+      default -> 2;
+    };
+  }
+
+  private Instant now() {
+    return clock.instant();
+  }
+}

@@ -1,0 +1,357 @@
+package io.spillway.routing.breaker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.config.FailoverConfig;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.routing.breaker.Breaker.Mode;
+import io.spillway.routing.breaker.Breaker.OverrideMode;
+import io.spillway.routing.breaker.Breaker.State;
+import io.spillway.routing.breaker.Breaker.Target;
+import io.spillway.routing.breaker.Breaker.Ticket;
+import io.spillway.routing.capacity.Outcome;
+import io.spillway.routing.capacity.Verdict;
+import io.spillway.routing.testing.RedisProcess;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three replicas' breakers over one real Redis: one streak, one state, one probe, one override; and
+ * each replica on its own while Redis is gone. Time windows run on one fake clock; what travels
+ * between replicas (pub/sub, the periodic re-read) is awaited for at most a second.
+ */
+class FleetBreakerTest {
+  static final Duration LOCAL_FOR = Duration.ofMinutes(5);
+  static final Duration PROBE_LEASE = Duration.ofMinutes(2);
+  static final Duration TIMEOUT = Duration.ofMillis(200);
+  static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
+
+  final FailoverConfig config =
+      new FailoverConfig(3, LOCAL_FOR, Duration.ofHours(1), true, 20, TIMEOUT, Duration.ofMillis(250), PROBE_LEASE);
+  final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
+  final List<MeterRegistry> registries = new ArrayList<>();
+  RedisProcess redis;
+  FleetBreaker a;
+  FleetBreaker b;
+  FleetBreaker c;
+
+  @BeforeEach
+  void startThreeReplicas() {
+    redis = RedisProcess.start();
+    a = replica();
+    b = replica();
+    c = replica();
+  }
+
+  @AfterEach
+  void stop() {
+    for (FleetBreaker breaker : new FleetBreaker[] {a, b, c}) {
+      if (breaker != null) {
+        breaker.close();
+      }
+    }
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  FleetBreaker replica() {
+    MeterRegistry meters = new SimpleMeterRegistry();
+    registries.add(meters);
+    return FleetBreaker.connect(redis.uri(), config, clock, meters);
+  }
+
+  static Verdict verdict(Outcome outcome) {
+    return new Verdict(outcome, outcome.tag(), null);
+  }
+
+  static void answer(Breaker replica, Outcome outcome) {
+    Ticket ticket = replica.acquire();
+    assertThat(ticket.target()).isNotEqualTo(Target.LOCAL);
+    replica.record(ticket, verdict(outcome));
+  }
+
+  void allAre(State state) {
+    await("every replica is " + state).atMost(WITHIN_A_SECOND).pollInterval(Duration.ofMillis(10))
+        .untilAsserted(() -> assertThat(List.of(a.state(), b.state(), c.state())).containsOnly(state));
+  }
+
+  @Test
+  void everyReplicaFollowsTheFleetsBreakerWhenRedisAnswers() {
+    assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET);
+    assertThat(a.snapshot().get("mode").asText()).isEqualTo("fleet");
+    assertThat(registries.get(0).get("spillway.breaker.mode").tag("mode", "fleet").gauge().value()).isEqualTo(1);
+    assertThat(registries.get(0).get("spillway.breaker.mode").tag("mode", "local-fallback").gauge().value()).isZero();
+  }
+
+  @Test
+  void capacityAnswersSpreadOverThreeReplicasOpenTheBreakerOnAllWithinASecond() {
+    answer(a, Outcome.CAPACITY);
+    answer(b, Outcome.CAPACITY);
+    assertThat(List.of(a.state(), b.state(), c.state())).containsOnly(State.CLOSED);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(c.streak()).isEqualTo(2));
+
+    answer(c, Outcome.CAPACITY);
+
+    allAre(State.OPEN);
+    assertThat(a.acquire().target()).isEqualTo(Target.LOCAL);
+    assertThat(b.snapshot().get("history").get(0).get("reason").asText())
+        .contains("3 capacity answers in a row across the fleet").contains("local for 5m");
+    await("every replica counts the fleet's transition it saw, once").atMost(WITHIN_A_SECOND).untilAsserted(() ->
+        assertThat(registries).allSatisfy(meters -> assertThat(meters.find("spillway.breaker.transitions")
+            .tags("from", "closed", "to", "open").counter()).isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1))));
+  }
+
+  @Test
+  void aSuccessOnAnyReplicaStartsTheFleetsStreakAgain() {
+    answer(a, Outcome.CAPACITY);
+    answer(b, Outcome.CAPACITY);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(c.streak()).isEqualTo(2));
+
+    answer(c, Outcome.SUCCESS);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(List.of(a.streak(), b.streak())).containsOnly(0));
+    answer(a, Outcome.CAPACITY);
+
+    assertThat(List.of(a.state(), b.state(), c.state())).containsOnly(State.CLOSED);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(b.streak()).isEqualTo(1));
+  }
+
+  @Test
+  void rateLimitQuotaAndTransientAnswersNeverCountTowardTheFleetsStreak() {
+    for (Outcome outcome : List.of(Outcome.RATE_LIMIT, Outcome.QUOTA, Outcome.TRANSIENT, Outcome.FINAL)) {
+      answer(a, outcome);
+      answer(b, outcome);
+      answer(c, outcome);
+    }
+    assertThat(List.of(a.state(), b.state(), c.state())).containsOnly(State.CLOSED);
+    assertThat(List.of(a.streak(), b.streak(), c.streak())).containsOnly(0);
+  }
+
+  void openTheFleet() {
+    answer(a, Outcome.CAPACITY);
+    answer(b, Outcome.CAPACITY);
+    answer(c, Outcome.CAPACITY);
+    allAre(State.OPEN);
+  }
+
+  @Test
+  void halfOpenLetsExactlyOneProbeThroughAcrossTheFleet() throws Exception {
+    openTheFleet();
+    clock.advance(LOCAL_FOR);
+    assertThat(List.of(a.state(), b.state(), c.state())).containsOnly(State.HALF_OPEN);
+
+    List<Callable<Ticket>> asks = new ArrayList<>();
+    CountDownLatch start = new CountDownLatch(1);
+    for (int i = 0; i < 60; i++) {
+      Breaker replica = List.of(a, b, c).get(i % 3);
+      asks.add(() -> {
+        start.await();
+        return replica.acquire();
+      });
+    }
+    List<Ticket> tickets = new ArrayList<>();
+    try (ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<Ticket>> futures = new ArrayList<>();
+      for (Callable<Ticket> ask : asks) {
+        futures.add(requests.submit(ask));
+      }
+      start.countDown();
+      for (Future<Ticket> future : futures) {
+        tickets.add(future.get());
+      }
+    }
+
+    assertThat(tickets.stream().filter(t -> t.target() == Target.PROBE)).hasSize(1);
+    assertThat(tickets.stream().filter(t -> t.target() == Target.LOCAL)).hasSize(59);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() ->
+        assertThat(List.of(a, b, c)).allSatisfy(r -> assertThat(r.snapshot().get("probeInFlight").asBoolean()).isTrue()));
+  }
+
+  @Test
+  void theProbesSuccessClosesTheBreakerOnEveryReplica() {
+    openTheFleet();
+    clock.advance(LOCAL_FOR);
+    Ticket probe = b.acquire();
+    assertThat(probe.target()).isEqualTo(Target.PROBE);
+    assertThat(a.acquire().target()).isEqualTo(Target.LOCAL);
+
+    b.record(probe, verdict(Outcome.SUCCESS));
+
+    allAre(State.CLOSED);
+    assertThat(c.acquire().target()).isEqualTo(Target.CLOUD);
+  }
+
+  @Test
+  void theProbesCapacityAnswerOpensTheBreakerAgainOnEveryReplica() {
+    openTheFleet();
+    clock.advance(LOCAL_FOR);
+    Ticket probe = c.acquire();
+    assertThat(probe.target()).isEqualTo(Target.PROBE);
+
+    c.record(probe, verdict(Outcome.CAPACITY));
+
+    allAre(State.OPEN);
+    assertThat(a.snapshot().get("nextProbeAt").asText()).isEqualTo(clock.instant().plus(LOCAL_FOR).toString());
+  }
+
+  @Test
+  void aProbeWhoseReplicaDiedIsHandedOnAfterItsLease() {
+    openTheFleet();
+    clock.advance(LOCAL_FOR);
+    assertThat(a.acquire().target()).isEqualTo(Target.PROBE);
+    a.close(); // the replica dies with the probe out: no answer, no release
+    a = null;
+
+    assertThat(b.acquire().target()).as("the lease still runs").isEqualTo(Target.LOCAL);
+    clock.advance(PROBE_LEASE.minusSeconds(1));
+    assertThat(c.acquire().target()).as("the lease still runs").isEqualTo(Target.LOCAL);
+    clock.advance(Duration.ofSeconds(1));
+
+    Ticket handedOn = c.acquire();
+    assertThat(handedOn.target()).isEqualTo(Target.PROBE);
+    assertThat(b.acquire().target()).isEqualTo(Target.LOCAL);
+    c.record(handedOn, verdict(Outcome.SUCCESS));
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(b.state()).isEqualTo(State.CLOSED));
+  }
+
+  @Test
+  void aProbeGivenBackWithoutAnAnswerGoesToTheNextRequestOnAnyReplica() {
+    openTheFleet();
+    clock.advance(LOCAL_FOR);
+    Ticket probe = a.acquire();
+    assertThat(probe.target()).isEqualTo(Target.PROBE);
+
+    a.release(probe);
+
+    await("the next request on another replica, once it heard of the release, is the probe")
+        .atMost(WITHIN_A_SECOND).pollInterval(Duration.ofMillis(10))
+        .until(() -> b.acquire().target() == Target.PROBE);
+  }
+
+  @Test
+  void aBreakerStateRedisLostIsFollowedFromItsNewBeginning() {
+    openTheFleet();
+    redis.flushAll();
+
+    allAre(State.CLOSED);
+    answer(b, Outcome.CAPACITY);
+    answer(c, Outcome.CAPACITY);
+    answer(a, Outcome.CAPACITY);
+    allAre(State.OPEN);
+  }
+
+  @Test
+  void anOverrideSetOnOneReplicaAppliesToAll() {
+    a.override(OverrideMode.OPEN);
+
+    allAre(State.FORCED_OPEN);
+    Ticket ticket = c.acquire();
+    assertThat(ticket.target()).isEqualTo(Target.LOCAL);
+    assertThat(ticket.forcedLocal()).isTrue();
+    assertThat(b.currentOverride()).isEqualTo(OverrideMode.OPEN);
+
+    b.override(OverrideMode.CLOSED);
+    allAre(State.FORCED_CLOSED);
+    answer(a, Outcome.CAPACITY);
+    answer(b, Outcome.CAPACITY);
+    answer(c, Outcome.CAPACITY);
+    assertThat(List.of(a.state(), b.state(), c.state())).as("forced closed counts nothing").containsOnly(State.FORCED_CLOSED);
+
+    c.override(OverrideMode.AUTO);
+    allAre(State.CLOSED);
+  }
+
+  @Test
+  void leavingForcedOpenGoesThroughOneProbeForTheWholeFleet() {
+    b.override(OverrideMode.OPEN);
+    allAre(State.FORCED_OPEN);
+
+    a.override(OverrideMode.AUTO);
+
+    allAre(State.HALF_OPEN);
+    assertThat(c.acquire().target()).isEqualTo(Target.PROBE);
+    assertThat(a.acquire().target()).isEqualTo(Target.LOCAL);
+  }
+
+  @Test
+  void withRedisKilledEveryReplicaFallsBackToItsOwnBreakerAndRejoinsWhenRedisReturns() {
+    answer(a, Outcome.CAPACITY);
+    answer(b, Outcome.CAPACITY);
+    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(c.streak()).isEqualTo(2));
+
+    redis.kill();
+    long started = System.nanoTime();
+    answer(c, Outcome.CAPACITY);
+    Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(waited).as("no request waits on Redis longer than the timeout").isLessThan(TIMEOUT.plusMillis(500));
+    assertThat(c.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
+    assertThat(c.state()).as("the third answer counts on top of the last shared streak").isEqualTo(State.OPEN);
+    await("the other replicas notice on their own").atMost(Duration.ofSeconds(2))
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(Mode.LOCAL_FALLBACK));
+    assertThat(a.state()).as("each decides alone now").isEqualTo(State.CLOSED);
+    assertThat(a.acquire().target()).isEqualTo(Target.CLOUD);
+    assertThat(c.acquire().target()).isEqualTo(Target.LOCAL);
+    assertThat(c.snapshot().get("mode").asText()).isEqualTo("local-fallback");
+    assertThat(c.snapshot().at("/fleet/reachable").asBoolean()).isFalse();
+    assertThat(registries.get(2).get("spillway.breaker.mode").tag("mode", "local-fallback").gauge().value()).isEqualTo(1);
+
+    redis.startAgain();
+
+    await("every replica rejoins the fleet").atMost(Duration.ofSeconds(3))
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
+    assertThat(List.of(a.state(), b.state(), c.state())).as("Redis is the truth again (it came back empty)")
+        .containsOnly(State.CLOSED);
+    openTheFleet();
+  }
+
+  @Test
+  void aRedisTooSlowToAnswerCountsAsGoneAfterTheTimeout() throws Exception {
+    try (Socket stalled = redis.stall(3)) {
+      long started = System.nanoTime();
+      answer(a, Outcome.CAPACITY);
+      Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+      assertThat(waited).as("the timeout (200ms, with room for a loaded machine), not Redis's 3s stall")
+          .isLessThan(TIMEOUT.plusMillis(500));
+      assertThat(a.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
+      assertThat(a.streak()).as("the answer counts on this replica's own breaker").isEqualTo(1);
+    }
+    await("the replica rejoins once Redis answers again").atMost(Duration.ofSeconds(8))
+        .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.FLEET));
+  }
+
+  @Test
+  void anOverrideWhileRedisIsGoneAppliesToThatReplicaOnly() {
+    redis.kill();
+    await().atMost(Duration.ofSeconds(2))
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.LOCAL_FALLBACK));
+
+    a.override(OverrideMode.OPEN);
+
+    assertThat(a.state()).isEqualTo(State.FORCED_OPEN);
+    assertThat(b.state()).isEqualTo(State.CLOSED);
+  }
+
+  @Test
+  void withoutRedisEachReplicaHasItsOwnBreaker() {
+    Breaker own = Breakers.create("embedded:./data", config, clock, new SimpleMeterRegistry());
+    assertThat(own).isInstanceOf(LocalBreaker.class);
+    assertThat(own.mode()).isEqualTo(Mode.LOCAL);
+    assertThat(own.snapshot().get("mode").asText()).isEqualTo("local");
+    assertThat(Breakers.create("memory", config, clock, new SimpleMeterRegistry()).mode()).isEqualTo(Mode.LOCAL);
+  }
+}
