@@ -134,6 +134,10 @@ public final class Gateway implements AutoCloseable {
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
     reloader.register(this::reloadKeys, "keys");
     reloader.register(accessLog, "logging");
+    // A new admin token is redacted from then on; the one it replaced still is (the cloud key only
+    // changes with a restart).
+    reloader.register(named("redaction", next -> redactor.secrets(Arrays.asList(
+        config.cloud().apiKey(), config.admin().token(), next.admin().token()))), "admin.token");
 
     ReloadableRequestLimiter limiter =
         new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);

@@ -26,7 +26,7 @@ public final class RedactingService implements HttpService {
 
   /** {@code service} with its answers redacted; {@code service} itself when there is nothing to redact. */
   public static HttpService wrap(HttpService service, Redactor redactor) {
-    return redactor.isEmpty() ? service : new RedactingService(service, redactor);
+    return redactor == Redactor.NONE ? service : new RedactingService(service, redactor);
   }
 
   @Override

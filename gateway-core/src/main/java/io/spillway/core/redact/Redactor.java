@@ -18,7 +18,8 @@ import java.util.Set;
  * <p>The scan looks at each character once and tries a match only where a secret's first
  * character or a backslash stands, so text without either costs one pass. Secrets shorter than
  * {@value #MIN_SECRET_LENGTH} characters are not redacted: they would match ordinary words.
- * Immutable and thread-safe.
+ * Thread-safe; {@link #secrets} replaces what is redacted (a reloaded admin token), every text
+ * being scanned for one set or the other as a whole.
  */
 public final class Redactor {
   /** What a secret is replaced with. */
@@ -26,62 +27,81 @@ public final class Redactor {
   static final int MIN_SECRET_LENGTH = 8;
 
   /** Redacts nothing. */
-  public static final Redactor NONE = new Redactor(List.of());
+  public static final Redactor NONE = new Redactor(Secrets.of(List.of()));
 
-  private final String[] secrets;
-  private final boolean ascii;
+  /** The secrets, and whether all of them are ASCII (then bodies are scanned as bytes). */
+  private record Secrets(String[] all, boolean ascii) {
+    static Secrets of(Collection<String> secrets) {
+      Set<String> kept = new LinkedHashSet<>();
+      for (String secret : secrets) {
+        if (secret != null && secret.strip().length() >= MIN_SECRET_LENGTH) {
+          kept.add(secret);
+        }
+      }
+      List<String> list = new ArrayList<>(kept);
+      return new Secrets(list.toArray(String[]::new),
+          list.stream().allMatch(s -> s.chars().allMatch(c -> c < 0x80)));
+    }
+  }
 
-  private Redactor(List<String> secrets) {
-    this.secrets = secrets.toArray(String[]::new);
-    this.ascii = secrets.stream().allMatch(s -> s.chars().allMatch(c -> c < 0x80));
+  private volatile Secrets current;
+
+  private Redactor(Secrets secrets) {
+    this.current = secrets;
   }
 
   /** A redactor for {@code secrets}; nulls, blanks and secrets too short to redact are left out. */
   public static Redactor of(Collection<String> secrets) {
-    Set<String> kept = new LinkedHashSet<>();
-    for (String secret : secrets) {
-      if (secret != null && secret.strip().length() >= MIN_SECRET_LENGTH) {
-        kept.add(secret);
-      }
-    }
-    return kept.isEmpty() ? NONE : new Redactor(new ArrayList<>(kept));
+    return new Redactor(Secrets.of(secrets));
   }
 
-  /** Whether there is nothing to redact. */
+  /** From now on redacts {@code next} instead (same rules as {@link #of}); not on {@link #NONE}. */
+  public void secrets(Collection<String> next) {
+    if (this == NONE) {
+      throw new UnsupportedOperationException("Redactor.NONE redacts nothing, always");
+    }
+    current = Secrets.of(next);
+  }
+
+  /** Whether there is nothing to redact now. */
   public boolean isEmpty() {
-    return secrets.length == 0;
+    return current.all().length == 0;
   }
 
   /** {@code text} with every secret replaced; the same instance when it holds none. */
   public String redact(String text) {
+    String[] secrets = current.all();
     if (text == null || secrets.length == 0) {
       return text;
     }
-    StringBuilder out = redacted(text);
+    StringBuilder out = redacted(text, secrets);
     return out == null ? text : out.toString();
   }
 
   /** A UTF-8 body with every secret replaced; the same array when it holds none. */
   public byte[] redact(byte[] utf8) {
+    Secrets now = current;
+    String[] secrets = now.all();
     if (utf8 == null || secrets.length == 0) {
       return utf8;
     }
-    if (!ascii) {
+    if (!now.ascii()) {
       String text = new String(utf8, StandardCharsets.UTF_8);
-      String redacted = redact(text);
-      return redacted == text ? utf8 : redacted.getBytes(StandardCharsets.UTF_8);
+      StringBuilder redacted = redacted(text, secrets);
+      return redacted == null ? utf8 : redacted.toString().getBytes(StandardCharsets.UTF_8);
     }
     // ASCII secrets match the same in the bytes read one to a character (ISO-8859-1): the bytes of
     // other characters are all 0x80 and above, so they never match, and they are copied unchanged.
     Latin1 text = new Latin1(utf8);
-    StringBuilder out = redacted(text);
+    StringBuilder out = redacted(text, secrets);
     return out == null ? utf8 : out.toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** Whether {@code text} holds a secret in any spelling. */
   public boolean contains(CharSequence text) {
+    String[] secrets = current.all();
     for (int i = 0; i < text.length(); i++) {
-      if (matchAt(text, i) >= 0) {
+      if (matchAt(text, i, secrets) >= 0) {
         return true;
       }
     }
@@ -89,12 +109,12 @@ public final class Redactor {
   }
 
   /** The redacted text, or null when nothing matched. */
-  private StringBuilder redacted(CharSequence text) {
+  private static StringBuilder redacted(CharSequence text, String[] secrets) {
     StringBuilder out = null;
     int copied = 0;
     int n = text.length();
     for (int i = 0; i < n; ) {
-      int end = matchAt(text, i);
+      int end = matchAt(text, i, secrets);
       if (end < 0) {
         i++;
         continue;
@@ -113,7 +133,7 @@ public final class Redactor {
   }
 
   /** Where a secret spelled from {@code start} ends, or -1. */
-  private int matchAt(CharSequence text, int start) {
+  private static int matchAt(CharSequence text, int start, String[] secrets) {
     char first = text.charAt(start);
     for (String secret : secrets) {
       if (first == secret.charAt(0) || first == '\\') {

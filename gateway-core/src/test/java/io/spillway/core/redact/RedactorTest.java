@@ -1,6 +1,7 @@
 package io.spillway.core.redact;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -55,5 +56,19 @@ class RedactorTest {
 
     assertThat(redactor.isEmpty()).isTrue();
     assertThat(redactor.redact("a short text")).isEqualTo("a short text");
+  }
+
+  @Test
+  void replacedSecretsAreRedactedFromThenOnAndNoneStaysEmpty() {
+    Redactor redactor = Redactor.of(java.util.List.of());
+    String token = "admin-token-rotated-42";
+
+    redactor.secrets(java.util.List.of(token));
+
+    assertThat(redactor.redact("{\"t\":\"" + token + "\"}")).isEqualTo("{\"t\":\"" + Redactor.MARK + "\"}");
+    assertThat(redactor.redact(("x " + token).getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(("x " + Redactor.MARK).getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> Redactor.NONE.secrets(java.util.List.of(token)))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }
