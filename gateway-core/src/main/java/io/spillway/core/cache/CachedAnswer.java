@@ -6,6 +6,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.ListedEventStream;
 import io.spillway.core.sse.SseEvent;
 import java.io.IOException;
 import java.time.Duration;
@@ -74,7 +75,7 @@ record CachedAnswer(
     long age = Math.max(0, Duration.between(storedAt, now).toSeconds());
     Headers out = headers.toBuilder().set(ResponseCache.HEADER, "hit").set("age", Long.toString(age)).build();
     if (events != null) {
-      return GatewayResponse.streamed(status, out, new Replay(events));
+      return GatewayResponse.streamed(status, out, new ListedEventStream(events));
     }
     return GatewayResponse.buffered(status, out, body);
   }
@@ -196,34 +197,5 @@ record CachedAnswer(
 
   private static boolean present(JsonNode node) {
     return node != null && !node.isNull();
-  }
-
-  /** Replays stored events; nothing to cancel, so closing only stops the replay. */
-  private static final class Replay implements EventStream {
-    private final List<SseEvent> events;
-    private volatile boolean closed;
-    private int next;
-
-    Replay(List<SseEvent> events) {
-      this.events = events;
-    }
-
-    @Override
-    public SseEvent next() {
-      if (closed || next >= events.size()) {
-        return null;
-      }
-      return events.get(next++);
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-    }
-
-    @Override
-    public boolean started() {
-      return next > 0;
-    }
   }
 }

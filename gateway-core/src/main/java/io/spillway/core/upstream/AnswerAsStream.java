@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.ListedEventStream;
 import io.spillway.core.sse.SseEvent;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,7 +38,7 @@ final class AnswerAsStream {
       case RESPONSES -> response(answer);
       default -> null;
     };
-    return events == null ? null : new ListedStream(events);
+    return events == null ? null : new ListedEventStream(events);
   }
 
   private static List<SseEvent> chat(JsonNode answer) {
@@ -152,37 +152,6 @@ final class AnswerAsStream {
       chunk.putArray("choices");
       chunk.set("usage", answer.get("usage"));
       events.add(SseEvent.data(Json.toString(chunk)));
-    }
-  }
-
-  /** Events handed out in order; nothing to cancel. */
-  private static final class ListedStream implements EventStream {
-    private final ArrayDeque<SseEvent> events;
-    private volatile boolean closed;
-    private boolean started;
-
-    ListedStream(List<SseEvent> events) {
-      this.events = new ArrayDeque<>(events);
-    }
-
-    @Override
-    public SseEvent next() {
-      if (closed) {
-        return null;
-      }
-      SseEvent event = events.poll();
-      started |= event != null;
-      return event;
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-    }
-
-    @Override
-    public boolean started() {
-      return started;
     }
   }
 }

@@ -13,6 +13,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.sse.ListedEventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.upstream.OpenAiHttpBackend;
 import io.spillway.core.upstream.UpstreamSettings;
@@ -144,7 +145,7 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
       }
       all.addAll(events.finish(ResponsesOverChat.usage(completion.get("usage")),
           "length".equals(Json.text(completion.path("choices").path(0), "finish_reason"))));
-      return GatewayResponse.streamed(200, droppedHeaders, new ListedEvents(all));
+      return GatewayResponse.streamed(200, droppedHeaders, new ListedEventStream(all));
     }
     ObjectNode response = translation.response(completion, local, createdAt);
     return GatewayResponse.buffered(200, merged(answer.headers(), droppedHeaders)
