@@ -13,6 +13,7 @@ import io.spillway.app.admin.StatusRegistry;
 import io.spillway.app.observe.AccessLog;
 import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
+import io.spillway.app.observe.RedactedMessage;
 import io.spillway.app.observe.RequestObserver;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.app.reload.ReloadableInterceptor;
@@ -130,6 +131,7 @@ public final class Gateway implements AutoCloseable {
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
     Redactor redactor = redactor(config);
+    RedactedMessage.use(redactor);
     AccessLog accessLog = new AccessLog(config.logging(), redactor);
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
     reloader.register(this::reloadKeys, "keys");
