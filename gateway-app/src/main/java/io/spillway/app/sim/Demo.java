@@ -75,6 +75,7 @@ public final class Demo implements AutoCloseable {
           host: 127.0.0.1
           port: %d
           drainTimeout: 2s
+          maxConnections: 1000
         admin:
           token: %s
         cloud:
