@@ -13,10 +13,12 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.quota.pool.Band;
 import io.spillway.quota.pool.QuotaCalendar;
 import io.spillway.quota.pool.TokenUsage;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.DoubleAdder;
@@ -45,7 +47,7 @@ public final class SpendLedger implements AutoCloseable {
   private static final String OTHER_MODEL = "other";
 
   private record Settings(PriceTable prices, SpendConfig spend, double alertAt, double softAt, SpendAlerts alerts,
-      String webhook, java.time.Duration webhookTimeout) {}
+      String webhook, Duration webhookTimeout) {}
 
   /** One month's amounts; a new month starts a new one. */
   private static final class Month {
@@ -223,7 +225,7 @@ public final class SpendLedger implements AutoCloseable {
       tiers.put(tier, 0.0);
     }
     ObjectNode teams = Json.object();
-    Set<String> names = new java.util.TreeSet<>(m.byTeam.keySet());
+    Set<String> names = new TreeSet<>(m.byTeam.keySet());
     names.addAll(s.spend().teams().keySet());
     double total = 0;
     for (String team : names) {
