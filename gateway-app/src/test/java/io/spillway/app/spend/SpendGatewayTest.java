@@ -159,6 +159,31 @@ class SpendGatewayTest {
     }
   }
 
+  @Test
+  void aResponsesStreamIsPricedFromItsCompletedEvent() throws IOException {
+    try (GatewayHarness h = GatewayHarness.start(BIG_POOLS)) {
+      String completed = OpenAiStubs.responseBody("Done").replace("\n", " ").strip()
+          .replace("\"input_tokens\":36,\"input_tokens_details\":{\"cached_tokens\":0}",
+              "\"input_tokens\":20000,\"input_tokens_details\":{\"cached_tokens\":10000}")
+          .replace("\"output_tokens\":87", "\"output_tokens\":500");
+      String stream = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+          + "\"sequence_number\":1,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Done\"}\n\n"
+          + "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":2,\"response\":"
+          + completed + "}\n\n";
+      h.cloud.stubFor(post("/v1/responses").willReturn(aResponse().withStatus(200)
+          .withHeader("Content-Type", "text/event-stream").withBody(stream)));
+
+      HttpResponse<String> response = h.post("/v1/responses", BRONZE_KEY,
+          "{\"model\":\"gpt-4.1\",\"stream\":true,\"input\":\"Summarise the build log\"}");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).contains("response.completed");
+      double expected = (10_000 * 2.00 + 10_000 * 0.50 + 500 * 8.00) / 1_000_000;
+      assertThat(lastAccessLine(1).get("costUsd").asDouble()).isCloseTo(expected, within(1e-12));
+      assertThat(spend(h).at("/teams/sandbox/byTier/bronze").asDouble()).isCloseTo(expected, within(1e-12));
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("callers")
   void anAnswerServedByTheLocalBackendCostsNothing(Caller caller) throws IOException {
