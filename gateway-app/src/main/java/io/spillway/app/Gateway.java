@@ -1,5 +1,6 @@
 package io.spillway.app;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.app.admin.AdminApi;
 import io.spillway.app.admin.AuditLog;
@@ -67,6 +68,7 @@ import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
 import io.spillway.quota.ratelimit.RequestLimiter;
+import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
 import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
@@ -117,6 +119,7 @@ public final class Gateway implements AutoCloseable {
   private final ResponseCache cache;
   private final UsageStore usageStore;
   private final QuotaPools quota;
+  private final SpendLedger spend;
   private final ApiKeys apiKeys;
   private final Breaker breaker;
 
@@ -184,7 +187,10 @@ public final class Gateway implements AutoCloseable {
     reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
         "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
         "quota.alertWebhookTimeout");
-    status.register("quota", quota::report);
+    this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, meters);
+    reloader.register(named("spend", next -> spend.reload(next.spend(), next.quota())), "spend", "quota.alertAt",
+        "quota.softAt", "quota.alertWebhook", "quota.alertWebhookTimeout");
+    status.register("quota", () -> quotaReport());
 
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
@@ -209,7 +215,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
         next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
-            next.shaping().maxTokenizedChars())));
+            next.shaping().maxTokenizedChars()), spend));
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
@@ -226,7 +232,7 @@ public final class Gateway implements AutoCloseable {
         .register(admin);
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
-    admin.get("/admin/quota", request -> AdminApi.ok(quota.report()));
+    admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
     BreakerAdmin.register(admin, breaker, audit);
     CacheAdmin.register(admin, cache, audit);
 
@@ -448,6 +454,13 @@ public final class Gateway implements AutoCloseable {
     return breaker;
   }
 
+  /** {@code GET /admin/quota}: the token pools, per-team tokens, and this month's spend. */
+  private ObjectNode quotaReport() {
+    ObjectNode report = quota.report();
+    report.set("spend", spend.report());
+    return report;
+  }
+
   /** The tier pools: the shaping stage asks {@link QuotaPools#pastSoftBand} to decide on degrading. */
   public QuotaPools quota() {
     return quota;
@@ -462,6 +475,7 @@ public final class Gateway implements AutoCloseable {
     localScheduler.shutdownNow();
     requestLimiter.close();
     quota.close();
+    spend.close();
     usageStore.close();
     apiKeys.close();
     breaker.close();

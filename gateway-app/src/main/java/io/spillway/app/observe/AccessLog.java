@@ -81,6 +81,9 @@ public final class AccessLog implements Reloadable {
       if (e.promptTokens() >= 0 || e.completionTokens() >= 0) {
         line.writeNumberField("totalTokens", Math.max(0, e.promptTokens()) + Math.max(0, e.completionTokens()));
       }
+      if (e.costUsd() != null) {
+        line.writeNumberField("costUsd", e.costUsd());
+      }
       line.writeArrayFieldStart("degraded");
       for (String step : e.degraded()) {
         line.writeString(step);
@@ -121,6 +124,9 @@ public final class AccessLog implements Reloadable {
     }
     if (e.promptTokens() >= 0 || e.completionTokens() >= 0) {
       out.append(" tokens=").append(Math.max(0, e.promptTokens()) + Math.max(0, e.completionTokens()));
+    }
+    if (e.costUsd() != null) {
+      out.append(" costUsd=").append(e.costUsd());
     }
     if (!e.degraded().isEmpty()) {
       out.append(" degraded=").append(String.join(",", e.degraded()));

@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.MDC;
 
 /**
@@ -150,7 +151,7 @@ public final class RequestObserver implements Interceptor {
     try {
       accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
           e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          errorName(e), null, null));
+          errorName(e), null, null, null));
     } finally {
       MDC.remove("requestId");
     }
@@ -336,8 +337,14 @@ public final class RequestObserver implements Interceptor {
           cacheStatus,
           error,
           payloads ? promptOf(request) : null,
-          payloads ? completion.toString() : null);
+          payloads ? completion.toString() : null,
+          costOf(request));
     }
+  }
+
+  private static Double costOf(GatewayRequest request) {
+    AtomicReference<Double> cost = request.attribute(RequestAttributes.COST_USD);
+    return cost == null ? null : cost.get();
   }
 
   private static JsonNode promptOf(GatewayRequest request) {

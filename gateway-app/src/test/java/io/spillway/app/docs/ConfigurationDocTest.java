@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
 class ConfigurationDocTest {
   private static final Pattern ROW = Pattern.compile("(?m)^\\|\\s*`([^`]+)`\\s*\\|");
   private static final Set<String> TIERS = tierNames();
+  /** Maps whose entries are not named by the singular of the map ({@code spend.prices.<model>}). */
+  private static final Map<String, String> MAP_ENTRY_NAMES = Map.of("prices", "model");
 
   private static Set<String> tierNames() {
     Set<String> names = new LinkedHashSet<>();
@@ -52,8 +54,8 @@ class ConfigurationDocTest {
           && argument(generic, 0).getSimpleName().endsWith("Config")) {
         keys.addAll(keys(argument(generic, 0), path + "[]."));
       } else if (Map.class.isAssignableFrom(type) && isSection(argument(generic, 1))) {
-        String entry = component.getName().endsWith("s")
-            ? component.getName().substring(0, component.getName().length() - 1) : component.getName();
+        String entry = MAP_ENTRY_NAMES.getOrDefault(component.getName(), component.getName().endsWith("s")
+            ? component.getName().substring(0, component.getName().length() - 1) : component.getName());
         keys.addAll(keys(argument(generic, 1), path + ".<" + entry + ">."));
       } else {
         keys.add(List.of(path));

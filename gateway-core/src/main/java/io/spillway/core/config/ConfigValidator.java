@@ -101,6 +101,7 @@ final class ConfigValidator {
       problems.add("key 'metrics.maxModelTags': must be at least 1");
     }
     checkCache(problems, c.cache());
+    problems.addAll(c.spend().problems());
     String store = c.store();
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {

@@ -1,6 +1,7 @@
 package io.spillway.core.pipeline;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
 public final class RequestAttributes {
@@ -40,6 +41,14 @@ public final class RequestAttributes {
    * {@link ClientDisconnect#of}, which gives {@link ClientDisconnect#NEVER} when it is absent.
    */
   public static final Attribute<ClientDisconnect> CLIENT_DISCONNECT = Attribute.of("clientDisconnect");
+
+  /**
+   * Set by quota accounting before the call: filled, once the request's usage is settled (on
+   * whichever thread settles it, hence the atomic holder), with what it cost in USD by the price
+   * table (0 on the local backend and for a model without a price). Absent, or empty, when nothing
+   * was settled (refused, failed, a cache hit).
+   */
+  public static final Attribute<AtomicReference<Double>> COST_USD = Attribute.of("costUsd");
 
   private RequestAttributes() {}
 }

@@ -13,6 +13,8 @@ import io.spillway.core.shaping.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
+import io.spillway.quota.spend.SpendLedger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Token accounting for every model call: estimates the request ({@link TokenEstimator}), reserves
@@ -26,16 +28,27 @@ import io.spillway.quota.pool.TokenUsage;
  * and adds the {@code x-ratelimit-*-tokens} headers. Its own refusal (429
  * {@code insufficient_quota}) and errors of later stages are returned as error responses.
  *
+ * <p>With a {@link SpendLedger} it also refuses a team whose money budget is used up (429
+ * {@code insufficient_quota}) and, when the usage is settled, records what the request cost and sets
+ * {@link RequestAttributes#COST_USD}.
+ *
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
  * is not accounted.
  */
 public final class QuotaInterceptor implements Interceptor {
   private final QuotaPools pools;
   private final TokenEstimator estimator;
+  private final SpendLedger spend;
 
   public QuotaInterceptor(QuotaPools pools, TokenEstimator estimator) {
+    this(pools, estimator, null);
+  }
+
+  /** @param spend prices settled requests and checks money budgets; null for tokens only */
+  public QuotaInterceptor(QuotaPools pools, TokenEstimator estimator, SpendLedger spend) {
     this.pools = pools;
     this.estimator = estimator;
+    this.spend = spend;
   }
 
   @Override
@@ -48,9 +61,20 @@ public final class QuotaInterceptor implements Interceptor {
     TokenEstimator.Estimate estimate = estimator.estimate(request);
     Reservation reservation;
     try {
+      if (spend != null) {
+        spend.checkBudget(caller);
+      }
       reservation = pools.reserve(caller, estimate.total());
     } catch (GatewayException e) {
       return GatewayResponse.error(e);
+    }
+    AtomicReference<String> backend = new AtomicReference<>();
+    if (spend != null) {
+      String model = request.model();
+      AtomicReference<Double> cost = new AtomicReference<>();
+      request.setAttribute(RequestAttributes.COST_USD, cost);
+      // The router sets BACKEND before the answer (or its stream) comes back; a stream may settle on another thread.
+      reservation.onSettled(usage -> cost.set(spend.record(caller, backend.get(), model, usage)));
     }
 
     boolean askForUsage = asksUpstreamForUsage(request);
@@ -59,6 +83,7 @@ public final class QuotaInterceptor implements Interceptor {
     GatewayResponse response;
     try {
       response = chain.proceed(upstream);
+      backend.set(request.attribute(RequestAttributes.BACKEND));
     } catch (GatewayException e) {
       reservation.release();
       return GatewayResponse.error(e);

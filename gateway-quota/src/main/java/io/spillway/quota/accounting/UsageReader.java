@@ -19,18 +19,29 @@ final class UsageReader {
     JsonNode prompt = usage.get("prompt_tokens");
     JsonNode completion = usage.get("completion_tokens");
     if (prompt != null && prompt.canConvertToLong()) {
-      return new TokenUsage(prompt.asLong(), completion != null ? completion.asLong() : 0);
+      return new TokenUsage(prompt.asLong(), completion != null ? completion.asLong() : 0,
+          cached(usage.get("prompt_tokens_details"), prompt.asLong()));
     }
     JsonNode input = usage.get("input_tokens");
     JsonNode output = usage.get("output_tokens");
     if (input != null && input.canConvertToLong()) {
-      return new TokenUsage(input.asLong(), output != null ? output.asLong() : 0);
+      return new TokenUsage(input.asLong(), output != null ? output.asLong() : 0,
+          cached(usage.get("input_tokens_details"), input.asLong()));
     }
     JsonNode total = usage.get("total_tokens");
     if (total != null && total.canConvertToLong()) {
       return new TokenUsage(total.asLong(), 0);
     }
     return null;
+  }
+
+  /** Cached prompt tokens from a details object, within 0 and the prompt. */
+  private static long cached(JsonNode details, long prompt) {
+    JsonNode cached = details == null ? null : details.get("cached_tokens");
+    if (cached == null || !cached.canConvertToLong()) {
+      return 0;
+    }
+    return Math.max(0, Math.min(prompt, cached.asLong()));
   }
 
   /** The usage of a whole response body, or null. */

@@ -3,6 +3,7 @@ package io.spillway.quota.pool;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.quota.store.Hold;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * Tokens held in a pool for one running request. Ends exactly once: the first {@link #settle} or
@@ -15,6 +16,7 @@ public final class Reservation {
   private final Tier tier;
   private final String keyId;
   private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile Consumer<TokenUsage> onSettled = usage -> {};
 
   Reservation(QuotaPools pools, Hold hold, Tier tier, String keyId) {
     this.pools = pools;
@@ -37,12 +39,22 @@ public final class Reservation {
     return hold.tokens();
   }
 
+  /**
+   * Runs {@code listener} with the usage once this reservation is settled (not when released), on
+   * the settling thread. Set it before the request runs; a later call replaces it.
+   */
+  public Reservation onSettled(Consumer<TokenUsage> listener) {
+    this.onSettled = listener;
+    return this;
+  }
+
   /** Replaces the estimate with what the request really used. Returns false if already ended. */
   public boolean settle(TokenUsage usage) {
     if (!ended.compareAndSet(false, true)) {
       return false;
     }
     pools.settle(this, hold, usage);
+    onSettled.accept(usage);
     return true;
   }
 

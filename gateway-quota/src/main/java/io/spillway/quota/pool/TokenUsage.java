@@ -3,8 +3,16 @@ package io.spillway.quota.pool;
 /**
  * Tokens one request consumed, as its backend reported them (or, when it reported none, as
  * estimated).
+ *
+ * @param input prompt tokens, cached ones included
+ * @param output completion tokens
+ * @param cachedInput the part of {@code input} the provider served from its prompt cache (billed lower)
  */
-public record TokenUsage(long input, long output) {
+public record TokenUsage(long input, long output, long cachedInput) {
+  public TokenUsage(long input, long output) {
+    this(input, output, 0);
+  }
+
   public long total() {
     return input + output;
   }

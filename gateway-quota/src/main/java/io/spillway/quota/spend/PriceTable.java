@@ -1,0 +1,48 @@
+package io.spillway.quota.spend;
+
+import io.spillway.core.config.SpendConfig;
+import io.spillway.core.config.SpendConfig.PriceConfig;
+import io.spillway.quota.pool.TokenUsage;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Prices per model, USD per million tokens. A model is found by its exact name, else by its name
+ * without a dated snapshot suffix ({@code gpt-4o-mini-2024-07-18} is priced as {@code gpt-4o-mini}).
+ * Immutable.
+ */
+final class PriceTable {
+  private static final Pattern SNAPSHOT = Pattern.compile("-\\d{4}-\\d{2}-\\d{2}$");
+  private static final double PER_MILLION = 1_000_000.0;
+
+  private final Map<String, PriceConfig> prices;
+
+  PriceTable(SpendConfig config) {
+    this.prices = config.effectivePrices();
+  }
+
+  /** The name the table prices {@code model} under, or null when it has no price for it. */
+  String pricedName(String model) {
+    if (model == null) {
+      return null;
+    }
+    if (prices.containsKey(model)) {
+      return model;
+    }
+    String base = SNAPSHOT.matcher(model).replaceFirst("");
+    return prices.containsKey(base) ? base : null;
+  }
+
+  /** What {@code usage} of {@code pricedName} costs in USD. */
+  double cost(String pricedName, TokenUsage usage) {
+    PriceConfig price = prices.get(pricedName);
+    long cached = Math.max(0, Math.min(usage.cachedInput(), usage.input()));
+    long uncached = Math.max(0, usage.input() - cached);
+    return (uncached * price.input() + cached * price.cachedInputOrInput()
+        + Math.max(0, usage.output()) * price.output()) / PER_MILLION;
+  }
+
+  int size() {
+    return prices.size();
+  }
+}

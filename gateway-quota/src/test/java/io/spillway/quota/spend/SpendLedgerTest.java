@@ -1,0 +1,58 @@
+package io.spillway.quota.spend;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.within;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.config.QuotaConfig;
+import io.spillway.core.config.SpendConfig;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.Tier;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.quota.pool.QuotaCalendar;
+import io.spillway.quota.pool.TokenUsage;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SpendLedgerTest {
+  private final FakeClock clock = FakeClock.at("2026-11-30T23:00:00Z");
+  private final QuotaCalendar calendar = new QuotaCalendar(clock, ZoneId.of("UTC"));
+  private static final Caller CI = new Caller("ci", Tier.SILVER, null);
+
+  private SpendLedger ledger(Map<String, SpendConfig.TeamBudgetConfig> teams) {
+    return new SpendLedger(new SpendConfig(null, null, teams), QuotaConfig.DEFAULTS, () -> calendar,
+        new SimpleMeterRegistry());
+  }
+
+  @Test
+  void aDatedSnapshotIsPricedAsItsModelAndLocalCostsNothing() {
+    SpendLedger ledger = ledger(null);
+
+    double cloud = ledger.record(CI, "cloud", "gpt-4o-mini-2024-07-18", new TokenUsage(2_000_000, 1_000_000, 1_000_000));
+    double local = ledger.record(CI, "local", "gpt-4o-mini", new TokenUsage(2_000_000, 1_000_000));
+
+    assertThat(cloud).isCloseTo(0.15 + 0.075 + 0.60, within(1e-12));
+    assertThat(local).isZero();
+    assertThat(ledger.spent("ci")).isCloseTo(0.825, within(1e-12));
+  }
+
+  @Test
+  void aTeamRefusedForItsBudgetIsServedAgainWhenTheMonthTurns() {
+    SpendLedger ledger = ledger(Map.of("ci", new SpendConfig.TeamBudgetConfig(0.5)));
+    ledger.record(CI, "cloud", "gpt-4o", new TokenUsage(0, 100_000));
+
+    GatewayException refused = catchThrowableOfType(GatewayException.class, () -> ledger.checkBudget(CI));
+    clock.advance(Duration.ofHours(1));
+
+    assertThat(refused.kind().status()).isEqualTo(429);
+    assertThat(refused.retryAfter()).isEqualTo(Duration.ofHours(1));
+    assertThatCode(() -> ledger.checkBudget(CI)).doesNotThrowAnyException();
+    assertThat(ledger.spent("ci")).isZero();
+    assertThat(ledger.report().get("month").asText()).isEqualTo("2026-12");
+  }
+}
