@@ -12,6 +12,7 @@ import java.util.List;
  * @param ttfbNanos -1 for a buffered answer
  * @param prompt the request's prompt fields, only with {@code logging.payloads}
  * @param completion the answer's text, only with {@code logging.payloads}
+ * @param traceId the request's trace id, only with tracing on
  */
 record Exchange(
     Instant at,
@@ -35,4 +36,5 @@ record Exchange(
     String cache,
     String error,
     JsonNode prompt,
-    String completion) {}
+    String completion,
+    String traceId) {}

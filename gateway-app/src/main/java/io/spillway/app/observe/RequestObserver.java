@@ -150,7 +150,7 @@ public final class RequestObserver implements Interceptor {
     try {
       accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
           e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          errorName(e), null, null));
+          errorName(e), null, null, null));
     } finally {
       MDC.remove("requestId");
     }
@@ -336,7 +336,8 @@ public final class RequestObserver implements Interceptor {
           cacheStatus,
           error,
           payloads ? promptOf(request) : null,
-          payloads ? completion.toString() : null);
+          payloads ? completion.toString() : null,
+          request.attribute(ObserveAttributes.TRACE_ID));
     }
   }
 

@@ -20,7 +20,8 @@ public record GatewayConfig(
     CacheConfig cache,
     String store,
     MetricsConfig metrics,
-    LoggingConfig logging) {
+    LoggingConfig logging,
+    TracesConfig traces) {
 
   public GatewayConfig {
     server = server != null ? server : ServerConfig.DEFAULTS;
@@ -35,19 +36,20 @@ public record GatewayConfig(
     store = store != null ? store : "embedded:./data";
     metrics = metrics != null ? metrics : MetricsConfig.DEFAULTS;
     logging = logging != null ? logging : LoggingConfig.DEFAULTS;
+    traces = traces != null ? traces : TracesConfig.DEFAULTS;
   }
 
   public static GatewayConfig defaults() {
-    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public GatewayConfig withKeys(List<KeyConfig> newKeys) {
     return new GatewayConfig(
-        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging);
+        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging, traces);
   }
 
   public GatewayConfig withServer(ServerConfig newServer) {
     return new GatewayConfig(
-        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging);
+        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging, traces);
   }
 }

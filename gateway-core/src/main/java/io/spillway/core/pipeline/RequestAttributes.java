@@ -1,6 +1,7 @@
 package io.spillway.core.pipeline;
 
 import java.util.List;
+import java.util.Map;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
 public final class RequestAttributes {
@@ -40,6 +41,13 @@ public final class RequestAttributes {
    * {@link ClientDisconnect#of}, which gives {@link ClientDisconnect#NEVER} when it is absent.
    */
   public static final Attribute<ClientDisconnect> CLIENT_DISCONNECT = Attribute.of("clientDisconnect");
+
+  /**
+   * Set by tracing around each backend attempt: the W3C trace-context headers ({@code traceparent},
+   * and {@code tracestate} when there is one) naming that attempt's span. A backend sends them
+   * upstream in place of any the client sent. Absent when tracing is off.
+   */
+  public static final Attribute<Map<String, String>> TRACE_CONTEXT = Attribute.of("traceContext");
 
   private RequestAttributes() {}
 }
