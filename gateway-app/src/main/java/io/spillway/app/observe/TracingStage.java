@@ -98,6 +98,8 @@ final class TracingStage implements Interceptor {
     private volatile int status;
     private volatile String cache;
     private volatile String responseModel;
+    /** The error code of a non-2xx buffered answer, for {@code error.type}. */
+    private volatile String errorType;
     private volatile long inputTokens = -1;
     private volatile long outputTokens = -1;
     private final List<String> finishReasons = new ArrayList<>();
@@ -138,8 +140,6 @@ final class TracingStage implements Interceptor {
         finishReasons.addAll(GenAi.finishReasons(answer));
       }
     }
-
-    private volatile String errorType;
 
     /** Reads what a stream event says about the answer: its model, usage and finish reasons. */
     void sawEvent(SseEvent event) {

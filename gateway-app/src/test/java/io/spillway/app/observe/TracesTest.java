@@ -145,6 +145,45 @@ class TracesTest {
     }
   }
 
+  @ParameterizedTest(name = "stream {0}")
+  @ValueSource(booleans = {false, true})
+  void aResponsesApiAnswerGivesItsStatusAsTheFinishReason(boolean stream) {
+    try (OtlpReceiver receiver = new OtlpReceiver();
+        GatewayHarness h = GatewayHarness.start(tracing(receiver))) {
+      h.cloud.stubFor(post("/v1/responses").willReturn(
+          stream ? OpenAiStubs.responseStream("Hello ", "world") : OpenAiStubs.response("Hello world")));
+
+      HttpResponse<String> response = h.post("/v1/responses", GatewayHarness.SILVER_KEY,
+          "{\"model\":\"gpt-4.1\",\"stream\":" + stream + ",\"input\":\"" + PROMPT + "\"}",
+          "traceparent", CLIENT_TRACEPARENT);
+
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      Received request = only(awaitSpans(receiver, CLIENT_TRACE, 2), SpanKind.SPAN_KIND_SERVER);
+      assertThat(request.name()).isEqualTo("chat gpt-4.1");
+      assertThat(request.attribute("gen_ai.response.model")).isEqualTo("gpt-4.1-2025-04-14");
+      assertThat(request.attribute("gen_ai.response.finish_reasons")).isEqualTo("[completed]");
+      assertThat(request.attribute("gen_ai.usage.input_tokens")).isEqualTo("36");
+      assertThat(request.attribute("gen_ai.usage.output_tokens")).isEqualTo("87");
+    }
+  }
+
+  @Test
+  void aRefusedRequestHasASpanNamingTheErrorAndNoAttempt() {
+    try (OtlpReceiver receiver = new OtlpReceiver();
+        GatewayHarness h = GatewayHarness.start(tracing(receiver))) {
+      HttpResponse<String> response = h.post("/v1/chat/completions", "sk-not-a-key",
+          GatewayHarness.chatBody("gpt-4o", PROMPT, false), "traceparent", CLIENT_TRACEPARENT);
+
+      assertThat(response.statusCode()).isEqualTo(401);
+      Received request = only(awaitSpans(receiver, CLIENT_TRACE, 1), SpanKind.SPAN_KIND_SERVER);
+      assertThat(request.attribute("error.type")).isEqualTo("invalid_api_key");
+      assertThat(request.attribute("http.response.status_code")).isEqualTo("401");
+      assertThat(request.attribute("spillway.tier")).isNull();
+      assertThat(receiver.spans()).noneMatch(span -> span.kind() == SpanKind.SPAN_KIND_CLIENT);
+      h.cloud.verify(0, postRequestedFor(urlEqualTo("/v1/chat/completions")));
+    }
+  }
+
   @Test
   void withoutATraceparentTheGatewayStartsTheTraceAndExportsItAsOtlpProtobuf() {
     try (OtlpReceiver receiver = new OtlpReceiver();
