@@ -16,6 +16,7 @@ import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RedactedMessage;
 import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
@@ -95,7 +96,7 @@ import org.slf4j.LoggerFactory;
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: observe (metrics, access log) → loop guard → auth → cache → shaping → quota →
+ * <p>Pipeline order: observe (metrics, access log) → trace (when {@code traces.endpoint} is set) → loop guard → auth → cache → shaping → quota →
  * admission → router (terminal, metered).
  *
  * <p>For the parts that other components plug into: {@link #meters()} (pass it to
@@ -122,6 +123,7 @@ public final class Gateway implements AutoCloseable {
   private final SpendLedger spend;
   private final ApiKeys apiKeys;
   private final Breaker breaker;
+  private final Tracing tracing;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -155,7 +157,8 @@ public final class Gateway implements AutoCloseable {
     MeterRegistry meters = metrics.registry();
     CapacityClassifier classifier = new CapacityClassifier(clock);
     CapacitySignal capacity = classifier::isCapacity;
-    Backend cloud = metrics.meter(CloudBackend.create(config.cloud()), capacity);
+    this.tracing = Tracing.from(config.traces(), clock);
+    Backend cloud = tracing.trace(metrics.meter(CloudBackend.create(config.cloud()), capacity), "openai", capacity);
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
@@ -165,7 +168,8 @@ public final class Gateway implements AutoCloseable {
     if (local != null) {
       status.register("local", () -> local.readiness().toJson(true));
     }
-    Backend meteredLocal = local == null ? null : metrics.meter(local, capacity);
+    Backend meteredLocal = local == null ? null
+        : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
@@ -195,6 +199,9 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
+    if (tracing.enabled()) {
+      interceptors.add(tracing.stage());
+    }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
     interceptors.add(new LoopGuard(maxHops::get));
@@ -267,6 +274,11 @@ public final class Gateway implements AutoCloseable {
     routes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), RedactingService.wrap(routes.build(), redactor), clock,
         connectionBudget);
+  }
+
+  /** The {@code gen_ai.provider.name} of local answers: the API the local server speaks. */
+  private static String localProvider(GatewayConfig config) {
+    return "ollama".equals(config.local().kind()) ? "ollama" : "openai";
   }
 
   /** A reload step with a name for the log and for {@code failed} in the reload answer. */
@@ -479,5 +491,6 @@ public final class Gateway implements AutoCloseable {
     usageStore.close();
     apiKeys.close();
     breaker.close();
+    tracing.close();
   }
 }

@@ -57,6 +57,9 @@ public final class AccessLog implements Reloadable {
       line.writeStartObject();
       line.writeStringField("ts", e.at().toString());
       line.writeStringField("requestId", e.requestId());
+      if (e.traceId() != null) {
+        line.writeStringField("traceId", e.traceId());
+      }
       line.writeStringField("route", e.route());
       line.writeStringField("team", e.team());
       line.writeStringField("tier", e.tier());
@@ -109,8 +112,11 @@ public final class AccessLog implements Reloadable {
 
   static String text(Exchange e) {
     StringBuilder out = new StringBuilder(256);
-    out.append("requestId=").append(e.requestId())
-        .append(" route=").append(e.route())
+    out.append("requestId=").append(e.requestId());
+    if (e.traceId() != null) {
+      out.append(" traceId=").append(e.traceId());
+    }
+    out        .append(" route=").append(e.route())
         .append(" team=").append(e.team())
         .append(" tier=").append(e.tier())
         .append(" backend=").append(e.backend())

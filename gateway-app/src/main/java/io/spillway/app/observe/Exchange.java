@@ -13,6 +13,7 @@ import java.util.List;
  * @param prompt the request's prompt fields, only with {@code logging.payloads}
  * @param completion the answer's text, only with {@code logging.payloads}
  * @param costUsd what the settled request cost by the price table; null when nothing was settled
+ * @param traceId the request's trace id, only with tracing on
  */
 record Exchange(
     Instant at,
@@ -37,4 +38,5 @@ record Exchange(
     String error,
     JsonNode prompt,
     String completion,
-    Double costUsd) {}
+    Double costUsd,
+    String traceId) {}

@@ -1,5 +1,6 @@
 package io.spillway.app.observe;
 
+import io.opentelemetry.context.Context;
 import io.spillway.core.pipeline.Attribute;
 
 /** Per-request state the metering stages hand to the request observer. */
@@ -9,6 +10,12 @@ final class ObserveAttributes {
 
   /** {prompt, completion} tokens a stream reported, seen before any stage strips the usage chunk. */
   static final Attribute<long[]> STREAM_USAGE = Attribute.of("observe.streamUsage");
+
+  /** The request span's context, set by the tracing stage: each backend attempt's span is its child. */
+  static final Attribute<Context> TRACE = Attribute.of("observe.trace");
+
+  /** The request's trace id (32 hex digits), for the access log; absent when tracing is off. */
+  static final Attribute<String> TRACE_ID = Attribute.of("observe.traceId");
 
   private ObserveAttributes() {}
 }

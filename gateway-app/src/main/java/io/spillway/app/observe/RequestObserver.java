@@ -151,7 +151,7 @@ public final class RequestObserver implements Interceptor {
     try {
       accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
           e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          errorName(e), null, null, null));
+          errorName(e), null, null, null, null));
     } finally {
       MDC.remove("requestId");
     }
@@ -338,7 +338,8 @@ public final class RequestObserver implements Interceptor {
           error,
           payloads ? promptOf(request) : null,
           payloads ? completion.toString() : null,
-          costOf(request));
+          costOf(request),
+          request.attribute(ObserveAttributes.TRACE_ID));
     }
   }
 

@@ -69,6 +69,7 @@ class ReloadBySectionTest {
         store: memory
         metrics: { capacityWindow: 5m }
         logging: { json: true }
+        traces: { serviceName: reload-test }
         """.formatted(cloud.baseUrl(), GOLD, SILVER);
   }
 
@@ -193,6 +194,7 @@ class ReloadBySectionTest {
         row("cache needs a restart", "ttl: 10m", "ttl: 5m", restart("cache")),
         row("store needs a restart", "store: memory", "store: embedded:./reload-test-data", restart("store")),
         row("metrics needs a restart", "capacityWindow: 5m", "capacityWindow: 6m", restart("metrics")),
+        row("traces need a restart", "serviceName: reload-test", "serviceName: reload-test-2", restart("traces")),
         row("logging applies to the next request", "json: true", "json: false",
             applies((t, r, l) -> {
               t.chat(SILVER, "hello");

@@ -100,6 +100,7 @@ final class ConfigValidator {
     if (m.maxModelTags() < 1) {
       problems.add("key 'metrics.maxModelTags': must be at least 1");
     }
+    checkTraces(problems, c.traces());
     checkCache(problems, c.cache());
     problems.addAll(c.spend().problems());
     String store = c.store();
@@ -272,6 +273,28 @@ final class ConfigValidator {
       }
     } catch (IllegalArgumentException e) {
       problems.add("key '" + key + "': '" + url + "' is not a URL");
+    }
+  }
+
+  private static void checkTraces(List<String> problems, TracesConfig t) {
+    if (t.sampleRatio() < 0 || t.sampleRatio() > 1 || t.sampleRatio().isNaN()) {
+      problems.add("key 'traces.sampleRatio': must be between 0 and 1");
+    }
+    if (t.serviceName().isBlank()) {
+      problems.add("key 'traces.serviceName': must not be empty");
+    }
+    if (t.exportInterval().isNegative() || t.exportInterval().isZero()) {
+      problems.add("key 'traces.exportInterval': must be positive");
+    }
+    if (t.endpoint() != null) {
+      try {
+        URI uri = URI.create(t.endpoint());
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+          problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
+        }
+      } catch (IllegalArgumentException e) {
+        problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
+      }
     }
   }
 }

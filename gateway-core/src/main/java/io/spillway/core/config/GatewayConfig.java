@@ -21,7 +21,8 @@ public record GatewayConfig(
     String store,
     MetricsConfig metrics,
     LoggingConfig logging,
-    SpendConfig spend) {
+    SpendConfig spend,
+    TracesConfig traces) {
 
   public GatewayConfig {
     server = server != null ? server : ServerConfig.DEFAULTS;
@@ -37,19 +38,20 @@ public record GatewayConfig(
     metrics = metrics != null ? metrics : MetricsConfig.DEFAULTS;
     logging = logging != null ? logging : LoggingConfig.DEFAULTS;
     spend = spend != null ? spend : SpendConfig.DEFAULTS;
+    traces = traces != null ? traces : TracesConfig.DEFAULTS;
   }
 
   public static GatewayConfig defaults() {
-    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public GatewayConfig withKeys(List<KeyConfig> newKeys) {
     return new GatewayConfig(
-        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging, spend);
+        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging, spend, traces);
   }
 
   public GatewayConfig withServer(ServerConfig newServer) {
     return new GatewayConfig(
-        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging, spend);
+        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging, spend, traces);
   }
 }

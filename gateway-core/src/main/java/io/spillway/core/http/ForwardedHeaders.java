@@ -65,6 +65,14 @@ public final class ForwardedHeaders {
     return true;
   }
 
+  /**
+   * Whether a header is W3C trace context ({@code traceparent}, {@code tracestate}): with tracing on,
+   * the gateway sends its own in their place.
+   */
+  public static boolean isTraceContext(String name) {
+    return name.equalsIgnoreCase("traceparent") || name.equalsIgnoreCase("tracestate");
+  }
+
   /** Whether an upstream response header is passed back to the client. */
   public static boolean returnToClient(String name) {
     return RETURNED_TO_CLIENT.contains(name.toLowerCase(Locale.ROOT));

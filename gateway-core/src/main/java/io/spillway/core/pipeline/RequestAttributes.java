@@ -1,6 +1,7 @@
 package io.spillway.core.pipeline;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
@@ -49,6 +50,13 @@ public final class RequestAttributes {
    * was settled (refused, failed, a cache hit).
    */
   public static final Attribute<AtomicReference<Double>> COST_USD = Attribute.of("costUsd");
+
+  /**
+   * Set by tracing around each backend attempt: the W3C trace-context headers ({@code traceparent},
+   * and {@code tracestate} when there is one) naming that attempt's span. A backend sends them
+   * upstream in place of any the client sent. Absent when tracing is off.
+   */
+  public static final Attribute<Map<String, String>> TRACE_CONTEXT = Attribute.of("traceContext");
 
   private RequestAttributes() {}
 }

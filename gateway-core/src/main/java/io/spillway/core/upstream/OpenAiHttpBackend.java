@@ -11,6 +11,7 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.sse.EventStream;
@@ -302,12 +303,17 @@ public final class OpenAiHttpBackend implements Backend {
         ? new Request.Builder().url(url)
         : new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
     Set<String> hopByHop = ForwardedHeaders.connectionTokens(request.headers());
+    Map<String, String> traceContext = request.attribute(RequestAttributes.TRACE_CONTEXT);
     request.headers().forEach((name, value) -> {
       if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
-          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))) {
+          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))
+          && (traceContext == null || !ForwardedHeaders.isTraceContext(name))) {
         builder.addHeader(name, value);
       }
     });
+    if (traceContext != null) {
+      traceContext.forEach(builder::header);
+    }
     if (config.apiKey() != null) {
       builder.header("Authorization", "Bearer " + config.apiKey());
     }

@@ -18,6 +18,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.server.RequestIds;
 import io.spillway.core.upstream.OpenAiHttpBackend;
@@ -177,7 +178,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     boolean stream = ollamaBody.path("stream").asBoolean(false);
     boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
 
-    Call call = client.newCall(post(path, ollamaBody, request.id(), Via.forwarded(request.headers())));
+    Call call = client.newCall(post(path, ollamaBody, request.id(), Via.forwarded(request.headers()),
+        request.attribute(RequestAttributes.TRACE_CONTEXT)));
     ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
       call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -226,7 +228,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     Unsupported unsupported = new Unsupported();
     ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
     unsupported.throwIfAny("Embeddings API");
-    Call call = client.newCall(post("/api/embed", ollamaBody, request.id(), Via.forwarded(request.headers())));
+    Call call = client.newCall(post("/api/embed", ollamaBody, request.id(), Via.forwarded(request.headers()),
+        request.attribute(RequestAttributes.TRACE_CONTEXT)));
     ClientDisconnect.of(request).onDisconnect(call::cancel);
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     Response response;
@@ -334,7 +337,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         OllamaErrors.retryAfter(response.header("retry-after")));
   }
 
-  private Request post(String path, ObjectNode body, String clientRequestId, String via) {
+  private Request post(String path, ObjectNode body, String clientRequestId, String via,
+      Map<String, String> traceContext) {
     Request.Builder builder = new Request.Builder()
         .url(config.baseUrl() + path)
         .post(RequestBody.create(Json.toBytes(body), JSON))
@@ -343,6 +347,9 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         .header("X-Request-ID", RequestIds.fresh());
     if (clientRequestId != null) {
       builder.header("X-Client-Request-ID", clientRequestId);
+    }
+    if (traceContext != null) {
+      traceContext.forEach(builder::header);
     }
     return builder.build();
   }
@@ -408,7 +415,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (contextTokens > 0) {
       body.putObject("options").put("num_ctx", contextTokens);
     }
-    Call call = client.newCall(post("/api/generate", body, null, Via.OWN));
+    Call call = client.newCall(post("/api/generate", body, null, Via.OWN, null));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
       if (!response.isSuccessful()) {
