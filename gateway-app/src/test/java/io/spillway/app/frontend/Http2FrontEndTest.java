@@ -217,4 +217,98 @@ class Http2FrontEndTest {
       assertThat(response.body()).contains("over http/1.1");
     }
   }
+
+  @Test
+  void headersOverTheLimitGet431AndTheConnectionLives() throws Exception {
+    harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("after")));
+    Request huge = chat(GOLD_KEY, chatBody("gpt-4o", "hi", false)).newBuilder()
+        .header("x-padding", "p".repeat(20 * 1024)).build();
+    try (Response response = client.newCall(huge).execute()) {
+      assertThat(response.code()).isEqualTo(431);
+    }
+    try (Response response = client.newCall(chat(GOLD_KEY, chatBody("gpt-4o", "hi", false))).execute()) {
+      assertThat(response.code()).isEqualTo(200);
+    }
+    assertThat(client.connectionPool().connectionCount()).isEqualTo(1);
+  }
+
+  @Test
+  void clientCancellingAStreamEndsItsRequestButNotTheConnection() throws Exception {
+    String chunk = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+        + "\"delta\":{\"content\":\"first\"}}]}\n\n";
+    CountDownLatch testOver = new CountDownLatch(1);
+    try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
+          ScriptedUpstream.writeStreamHead(out);
+          ScriptedUpstream.writeChunk(out, chunk);
+          testOver.await(20, TimeUnit.SECONDS);
+        });
+        GatewayHarness streaming = GatewayHarness.start("cloud:\n  baseUrl: " + upstream.baseUrl())) {
+      Request request = new Request.Builder().url(streaming.url("/v1/chat/completions"))
+          .header("Authorization", "Bearer " + GOLD_KEY)
+          .post(RequestBody.create(chatBody("gpt-4o", "hi", true), JSON)).build();
+      Call call = client.newCall(request);
+      try (Response response = call.execute()) {
+        assertThat(response.body().source().readUtf8Line()).contains("first");
+        assertThat(streaming.gateway().inFlightRequests()).isEqualTo(1);
+        call.cancel(); // RST_STREAM for this stream only
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> streaming.gateway().inFlightRequests() == 0);
+      assertThat(streaming.gateway().openConnections()).isEqualTo(1);
+      Request health = new Request.Builder().url(streaming.url("/healthz")).build();
+      try (Response response = client.newCall(health).execute()) {
+        assertThat(response.code()).isEqualTo(200);
+      }
+      assertThat(client.connectionPool().connectionCount()).isEqualTo(1);
+    } finally {
+      testOver.countDown();
+    }
+  }
+
+  @Test
+  void idleHttp2ConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+    try (GatewayHarness idle = GatewayHarness.start("server:\n  idleTimeout: 300ms")) {
+      try (Response response = client.newCall(new Request.Builder().url(idle.url("/healthz")).build()).execute()) {
+        assertThat(response.protocol()).isEqualTo(Protocol.H2_PRIOR_KNOWLEDGE);
+        assertThat(response.code()).isEqualTo(200);
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> idle.gateway().openConnections() == 0);
+    }
+  }
+
+  @Test
+  void streamsPastMaxConcurrentStreamsMakeTheClientOpenAnotherConnection() throws Exception {
+    try (GatewayHarness limited = GatewayHarness.start("server:\n  http2:\n    maxConcurrentStreams: 2\n")) {
+      limited.cloud.stubFor(post("/v1/chat/completions")
+          .willReturn(OpenAiStubs.chatCompletion("limited").withFixedDelay(1_500)));
+      try (Response warmUp = client.newCall(new Request.Builder().url(limited.url("/healthz")).build()).execute()) {
+        assertThat(warmUp.code()).isEqualTo(200);
+      }
+      List<CompletableFuture<Integer>> answers = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        CompletableFuture<Integer> answer = new CompletableFuture<>();
+        Request request = new Request.Builder().url(limited.url("/v1/chat/completions"))
+            .header("Authorization", "Bearer " + GOLD_KEY)
+            .post(RequestBody.create(chatBody("gpt-4o", "hi " + i, false), JSON)).build();
+        client.newCall(request).enqueue(new Callback() {
+          @Override
+          public void onFailure(Call call, IOException e) {
+            answer.completeExceptionally(e);
+          }
+
+          @Override
+          public void onResponse(Call call, Response response) {
+            try (response) {
+              answer.complete(response.code());
+            }
+          }
+        });
+        answers.add(answer);
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> limited.gateway().inFlightRequests() == 4);
+      assertThat(limited.gateway().openConnections()).isEqualTo(2);
+      for (CompletableFuture<Integer> answer : answers) {
+        assertThat(answer.get(20, TimeUnit.SECONDS)).isEqualTo(200);
+      }
+    }
+  }
 }
