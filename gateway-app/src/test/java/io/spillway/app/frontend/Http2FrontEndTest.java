@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.NettyH2Client;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.ScriptedUpstream;
 import io.spillway.core.json.Json;
@@ -308,6 +309,63 @@ class Http2FrontEndTest {
       assertThat(limited.gateway().openConnections()).isEqualTo(2);
       for (CompletableFuture<Integer> answer : answers) {
         assertThat(answer.get(20, TimeUnit.SECONDS)).isEqualTo(200);
+      }
+    }
+  }
+
+  @Test
+  void aStreamWhoseClientDoesNotReadHoldsTheUpstreamBackUntilItReads() throws Exception {
+    int events = 48 * 1024;
+    String pad = "p".repeat(1000);
+    CountDownLatch upstreamDone = new CountDownLatch(1);
+    try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
+          ScriptedUpstream.writeStreamHead(out);
+          for (int i = 0; i < events; i++) {
+            ScriptedUpstream.writeChunk(out, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\","
+                + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + i + ":" + pad + "\"}}]}\n\n");
+          }
+          ScriptedUpstream.writeChunk(out, "data: [DONE]\n\n");
+          ScriptedUpstream.endChunks(out);
+          upstreamDone.countDown();
+        });
+        GatewayHarness streaming = GatewayHarness.start("cloud:\n  baseUrl: " + upstream.baseUrl());
+        NettyH2Client h2 = new NettyH2Client(streaming.gateway().port(), 16 * 1024)) {
+      EventsInOrder received = new EventsInOrder();
+      NettyH2Client.Exchange exchange =
+          h2.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "hi", true), received::accept);
+      assertThat(exchange.status.get(20, TimeUnit.SECONDS)).isEqualTo(200);
+
+      // 48 MiB cannot all fit in socket buffers and a 16 KiB window: the upstream is held back
+      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
+          .until(() -> upstreamDone.getCount() == 1);
+
+      exchange.readAll();
+      exchange.ended.get(60, TimeUnit.SECONDS);
+      assertThat(received.next).isEqualTo(events);
+      assertThat(received.done).isTrue();
+      assertThat(upstreamDone.getCount()).isZero();
+    }
+  }
+
+  /** Checks a chat stream's events as they arrive in pieces: numbered 0, 1, 2, ... then [DONE]. */
+  private static final class EventsInOrder {
+    private final StringBuilder partial = new StringBuilder();
+    volatile int next;
+    volatile boolean done;
+
+    void accept(String piece) {
+      partial.append(piece);
+      int end;
+      while ((end = partial.indexOf("\n")) >= 0) {
+        String line = partial.substring(0, end);
+        partial.delete(0, end + 1);
+        int at = line.indexOf("\"content\":\"");
+        if (at >= 0) {
+          int number = Integer.parseInt(line.substring(at + 11, line.indexOf(':', at + 11)));
+          assertThat(number).isEqualTo(next);
+          next = number + 1;
+        }
+        done |= line.equals("data: [DONE]");
       }
     }
   }
