@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Dispatcher;
@@ -318,11 +319,14 @@ class Http2FrontEndTest {
     int events = 48 * 1024;
     String pad = "p".repeat(1000);
     CountDownLatch upstreamDone = new CountDownLatch(1);
+    AtomicLong written = new AtomicLong();
     try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
           ScriptedUpstream.writeStreamHead(out);
           for (int i = 0; i < events; i++) {
-            ScriptedUpstream.writeChunk(out, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\","
-                + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + i + ":" + pad + "\"}}]}\n\n");
+            String event = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\","
+                + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + i + ":" + pad + "\"}}]}\n\n";
+            ScriptedUpstream.writeChunk(out, event);
+            written.addAndGet(event.length());
           }
           ScriptedUpstream.writeChunk(out, "data: [DONE]\n\n");
           ScriptedUpstream.endChunks(out);
@@ -335,9 +339,13 @@ class Http2FrontEndTest {
           h2.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", "hi", true), received::accept);
       assertThat(exchange.status.get(20, TimeUnit.SECONDS)).isEqualTo(200);
 
-      // 48 MiB cannot all fit in socket buffers and a 16 KiB window: the upstream is held back
-      await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
-          .until(() -> upstreamDone.getCount() == 1);
+      // the client reads nothing more: the upstream is held back once the socket buffers between
+      // it and the gateway are full, far short of the 48 MiB it has to send
+      AtomicLong seen = new AtomicLong(-1);
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(700))
+          .until(() -> written.get() > 0 && written.get() == seen.getAndSet(written.get()));
+      assertThat(upstreamDone.getCount()).isOne();
+      assertThat(written.get()).isLessThan(16L * 1024 * 1024);
 
       exchange.readAll();
       exchange.ended.get(60, TimeUnit.SECONDS);
