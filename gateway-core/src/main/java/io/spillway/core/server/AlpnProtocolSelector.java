@@ -1,6 +1,7 @@
 package io.spillway.core.server;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import org.slf4j.Logger;
@@ -42,5 +43,15 @@ final class AlpnProtocolSelector extends ApplicationProtocolNegotiationHandler {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("connection error before the protocol was chosen, closing: {}", cause.getClass().getName());
     ctx.close();
+  }
+
+  /** Idle before it said which protocol it speaks: nothing to answer, so just close. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
   }
 }

@@ -41,6 +41,7 @@ final class FrontEndProtocols {
     this.clock = clock;
   }
 
+  /** HTTP/1.1 after the connection's idle handler: idle events reach the request handler. */
   void http1(ChannelPipeline pipeline) {
     HttpRequestHandler requests = newRequestHandler();
     pipeline.addLast(
@@ -50,7 +51,6 @@ final class FrontEndProtocols {
                 .setMaxInitialLineLength(8192)
                 .setMaxHeaderSize(config.maxHeaderSize().toIntBytes())
                 .setMaxChunkSize(64 * 1024)));
-    pipeline.addLast("idle", idleHandler());
     pipeline.addLast("aggregator",
         new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
     pipeline.addLast("request", requests);
@@ -70,7 +70,6 @@ final class FrontEndProtocols {
             .maxConcurrentStreams(config.http2().maxConcurrentStreams())
             .maxHeaderListSize(config.maxHeaderSize().bytes()))
         .build();
-    pipeline.addLast("idle", idleHandler());
     pipeline.addLast("http2-idle-close", new Http2IdleClose(codec));
     pipeline.addLast("http2-codec", codec);
     pipeline.addLast("http2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
@@ -94,7 +93,11 @@ final class FrontEndProtocols {
     return new HttpRequestHandler(service, requestThreads, connections, config, clock);
   }
 
-  private IdleStateHandler idleHandler() {
+  /**
+   * {@code server.idleTimeout} for one connection (from its start, so a client that never sends a
+   * byte is closed too) or one HTTP/2 stream.
+   */
+  IdleStateHandler idleHandler() {
     return new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 }

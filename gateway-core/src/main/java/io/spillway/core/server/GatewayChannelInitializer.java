@@ -49,5 +49,6 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
   private void addConnectionHandlers(ChannelPipeline pipeline) {
     pipeline.addLast("connection-limit", connectionLimit);
     pipeline.addLast(FrontEndProtocols.READ_TIMEOUT, new RequestReadTimeoutHandler(config.requestReadTimeout()));
+    pipeline.addLast("idle", protocols.idleHandler());
   }
 }

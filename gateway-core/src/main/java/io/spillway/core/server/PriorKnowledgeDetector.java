@@ -2,6 +2,7 @@ package io.spillway.core.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -36,5 +37,15 @@ final class PriorKnowledgeDetector extends ByteToMessageDecoder {
       protocols.http2(ctx.pipeline());
       ctx.pipeline().remove(this);
     }
+  }
+
+  /** Idle before it said which protocol it speaks: nothing to answer, so just close. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+      return;
+    }
+    super.userEventTriggered(ctx, evt);
   }
 }
