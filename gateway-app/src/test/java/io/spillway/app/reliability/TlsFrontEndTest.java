@@ -41,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Optional TLS on the front end ({@code server.tls.certFile}/{@code keyFile}, PEM), with a
  * certificate made for the test by the JDK's own {@code keytool}: clients that trust it are served,
- * clients that do not are refused, and plain HTTP on the TLS port gets nothing.
+ * clients that do not are refused, and plain HTTP on the TLS port gets nothing. ALPN offers
+ * {@code h2} and {@code http/1.1}: each client gets the protocol it asked for.
  */
 class TlsFrontEndTest {
   @TempDir static Path dir;
@@ -115,6 +116,47 @@ class TlsFrontEndTest {
       HttpResponse<String> response = client.send(chat(), HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).contains("over tls");
+    }
+  }
+
+  @Test
+  void clientOfferingH2ByAlpnIsServedOverHttp2() throws Exception {
+    try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(trusting).build()) {
+      HttpResponse<String> response = client.send(chat(), HttpResponse.BodyHandlers.ofString());
+      assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).contains("over tls");
+    }
+  }
+
+  @Test
+  void streamOverTlsH2ArrivesAsEvents() throws Exception {
+    harness.cloud.stubFor(post("/v1/chat/completions")
+        .withRequestBody(com.github.tomakehurst.wiremock.client.WireMock.containing("\"stream\":true"))
+        .atPriority(1)
+        .willReturn(OpenAiStubs.chatStream(false, "one", "two")));
+    HttpRequest streamed = HttpRequest.newBuilder(chat().uri())
+        .timeout(Duration.ofSeconds(20))
+        .header("Authorization", "Bearer " + GOLD_KEY).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-4o", "hi", true))).build();
+    try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(trusting).build()) {
+      HttpResponse<java.util.stream.Stream<String>> response = client.send(streamed, HttpResponse.BodyHandlers.ofLines());
+      assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
+      java.util.List<String> events = response.body().filter(line -> line.startsWith("data: ")).toList();
+      assertThat(events).anySatisfy(line -> assertThat(line).contains("\"one\""));
+      assertThat(events).anySatisfy(line -> assertThat(line).contains("\"two\""));
+      assertThat(events.getLast()).isEqualTo("data: [DONE]");
+    }
+  }
+
+  @Test
+  void clientOfferingOnlyHttp11ByAlpnIsServedOverHttp11() throws Exception {
+    try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trusting).build()) {
+      HttpResponse<String> response = client.send(chat(), HttpResponse.BodyHandlers.ofString());
+      assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
+      assertThat(response.statusCode()).isEqualTo(200);
     }
   }
 

@@ -29,6 +29,9 @@ final class ConfigValidator {
     if (s.maxConnections() < 1) {
       problems.add("key 'server.maxConnections': must be at least 1");
     }
+    if (s.http2().maxConcurrentStreams() < 1) {
+      problems.add("key 'server.http2.maxConcurrentStreams': must be at least 1");
+    }
     if (s.reservedFileDescriptors() < 0) {
       problems.add("key 'server.reservedFileDescriptors': must not be negative");
     }

@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param maxHops how many Spillway gateways a request may already have passed through (counted in
  *     its {@code Via} header) when it arrives; more is a loop and gets 508. The default, 1, lets one
  *     Spillway sit in front of another (a CI sidecar in front of the shared gateway)
+ * @param http2 HTTP/2 on the same port as HTTP/1.1 (h2c with prior knowledge, h2 by ALPN over TLS)
  */
 public record ServerConfig(
     String host,
@@ -29,10 +30,11 @@ public record ServerConfig(
     TlsConfig tls,
     Duration requestReadTimeout,
     Integer reservedFileDescriptors,
-    Integer maxHops) {
+    Integer maxHops,
+    Http2Config http2) {
 
   public static final ServerConfig DEFAULTS =
-      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
@@ -46,20 +48,35 @@ public record ServerConfig(
     requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
     reservedFileDescriptors = reservedFileDescriptors != null ? reservedFileDescriptors : 256;
     maxHops = maxHops != null ? maxHops : 1;
+    http2 = http2 != null ? http2 : Http2Config.DEFAULTS;
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2);
   }
 
   /** Optional TLS on the front end, from PEM files. */
   public record TlsConfig(String certFile, String keyFile) {}
+
+  /**
+   * HTTP/2 streams on one connection.
+   *
+   * @param maxConcurrentStreams how many requests one HTTP/2 connection may have open at once
+   *     (advertised as {@code SETTINGS_MAX_CONCURRENT_STREAMS}); more are refused by the protocol
+   */
+  public record Http2Config(Integer maxConcurrentStreams) {
+    public static final Http2Config DEFAULTS = new Http2Config(null);
+
+    public Http2Config {
+      maxConcurrentStreams = maxConcurrentStreams != null ? maxConcurrentStreams : 100;
+    }
+  }
 }

@@ -4,25 +4,21 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.spillway.core.config.ServerConfig;
 import java.time.Clock;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 
-/** Builds each connection's pipeline from small named steps: TCP, TLS, HTTP/1.1, the request handler. */
+/**
+ * Builds each connection's pipeline from small named steps: TCP, TLS, the connection limit, then
+ * the protocol (HTTP/1.1, or HTTP/2 chosen by ALPN over TLS or by its preface on plain TCP) and the
+ * request handling.
+ */
 final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final ServerConfig config;
   private final SslContext ssl;
-  private final ConnectionTracker connections;
-  private final ChannelGroup channels;
-  private final HttpService service;
-  private final Executor requestThreads;
-  private final Clock clock;
   private final ConnectionLimitHandler connectionLimit;
+  private final FrontEndProtocols protocols;
 
   GatewayChannelInitializer(
       ServerConfig config,
@@ -34,47 +30,25 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
       Clock clock) {
     this.config = config;
     this.ssl = ssl;
-    this.connections = connections;
-    this.channels = channels;
-    this.service = service;
-    this.requestThreads = requestThreads;
-    this.clock = clock;
     this.connectionLimit = new ConnectionLimitHandler(connections, channels);
+    this.protocols = new FrontEndProtocols(config, connections, service, requestThreads, clock);
   }
 
   @Override
   protected void initChannel(SocketChannel ch) {
     ChannelPipeline pipeline = ch.pipeline();
-    addTlsHandlers(ch, pipeline);
+    if (ssl != null) {
+      pipeline.addLast("tls", ssl.newHandler(ch.alloc()));
+    }
     addConnectionHandlers(pipeline);
-    HttpRequestHandler requests = new HttpRequestHandler(service, requestThreads, connections, config, clock);
-    addHttp1Handlers(pipeline, requests);
-    pipeline.addLast("request", requests);
+    pipeline.addLast("protocol",
+        ssl != null ? new AlpnProtocolSelector(protocols) : new PriorKnowledgeDetector(protocols));
   }
 
   /** After TLS, so that even a refusal reaches a TLS client encrypted. */
   private void addConnectionHandlers(ChannelPipeline pipeline) {
     pipeline.addLast("connection-limit", connectionLimit);
-    pipeline.addLast("request-read-timeout", new RequestReadTimeoutHandler(config.requestReadTimeout()));
-  }
-
-  private void addTlsHandlers(SocketChannel ch, ChannelPipeline pipeline) {
-    if (ssl != null) {
-      pipeline.addLast("tls", ssl.newHandler(ch.alloc()));
-    }
-  }
-
-  private void addHttp1Handlers(ChannelPipeline pipeline, HttpRequestHandler requests) {
-    pipeline.addLast(
-        "http-codec",
-        new HttpServerCodec(
-            new HttpDecoderConfig()
-                .setMaxInitialLineLength(8192)
-                .setMaxHeaderSize(config.maxHeaderSize().toIntBytes())
-                .setMaxChunkSize(64 * 1024)));
-    pipeline.addLast(
-        "idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-    pipeline.addLast("aggregator",
-        new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
+    pipeline.addLast(FrontEndProtocols.READ_TIMEOUT, new RequestReadTimeoutHandler(config.requestReadTimeout()));
+    pipeline.addLast("idle", protocols.idleHandler());
   }
 }

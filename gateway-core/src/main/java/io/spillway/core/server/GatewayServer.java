@@ -15,6 +15,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -31,7 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Netty HTTP/1.1 front end. Event loops only decode, enforce limits and write; each request is
+ * The Netty front end: HTTP/1.1 and HTTP/2 on one port (h2c with prior knowledge, or h2 by ALPN
+ * over TLS). Event loops only decode, enforce limits and write; each request is
  * served on its own virtual thread by the {@link HttpService}.
  *
  * <p>Lifecycle: {@link #start} binds; {@link #stop} stops accepting, lets in-flight requests finish
@@ -146,7 +149,13 @@ public final class GatewayServer implements AutoCloseable {
       return null;
     }
     try {
-      return SslContextBuilder.forServer(new File(tls.certFile()), new File(tls.keyFile())).build();
+      return SslContextBuilder.forServer(new File(tls.certFile()), new File(tls.keyFile()))
+          .applicationProtocolConfig(new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+          .build();
     } catch (Exception e) {
       throw new ConfigException("server.tls: cannot load certFile/keyFile: " + e.getMessage(), e);
     }

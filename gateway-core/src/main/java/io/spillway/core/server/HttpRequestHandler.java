@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.spillway.core.config.ServerConfig;
 import io.spillway.core.error.ErrorKind;
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * waiting for the upstream's first byte, streaming).
  *
  * <p>HTTP/1.0 clients get streams delimited by closing the connection (they cannot read chunked
- * encoding); requests of a major HTTP version other than 1 are answered 505.
+ * encoding); requests of a major HTTP version other than 1 are answered 505. An HTTP/2 stream has
+ * a handler of its own, reached through a codec that presents the stream as one HTTP/1.1
+ * exchange, so it is never taken for an unsupported version.
  *
  * <p>All fields except the writer are confined to the channel's event loop.
  */
@@ -281,7 +284,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
   private ServerRequest toServerRequest(ChannelHandlerContext ctx, FullHttpRequest msg, String requestId) {
     Headers.Builder headers = Headers.builder();
+    boolean http2 = ctx.channel() instanceof Http2StreamChannel;
     for (Map.Entry<String, String> header : msg.headers()) {
+      if (http2 && isHttp2Extension(header.getKey())) {
+        continue;
+      }
       headers.add(header.getKey(), header.getValue());
     }
     ByteBuf content = msg.content();
@@ -293,6 +300,15 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     return new ServerRequest(
         msg.method().name(), path, query, headers.build(), body, requestId,
         remote(ctx.channel().remoteAddress()), clock.instant(), ClientDisconnect.create());
+  }
+
+  /**
+   * Whether a header is one Netty adds when it turns an HTTP/2 stream into an HTTP/1 message
+   * ({@code x-http2-stream-id}, {@code x-http2-scheme}, ...): bookkeeping of this hop, never
+   * passed on.
+   */
+  private static boolean isHttp2Extension(String name) {
+    return name.regionMatches(true, 0, "x-http2-", 0, 8);
   }
 
   /**

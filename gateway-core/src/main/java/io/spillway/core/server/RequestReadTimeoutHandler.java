@@ -82,6 +82,12 @@ final class RequestReadTimeoutHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Taken out when the connection turns out to be HTTP/2: its clock must not run on. */
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    cancel();
+  }
+
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     cancel();
