@@ -3,12 +3,7 @@ package io.spillway.quota.pool;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.Version;
 import io.spillway.core.json.Json;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -23,18 +18,11 @@ final class BandAlerts implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BandAlerts.class);
 
   private final MeterRegistry meters;
-  private final URI webhook;
-  private final Duration webhookTimeout;
-  private final HttpClient http;
+  private final AlertWebhook webhook;
 
   BandAlerts(MeterRegistry meters, String webhook, Duration webhookTimeout) {
     this.meters = meters;
-    this.webhook = webhook == null || webhook.isBlank() ? null : URI.create(webhook);
-    this.webhookTimeout = webhookTimeout;
-    this.http = this.webhook == null ? null : HttpClient.newBuilder()
-        .connectTimeout(webhookTimeout)
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+    this.webhook = new AlertWebhook(webhook, webhookTimeout);
   }
 
   void announce(BandAlert alert) {
@@ -47,9 +35,7 @@ final class BandAlerts implements AutoCloseable {
         .tag("band", alert.band().tag())
         .register(meters)
         .increment();
-    if (http != null) {
-      post(alert);
-    }
+    post(alert);
   }
 
   private void post(BandAlert alert) {
@@ -64,21 +50,7 @@ final class BandAlerts implements AutoCloseable {
     body.put("usageRatio", alert.limit() == 0 ? 1.0 : (double) alert.used() / alert.limit());
     body.put("resetAt", alert.resetAt().toString());
     body.put("at", alert.at().toString());
-    HttpRequest request = HttpRequest.newBuilder(webhook)
-        .timeout(webhookTimeout)
-        .header("Content-Type", "application/json")
-        .header("User-Agent", Version.USER_AGENT)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(Json.toBytes(body)))
-        .build();
-    http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
-      if (error != null) {
-        log.warn("Quota alert webhook {} failed for pool '{}' band {}: {}", webhook.getHost(),
-            alert.tier().tag(), alert.band().tag(), error.toString());
-      } else if (response.statusCode() >= 300) {
-        log.warn("Quota alert webhook {} answered {} for pool '{}' band {}", webhook.getHost(),
-            response.statusCode(), alert.tier().tag(), alert.band().tag());
-      }
-    });
+    webhook.post(body, "pool '" + alert.tier().tag() + "' band " + alert.band().tag());
   }
 
   private static String percent(BandAlert alert) {
@@ -88,8 +60,6 @@ final class BandAlerts implements AutoCloseable {
 
   @Override
   public void close() {
-    if (http != null) {
-      http.close();
-    }
+    webhook.close();
   }
 }

@@ -3,13 +3,9 @@ package io.spillway.quota.spend;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.Version;
 import io.spillway.core.json.Json;
+import io.spillway.quota.pool.AlertWebhook;
 import io.spillway.quota.pool.Band;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -25,16 +21,11 @@ final class SpendAlerts implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SpendAlerts.class);
 
   private final MeterRegistry meters;
-  private final URI webhook;
-  private final Duration timeout;
-  private final HttpClient http;
+  private final AlertWebhook webhook;
 
   SpendAlerts(MeterRegistry meters, String webhook, Duration timeout) {
     this.meters = meters;
-    this.webhook = webhook == null || webhook.isBlank() ? null : URI.create(webhook);
-    this.timeout = timeout;
-    this.http = this.webhook == null ? null
-        : HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
+    this.webhook = new AlertWebhook(webhook, timeout);
   }
 
   record Alert(String team, Band band, double threshold, String month, double spentUsd, double budgetUsd,
@@ -49,9 +40,6 @@ final class SpendAlerts implements AutoCloseable {
         .tag("band", alert.band().tag())
         .register(meters)
         .increment();
-    if (http == null) {
-      return;
-    }
     ObjectNode body = Json.object();
     body.put("type", "spillway.spend.band");
     body.put("team", alert.team());
@@ -62,21 +50,7 @@ final class SpendAlerts implements AutoCloseable {
     body.put("budgetUsd", alert.budgetUsd());
     body.put("resetAt", alert.resetAt().toString());
     body.put("at", alert.at().toString());
-    HttpRequest request = HttpRequest.newBuilder(webhook)
-        .timeout(timeout)
-        .header("Content-Type", "application/json")
-        .header("User-Agent", Version.USER_AGENT)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(Json.toBytes(body)))
-        .build();
-    http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((response, error) -> {
-      if (error != null) {
-        log.warn("Spend alert webhook {} failed for team '{}' band {}: {}", webhook.getHost(), alert.team(),
-            alert.band().tag(), error.toString());
-      } else if (response.statusCode() >= 300) {
-        log.warn("Spend alert webhook {} answered {} for team '{}' band {}", webhook.getHost(),
-            response.statusCode(), alert.team(), alert.band().tag());
-      }
-    });
+    webhook.post(body, "team '" + alert.team() + "' band " + alert.band().tag());
   }
 
   static String usd(double amount) {
@@ -85,8 +59,6 @@ final class SpendAlerts implements AutoCloseable {
 
   @Override
   public void close() {
-    if (http != null) {
-      http.close();
-    }
+    webhook.close();
   }
 }
