@@ -80,6 +80,7 @@ public final class Router implements Terminal {
   private final FailoverConfig config;
   private final LocalModelList localModels;
   private final MeterRegistry meters;
+  private final Refusals refusals;
 
   private Router(Builder b) {
     this.cloud = Objects.requireNonNull(b.cloud, "cloud");
@@ -90,6 +91,7 @@ public final class Router implements Terminal {
     this.config = Objects.requireNonNull(b.config, "config");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
     this.meters = Objects.requireNonNull(b.meters, "meters");
+    this.refusals = new Refusals(breaker, meters);
   }
 
   public static Builder builder() {
@@ -138,7 +140,7 @@ public final class Router implements Terminal {
       attempt = attempt(cloud, request);
     } catch (GatewayException refused) {
       breaker.release(ticket);
-      return refused(request, cloud.name(), refused);
+      return Refusals.error(request, cloud.name(), refused);
     } catch (RuntimeException | Error e) {
       breaker.release(ticket);
       throw e;
@@ -166,14 +168,14 @@ public final class Router implements Terminal {
     }
     LocalFailure failure = tried.failure();
     if (failure.unsupported() != null) {
-      return unsupportedRefusal(request, failure.unsupported(), LOCAL_NAME,
+      return refusals.unsupported(request, failure.unsupported(), LOCAL_NAME,
           "The cloud, tried first, " + FailureWords.of(verdict), verdict);
     }
     if (verdict.outcome() == Outcome.TRANSIENT) {
       // "At capacity" would not say what happened: the cloud could not be reached at all.
       return answer(request, cloud.name(), attempt);
     }
-    return unavailable(request, LOCAL_NAME, "The cloud model is at capacity, and " + failure.words() + " either",
+    return refusals.unavailable(request, LOCAL_NAME, "The cloud model is at capacity, and " + failure.words() + " either",
         verdict.retryAfter());
   }
 
@@ -191,9 +193,9 @@ public final class Router implements Terminal {
     if (ticket.forcedLocal()) {
       breaker.release(ticket);
       if (failure.unsupported() != null) {
-        return forcedLocalRefusal(request, failure.unsupported());
+        return Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME);
       }
-      return unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
+      return refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
     }
     return fallBackToCloud(request, ticket, situation, failure);
   }
@@ -217,7 +219,7 @@ public final class Router implements Terminal {
       attempt = attempt(cloud, request);
     } catch (GatewayException refused) {
       breaker.release(ticket);
-      return withFallback(refused(request, cloud.name(), refused), failure);
+      return withFallback(Refusals.error(request, cloud.name(), refused), failure);
     } catch (RuntimeException | Error e) {
       breaker.release(ticket);
       throw e;
@@ -230,13 +232,13 @@ public final class Router implements Terminal {
       return withFallback(answer(request, cloud.name(), attempt), failure);
     }
     if (failure.unsupported() != null) {
-      return withFallback(unsupportedRefusal(request, failure.unsupported(), cloud.name(),
+      return withFallback(refusals.unsupported(request, failure.unsupported(), cloud.name(),
           "The cloud, tried instead, " + FailureWords.of(verdict), verdict), failure);
     }
     if (verdict.outcome() == Outcome.TRANSIENT) {
       return withFallback(answer(request, cloud.name(), attempt), failure);
     }
-    return withFallback(unavailable(request, cloud.name(),
+    return withFallback(refusals.unavailable(request, cloud.name(),
         situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
         verdict.retryAfter()), failure);
   }
@@ -252,7 +254,7 @@ public final class Router implements Terminal {
       breaker.release(ticket);
     }
     attempt.discard();
-    return refused(request, cloud.name(), clientClosed());
+    return Refusals.error(request, cloud.name(), clientClosed());
   }
 
   /** Reports the cloud's answer to the breaker (a no-op for a local ticket) and counts capacity answers. */
@@ -276,7 +278,7 @@ public final class Router implements Terminal {
    */
   private LocalTry tryLocal(GatewayRequest request, boolean failover) {
     if (ClientDisconnect.of(request).happened()) {
-      return new LocalTry(null, refused(request, LOCAL_NAME, clientClosed()), null);
+      return new LocalTry(null, Refusals.error(request, LOCAL_NAME, clientClosed()), null);
     }
     if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
       return LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request)));
@@ -291,7 +293,7 @@ public final class Router implements Terminal {
     try {
       attempt = attempt(local, request);
     } catch (GatewayException refused) {
-      return new LocalTry(null, refused(request, local.name(), refused), null);
+      return new LocalTry(null, Refusals.error(request, local.name(), refused), null);
     }
     if (attempt.failure() instanceof UnsupportedOnLocalException unsupported) {
       return LocalTry.failed(LocalFailure.unsupported(unsupported));
@@ -358,66 +360,6 @@ public final class Router implements Terminal {
 
   private static GatewayResponse withFallback(GatewayResponse response, LocalFailure failure) {
     return response.withHeader(FALLBACK_HEADER, failure.cause().tag());
-  }
-
-  /** The admission gate refused the request for {@code backend} (429/503 with Retry-After). */
-  private static GatewayResponse refused(GatewayRequest request, String backend, GatewayException e) {
-    request.setAttribute(RequestAttributes.BACKEND, backend);
-    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
-  }
-
-  /**
-   * Neither backend could serve: 503 {@code model_at_capacity} with {@code Retry-After} from the
-   * breaker (the time to the next probe, or the cloud's own longer wait).
-   */
-  private GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
-    Duration retryAfter = breaker.retryAfter(upstreamWait);
-    String message = what + ". Retry after " + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
-    countUnavailable();
-    request.setAttribute(RequestAttributes.BACKEND, backend);
-    GatewayException e = GatewayException.of(ErrorKind.CAPACITY, message, retryAfter);
-    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
-  }
-
-  /**
-   * Local cannot serve the request and the cloud could not either, now: 503 {@code unsupported_on_local}
-   * with {@code Retry-After} = the time until the breaker lets a request reach the cloud again (or
-   * the cloud's own longer wait), when the cloud may serve it.
-   *
-   * @param cloudSide what became of the cloud, e.g. "The cloud, tried instead, is at capacity"
-   */
-  private GatewayResponse unsupportedRefusal(GatewayRequest request, UnsupportedOnLocalException unsupported,
-      String backend, String cloudSide, Verdict cloudVerdict) {
-    Duration retryAfter = breaker.retryAfter(cloudVerdict.retryAfter());
-    long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
-    String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
-        + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
-    countUnavailable();
-    request.setAttribute(RequestAttributes.BACKEND, backend);
-    GatewayException e = new GatewayException(ErrorKind.UNAVAILABLE, message, unsupported.param(),
-        UnsupportedOnLocalException.CODE, retryAfter, null);
-    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, backend);
-  }
-
-  /**
-   * Local cannot serve the request and an operator keeps every request local: no backend will serve
-   * it until someone lifts the override, so 400 without {@code Retry-After} (a client retrying on
-   * its own would only be refused again).
-   */
-  private static GatewayResponse forcedLocalRefusal(GatewayRequest request, UnsupportedOnLocalException unsupported) {
-    String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
-        + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
-    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    GatewayException e = new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
-        UnsupportedOnLocalException.CODE, null, null);
-    return GatewayResponse.error(e).withHeader(BACKEND_HEADER, LOCAL_NAME);
-  }
-
-  private void countUnavailable() {
-    Counter.builder("spillway.router.unavailable")
-        .description("Requests neither backend could serve (answered 503 with Retry-After)")
-        .register(meters)
-        .increment();
   }
 
   /**

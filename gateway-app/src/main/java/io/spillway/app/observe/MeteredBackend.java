@@ -3,6 +3,7 @@ package io.spillway.app.observe;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.Locale;
@@ -13,34 +14,18 @@ import java.util.Locale;
  * answers per {@link CapacitySignal}. Answers from the {@code cloud} backend feed the capacity rate.
  * Adds nothing to the request or response.
  */
-final class MeteredBackend implements Backend {
-  private final Backend delegate;
+final class MeteredBackend extends ForwardingBackend {
   private final GatewayMetrics metrics;
   private final CapacitySignal capacity;
   private final Ticker ticker;
   private final String name;
 
   MeteredBackend(Backend delegate, GatewayMetrics metrics, CapacitySignal capacity, Ticker ticker) {
-    this.delegate = delegate;
+    super(delegate);
     this.metrics = metrics;
     this.capacity = capacity;
     this.ticker = ticker;
     this.name = metrics.backendTag(delegate.name());
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public boolean ready() {
-    return delegate.ready();
-  }
-
-  @Override
-  public void warmUp() {
-    delegate.warmUp();
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.opentelemetry.context.Context;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -26,34 +27,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * retry shows as two attempts under one request. A call outside a traced request (a warm-up, a
  * readiness check) is not traced.
  */
-final class TracedBackend implements Backend {
+final class TracedBackend extends ForwardingBackend {
   private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
 
-  private final Backend delegate;
   private final Tracer tracer;
   private final String provider;
   private final CapacitySignal capacity;
 
   TracedBackend(Backend delegate, Tracer tracer, String provider, CapacitySignal capacity) {
-    this.delegate = delegate;
+    super(delegate);
     this.tracer = tracer;
     this.provider = provider;
     this.capacity = capacity;
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public boolean ready() {
-    return delegate.ready();
-  }
-
-  @Override
-  public void warmUp() {
-    delegate.warmUp();
   }
 
   @Override

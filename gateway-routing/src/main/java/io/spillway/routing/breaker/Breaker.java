@@ -39,6 +39,15 @@ public interface Breaker extends AutoCloseable {
         default -> this;
       };
     }
+
+    /** The value of the {@code spillway_breaker_state} gauge: 0 closed, 1 half-open, 2 open. */
+    int gaugeValue() {
+      return switch (effective()) {
+        case CLOSED -> 0;
+        case HALF_OPEN -> 1;
+        default -> 2;
+      };
+    }
   }
 
   /** The manual override set through {@code POST /admin/breaker}. */
@@ -106,12 +115,21 @@ public interface Breaker extends AutoCloseable {
     }
 
     static Transition between(State from, State to) {
+      Transition t = find(from, to);
+      if (t == null) {
+        throw new IllegalStateException("illegal breaker transition " + from + " -> " + to);
+      }
+      return t;
+    }
+
+    /** The named transition from {@code from} to {@code to}, or null when there is none. */
+    static Transition find(State from, State to) {
       for (Transition t : values()) {
         if (t.from == from && t.to == to) {
           return t;
         }
       }
-      throw new IllegalStateException("illegal breaker transition " + from + " -> " + to);
+      return null;
     }
   }
 

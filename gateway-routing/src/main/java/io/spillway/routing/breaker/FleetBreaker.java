@@ -73,40 +73,10 @@ public final class FleetBreaker implements Breaker {
   /** Pub/sub channels are not per database: the database index is part of the name. */
   static final String CHANNEL_PREFIX = "spillway:breaker:changes:";
 
-  /** The state as Redis last told this replica. */
-  record Shared(State state, Instant since, Instant until, int streak, String probe, Instant probeUntil,
-      long version, String epoch, String reason) {
-
-    static final Shared INITIAL =
-        new Shared(State.CLOSED, Instant.EPOCH, Instant.EPOCH, 0, "", Instant.EPOCH, 0, "", "");
-
-    /** Whether this state replaces {@code current}: a later version, or a hash Redis created afresh. */
-    boolean replaces(Shared current) {
-      return !epoch.equals(current.epoch()) || version >= current.version();
-    }
-
-    /** The state routing acts on at {@code now}: open turns half-open once its time has run out. */
-    State at(Instant now) {
-      return state == State.OPEN && !now.isBefore(until) ? State.HALF_OPEN : state;
-    }
-
-    /** Whether another request holds the probe at {@code now}. */
-    boolean probeOut(Instant now) {
-      return state == State.HALF_OPEN && !probe.isEmpty() && now.isBefore(probeUntil);
-    }
-
-    /** From the script's reply or a publication: state, since, until, streak, probe, probeUntil, version, epoch, reason. */
-    static Shared parse(List<String> f) {
-      return new Shared(State.valueOf(f.get(0).toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(f.get(1))),
-          Instant.ofEpochMilli(Long.parseLong(f.get(2))), Integer.parseInt(f.get(3)), f.get(4),
-          Instant.ofEpochMilli(Long.parseLong(f.get(5))), Long.parseLong(f.get(6)), f.get(7), f.get(8));
-    }
-  }
-
   /** What a ticket issued by the fleet breaker carries: the probe's id, or null. */
   private record FleetToken(String probeId) {}
 
-  private record Reply(boolean granted, Shared state) {}
+  private record Reply(boolean granted, FleetState state) {}
 
   private final FailoverConfig config;
   private final Clock clock;
@@ -120,7 +90,7 @@ public final class FleetBreaker implements Breaker {
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<State> seen = new AtomicReference<>(State.CLOSED);
   private final ScheduledExecutorService worker;
-  private volatile Shared shared = Shared.INITIAL;
+  private volatile FleetState shared = FleetState.INITIAL;
   private volatile List<HistoryEntry> history = List.of();
   private volatile boolean away;
   private volatile Instant awaySince;
@@ -147,7 +117,7 @@ public final class FleetBreaker implements Breaker {
     this.fallback = new LocalBreaker(config, clock, meters, false);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker").daemon(true).factory());
-    Gauge.builder("spillway.breaker.state", this, b -> stateValue(b.state()))
+    Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
         .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
         .register(meters);
     Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
@@ -190,7 +160,7 @@ public final class FleetBreaker implements Breaker {
       return fallback.acquire();
     }
     Instant now = now();
-    Shared s = shared;
+    FleetState s = shared;
     State state = observe(s, now);
     if (state == State.HALF_OPEN && !s.probeOut(now)) {
       String probeId = replicaId + "-" + probes.incrementAndGet();
@@ -302,7 +272,7 @@ public final class FleetBreaker implements Breaker {
     if (away) {
       return fallback.streak();
     }
-    Shared s = shared;
+    FleetState s = shared;
     return s.at(now()) == State.CLOSED ? s.streak() : 0;
   }
 
@@ -316,7 +286,7 @@ public final class FleetBreaker implements Breaker {
     if (away) {
       return fallback.retryAfter(upstream);
     }
-    Shared s = shared;
+    FleetState s = shared;
     Instant now = now();
     Duration wait = switch (s.at(now)) {
       case OPEN -> Duration.between(now, s.until());
@@ -343,12 +313,12 @@ public final class FleetBreaker implements Breaker {
       return json;
     }
     refreshHistory();
-    Shared s = shared;
+    FleetState s = shared;
     Instant now = now();
     State state = observe(s, now);
     ObjectNode json = Json.object();
     json.put("mode", Mode.FLEET.tag());
-    json.put("state", effective(state).tag());
+    json.put("state", state.effective().tag());
     json.put("override", currentOverride().tag());
     json.put("since", (state == s.state() ? s.since() : s.until()).toString());
     json.put("streak", state == State.CLOSED ? s.streak() : 0);
@@ -433,15 +403,15 @@ public final class FleetBreaker implements Breaker {
     }
     List<String> fields = new ArrayList<>(result.size());
     result.forEach(value -> fields.add(String.valueOf(value)));
-    return new Reply("1".equals(fields.get(0)), Shared.parse(fields.subList(1, fields.size())));
+    return new Reply("1".equals(fields.get(0)), FleetState.parse(fields.subList(1, fields.size())));
   }
 
   /** Takes a newer shared state (by version) as this replica's view. */
-  private synchronized void accept(Shared next) {
+  private synchronized void accept(FleetState next) {
     if (away || !next.replaces(shared)) {
       return;
     }
-    Shared previous = shared;
+    FleetState previous = shared;
     shared = next;
     if (next.state() == State.CLOSED && next.streak() == 1
         && (previous.state() != State.CLOSED || previous.streak() != 1)) {
@@ -455,12 +425,12 @@ public final class FleetBreaker implements Breaker {
    * in {@code spillway_breaker_transitions_total} and tells the listeners (every replica does, for
    * every change of the fleet's breaker it sees).
    */
-  private State observe(Shared s, Instant now) {
+  private State observe(FleetState s, Instant now) {
     return observe(s, now, null);
   }
 
-  /** As {@link #observe(Shared, Instant)}, with {@code why} (when not null) as the reason logged. */
-  private State observe(Shared s, Instant now, String why) {
+  /** As {@link #observe(FleetState, Instant)}, with {@code why} (when not null) as the reason logged. */
+  private State observe(FleetState s, Instant now, String why) {
     State state = s.at(now);
     State before = seen.getAndSet(state);
     if (before != state && !away) {
@@ -474,7 +444,7 @@ public final class FleetBreaker implements Breaker {
           .tags("from", before.tag(), "to", state.tag())
           .register(meters)
           .increment();
-      Transition transition = named(before, state);
+      Transition transition = Transition.find(before, state);
       if (transition != null) {
         listeners.forEach(listener -> listener.transitioned(transition, reason));
       }
@@ -487,7 +457,7 @@ public final class FleetBreaker implements Breaker {
     if (away || closed) {
       return;
     }
-    Shared s = shared;
+    FleetState s = shared;
     Instant now = now();
     fallback.restore(s.at(now), s.at(now) == s.state() ? s.since() : s.until(), s.until(),
         s.at(now) == State.CLOSED ? s.streak() : 0);
@@ -565,7 +535,7 @@ public final class FleetBreaker implements Breaker {
   private void onPublished(String message) {
     try {
       List<String> fields = List.of(message.split("\\|", 9));
-      accept(Shared.parse(fields));
+      accept(FleetState.parse(fields));
     } catch (RuntimeException e) {
       log.warn("breaker: ignoring a malformed change on {}: {}", channel, e.toString());
     }
@@ -612,31 +582,6 @@ public final class FleetBreaker implements Breaker {
           State.valueOf(parts[1].toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(parts[2])), parts[3]));
     }
     history = List.copyOf(entries);
-  }
-
-  private static Transition named(State from, State to) {
-    for (Transition t : Transition.values()) {
-      if (t.from() == from && t.to() == to) {
-        return t;
-      }
-    }
-    return null;
-  }
-
-  private static State effective(State state) {
-    return switch (state) {
-      case FORCED_OPEN -> State.OPEN;
-      case FORCED_CLOSED -> State.CLOSED;
-      default -> state;
-    };
-  }
-
-  private static int stateValue(State state) {
-    return switch (effective(state)) {
-      case CLOSED -> 0;
-      case HALF_OPEN -> 1;
-      default -> 2;
-    };
   }
 
   private Instant now() {

@@ -92,7 +92,7 @@ public final class LocalBreaker implements Breaker {
         .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
         .tag("mode", Mode.LOCAL.tag())
         .register(meters);
-    Gauge.builder("spillway.breaker.state", this, b -> stateValue(b.state()))
+    Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
         .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
         .register(meters);
     Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
@@ -383,14 +383,6 @@ public final class LocalBreaker implements Breaker {
 
   private static String describe(Verdict verdict) {
     return "a " + verdict.outcome().tag() + " answer (" + verdict.rule() + ")";
-  }
-
-  private static int stateValue(State state) {
-    return switch (state.effective()) {
-      case CLOSED -> 0;
-      case HALF_OPEN -> 1;
-      default -> 2;
-    };
   }
 
   private Instant now() {

@@ -1,0 +1,77 @@
+package io.spillway.routing;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.capacity.Verdict;
+import java.time.Duration;
+
+/**
+ * The router's answers when no backend serves a request: what the client reads, with which status
+ * and code, and when it may retry (asked of the breaker, never invented). Each names the backend it
+ * is charged to, in {@code x-spillway-backend} and on the request. Thread-safe.
+ */
+final class Refusals {
+  private final Breaker breaker;
+  private final Counter unavailable;
+
+  Refusals(Breaker breaker, MeterRegistry meters) {
+    this.breaker = breaker;
+    this.unavailable = Counter.builder("spillway.router.unavailable")
+        .description("Requests neither backend could serve (answered 503 with Retry-After)")
+        .register(meters);
+  }
+
+  /** {@code e} as the client's answer, charged to {@code backend}. */
+  static GatewayResponse error(GatewayRequest request, String backend, GatewayException e) {
+    request.setAttribute(RequestAttributes.BACKEND, backend);
+    return GatewayResponse.error(e).withHeader(Router.BACKEND_HEADER, backend);
+  }
+
+  /**
+   * Neither backend could serve: 503 {@code model_at_capacity} with {@code Retry-After} from the
+   * breaker (the time to the next probe, or the cloud's own longer wait).
+   */
+  GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
+    Duration retryAfter = breaker.retryAfter(upstreamWait);
+    String message = what + ". Retry after " + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
+    unavailable.increment();
+    return error(request, backend, GatewayException.of(ErrorKind.CAPACITY, message, retryAfter));
+  }
+
+  /**
+   * Local cannot serve the request and the cloud could not either, now: 503 {@code unsupported_on_local}
+   * with {@code Retry-After} = the time until the breaker lets a request reach the cloud again (or
+   * the cloud's own longer wait), when the cloud may serve it.
+   *
+   * @param cloudSide what became of the cloud, e.g. "The cloud, tried instead, is at capacity"
+   */
+  GatewayResponse unsupported(GatewayRequest request, UnsupportedOnLocalException unsupported, String backend,
+      String cloudSide, Verdict cloudVerdict) {
+    Duration retryAfter = breaker.retryAfter(cloudVerdict.retryAfter());
+    long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
+    String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
+        + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
+    unavailable.increment();
+    return error(request, backend, new GatewayException(ErrorKind.UNAVAILABLE, message, unsupported.param(),
+        UnsupportedOnLocalException.CODE, retryAfter, null));
+  }
+
+  /**
+   * Local cannot serve the request and an operator keeps every request local: no backend will serve
+   * it until someone lifts the override, so 400 without {@code Retry-After} (a client retrying on
+   * its own would only be refused again).
+   */
+  static GatewayResponse forcedLocal(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
+    String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
+        + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
+    return error(request, local, new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
+        UnsupportedOnLocalException.CODE, null, null));
+  }
+}
