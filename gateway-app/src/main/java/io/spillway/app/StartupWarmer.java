@@ -2,7 +2,7 @@ package io.spillway.app;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.spillway.core.server.GatewayServer;
+import io.spillway.server.GatewayServer;
 import java.security.KeyStore;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;

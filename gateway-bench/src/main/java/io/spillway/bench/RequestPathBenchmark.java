@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The gateway's own work for one typical request, without network: parse the body once, run it
  * through the default pipeline ({@link DefaultPipeline}), and hand the upstream bytes on. The
  * backend answers at once with a canned OpenAI answer. The front end's share (HTTP decode, header
- * conversion, response encode) is {@code io.spillway.core.server.FrontEndBenchmark}.
+ * conversion, response encode) is {@code io.spillway.server.FrontEndBenchmark}.
  *
  * <pre>java -jar gateway-bench/target/spillway-bench.jar RequestPathBenchmark -prof gc</pre>
  */

@@ -1,9 +1,9 @@
 package io.spillway.local;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.config.CloudConfig;
-import io.spillway.core.config.LocalConfig;
-import io.spillway.core.shaping.trim.TrimSettings;
+import io.spillway.config.CloudConfig;
+import io.spillway.config.LocalConfig;
+import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
 import java.time.Clock;

@@ -1,6 +1,6 @@
 package io.spillway.local;
 
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -17,7 +17,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;

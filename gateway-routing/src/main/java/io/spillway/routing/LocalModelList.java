@@ -2,7 +2,7 @@ package io.spillway.routing;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.FailoverConfig;
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.FailoverConfig;
+import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;

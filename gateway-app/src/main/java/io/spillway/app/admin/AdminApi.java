@@ -1,15 +1,15 @@
 package io.spillway.app.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.Reloadable;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.Reloadable;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.server.HttpRoutes;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.server.HttpRoutes;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.LinkedHashSet;

@@ -2,7 +2,7 @@ package io.spillway.app.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.core.http.ServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -2,7 +2,7 @@ package io.spillway.app.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.cache.ResponseCache;
+import io.spillway.cache.ResponseCache;
 import io.spillway.core.json.Json;
 
 /**

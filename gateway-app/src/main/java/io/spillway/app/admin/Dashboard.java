@@ -2,8 +2,8 @@ package io.spillway.app.admin;
 
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

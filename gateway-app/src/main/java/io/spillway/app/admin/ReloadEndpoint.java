@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 
 /**
  * {@code POST /admin/reload}: re-reads the config file. 200 {@code {"ok":true, "restartNeeded":[...]}}

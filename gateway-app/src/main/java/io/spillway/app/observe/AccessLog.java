@@ -1,9 +1,9 @@
 package io.spillway.app.observe;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.LoggingConfig;
-import io.spillway.core.config.Reloadable;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.LoggingConfig;
+import io.spillway.config.Reloadable;
 import io.spillway.core.json.Json;
 import io.spillway.core.redact.Redactor;
 import java.io.IOException;

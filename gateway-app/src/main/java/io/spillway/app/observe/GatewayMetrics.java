@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.core.Version;
-import io.spillway.core.config.MetricsConfig;
+import io.spillway.config.MetricsConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Terminal;
 import java.time.Clock;

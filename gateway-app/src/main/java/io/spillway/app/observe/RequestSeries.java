@@ -2,7 +2,7 @@ package io.spillway.app.observe;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.config.Durations;
+import io.spillway.config.Durations;
 import io.spillway.core.json.Json;
 import java.time.Clock;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
-import io.spillway.core.config.TracesConfig;
+import io.spillway.config.TracesConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Interceptor;
 import java.time.Clock;

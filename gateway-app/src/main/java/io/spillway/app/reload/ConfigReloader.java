@@ -1,8 +1,8 @@
 package io.spillway.app.reload;
 
-import io.spillway.core.config.ConfigException;
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.Reloadable;
+import io.spillway.config.ConfigException;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.Reloadable;
 import io.spillway.quota.keys.KeyHashes;
 import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.spillway.app.reload;
 
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.Reloadable;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.Reloadable;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,7 +1,7 @@
 package io.spillway.app.reload;
 
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.Reloadable;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.Reloadable;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.quota.ratelimit.Decision;
 import io.spillway.quota.ratelimit.KeyRateLimits;

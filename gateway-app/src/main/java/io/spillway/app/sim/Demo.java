@@ -1,9 +1,9 @@
 package io.spillway.app.sim;
 
 import io.spillway.app.Gateway;
-import io.spillway.core.config.ConfigLoader;
-import io.spillway.core.config.Durations;
-import io.spillway.core.config.GatewayConfig;
+import io.spillway.config.ConfigLoader;
+import io.spillway.config.Durations;
+import io.spillway.config.GatewayConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.spillway.app.sim;
 
 import io.spillway.app.Main;
-import io.spillway.core.config.Durations;
-import io.spillway.core.server.PortInUseException;
+import io.spillway.config.Durations;
+import io.spillway.server.PortInUseException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.spillway.app.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.app.deploy.RepositoryFiles;
-import io.spillway.core.config.DataSize;
-import io.spillway.core.config.GatewayConfig;
+import io.spillway.config.DataSize;
+import io.spillway.config.GatewayConfig;
 import io.spillway.core.pipeline.Tier;
 import java.io.IOException;
 import java.lang.reflect.ParameterizedType;

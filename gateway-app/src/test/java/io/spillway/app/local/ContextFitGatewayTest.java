@@ -18,7 +18,7 @@ import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
-import io.spillway.core.shaping.TokenCounter;
+import io.spillway.core.tokens.TokenCounter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

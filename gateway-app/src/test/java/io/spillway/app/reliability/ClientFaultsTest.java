@@ -15,7 +15,7 @@ import io.spillway.app.testing.LoopbackSockets;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.RawHttp;
 import io.spillway.core.json.Json;
-import io.spillway.core.server.GatewayServer;
+import io.spillway.server.GatewayServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -10,7 +10,7 @@ import static org.awaitility.Awaitility.await;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.RawHttp;
-import io.spillway.core.config.ConfigException;
+import io.spillway.config.ConfigException;
 import io.spillway.core.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -11,7 +11,7 @@ import io.spillway.app.Gateway;
 import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
-import io.spillway.core.config.ConfigLoader;
+import io.spillway.config.ConfigLoader;
 import io.spillway.core.json.Json;
 import io.spillway.core.testing.FakeClock;
 import java.io.IOException;

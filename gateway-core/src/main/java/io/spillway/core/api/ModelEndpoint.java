@@ -8,8 +8,8 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 
 /**
  * {@code GET /v1/models/{id}}: one entry of the model list, in OpenAI's shape ({@code id},

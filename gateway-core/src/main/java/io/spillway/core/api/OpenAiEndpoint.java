@@ -7,8 +7,8 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 
 /** Serves one OpenAI route: parses the body once and runs the request through the pipeline. */
 public final class OpenAiEndpoint implements HttpService {

@@ -1,6 +1,6 @@
 package io.spillway.local.context;
 
-import io.spillway.core.config.LocalContextConfig;
+import io.spillway.config.LocalContextConfig;
 
 /**
  * The numbers of one fitting: the window a request is fitted to, the room kept for the answer, and

@@ -1,6 +1,6 @@
 package io.spillway.local.context;
 
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,6 @@
 package io.spillway.local.context;
 
-import io.spillway.core.shaping.TokenCounter;
+import io.spillway.core.tokens.TokenCounter;
 
 /**
  * Cuts a text down to about a token budget, keeping its first lines (a quarter of the budget) and

@@ -2,7 +2,7 @@ package io.spillway.local.context;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.config.LocalContextConfig;
+import io.spillway.config.LocalContextConfig;
 import org.junit.jupiter.api.Test;
 
 /** How {@code num_ctx} is sized from the request and capped. */

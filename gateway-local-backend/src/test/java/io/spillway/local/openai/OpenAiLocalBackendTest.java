@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;

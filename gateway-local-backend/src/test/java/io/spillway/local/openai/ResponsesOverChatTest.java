@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.LocalConfig;
+import io.spillway.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.json.Json;

@@ -9,7 +9,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.shaping.TokenTally;
+import io.spillway.core.tokens.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.shaping.TokenCounter;
-import io.spillway.core.shaping.TokenTally;
+import io.spillway.core.tokens.TokenCounter;
+import io.spillway.core.tokens.TokenTally;
 import java.util.Set;
 
 /**

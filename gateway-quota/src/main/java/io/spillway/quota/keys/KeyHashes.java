@@ -1,6 +1,6 @@
 package io.spillway.quota.keys;
 
-import io.spillway.core.config.KeyConfig;
+import io.spillway.config.KeyConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

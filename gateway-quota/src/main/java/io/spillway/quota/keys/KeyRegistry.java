@@ -1,6 +1,6 @@
 package io.spillway.quota.keys;
 
-import io.spillway.core.config.KeyConfig;
+import io.spillway.config.KeyConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.spillway.quota.ratelimit;
 
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.QuotaConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.spillway.quota.spend;
 
-import io.spillway.core.config.SpendConfig;
-import io.spillway.core.config.SpendConfig.PriceConfig;
+import io.spillway.config.SpendConfig;
+import io.spillway.config.SpendConfig.PriceConfig;
 import io.spillway.quota.pool.TokenUsage;
 import java.util.Map;
 import java.util.regex.Pattern;

@@ -1,7 +1,7 @@
 package io.spillway.quota.store;
 
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.QuotaConfig;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.spillway.quota.keys;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.QuotaConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;

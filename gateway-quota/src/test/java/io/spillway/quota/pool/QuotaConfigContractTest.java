@@ -4,8 +4,8 @@ import static io.spillway.quota.testing.QuotaTesting.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.spillway.core.config.ConfigException;
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.ConfigException;
+import io.spillway.config.QuotaConfig;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

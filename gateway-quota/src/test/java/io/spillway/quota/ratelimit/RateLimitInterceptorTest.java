@@ -2,7 +2,7 @@ package io.spillway.quota.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.QuotaConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;

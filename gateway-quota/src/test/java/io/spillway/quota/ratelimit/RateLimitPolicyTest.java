@@ -3,10 +3,10 @@ package io.spillway.quota.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.spillway.core.config.QuotaConfig;
-import io.spillway.core.config.QuotaConfig.TeamConfig;
-import io.spillway.core.config.QuotaConfig.TierConfig;
-import io.spillway.core.config.QuotaConfig.TiersConfig;
+import io.spillway.config.QuotaConfig;
+import io.spillway.config.QuotaConfig.TeamConfig;
+import io.spillway.config.QuotaConfig.TierConfig;
+import io.spillway.config.QuotaConfig.TiersConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import java.time.Duration;

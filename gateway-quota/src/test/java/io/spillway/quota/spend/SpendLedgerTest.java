@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.QuotaConfig;
-import io.spillway.core.config.SpendConfig;
+import io.spillway.config.QuotaConfig;
+import io.spillway.config.SpendConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;

@@ -1,8 +1,8 @@
 package io.spillway.quota.testing;
 
-import io.spillway.core.config.ConfigLoader;
-import io.spillway.core.config.GatewayConfig;
-import io.spillway.core.config.QuotaConfig;
+import io.spillway.config.ConfigLoader;
+import io.spillway.config.GatewayConfig;
+import io.spillway.config.QuotaConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import java.util.Map;

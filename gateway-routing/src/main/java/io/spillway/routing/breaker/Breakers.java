@@ -1,7 +1,7 @@
 package io.spillway.routing.breaker;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.config.FailoverConfig;
+import io.spillway.config.FailoverConfig;
 import java.time.Clock;
 
 /** Picks the breaker the {@code store} config value asks for. */

@@ -1,9 +1,9 @@
 package io.spillway.routing.cloud;
 
-import io.spillway.core.config.CloudConfig;
+import io.spillway.config.CloudConfig;
 import io.spillway.core.pipeline.Backend;
-import io.spillway.core.upstream.OpenAiHttpBackend;
-import io.spillway.core.upstream.UpstreamSettings;
+import io.spillway.upstream.OpenAiHttpBackend;
+import io.spillway.upstream.UpstreamSettings;
 
 /** The cloud endpoint: an OpenAI-compatible upstream called with the company's key. */
 public final class CloudBackend {

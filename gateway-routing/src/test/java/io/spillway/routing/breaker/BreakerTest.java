@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.FailoverConfig;
+import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
 import io.spillway.routing.breaker.Breaker.State;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.config.FailoverConfig;
+import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker.Mode;
 import io.spillway.routing.breaker.Breaker.OverrideMode;

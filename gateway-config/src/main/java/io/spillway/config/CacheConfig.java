@@ -1,0 +1,71 @@
+package io.spillway.config;
+
+import io.spillway.core.pipeline.Tier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The exact response cache for deterministic requests, and the coalescing of identical requests in
+ * flight (see {@code docs/cache.md}).
+ *
+ * @param maxSize total bytes of cached answers (the weigher counts each answer's bytes)
+ * @param ttl how long a stored answer is reused, counted from when it was stored
+ * @param maxEntrySize answers larger than this are never stored; it also bounds the replay buffer of
+ *     one shared in-flight stream
+ * @param scope who may share an answer: {@code team} (default), {@code tier} or {@code global}
+ * @param tiers per-tier opt-in/out; every tier is in by default
+ * @param uncacheableTools tool types or function names whose presence in {@code tools} makes a
+ *     request uncacheable (tools that reach the outside world or have side effects)
+ */
+public record CacheConfig(
+    Boolean enabled,
+    DataSize maxSize,
+    Duration ttl,
+    DataSize maxEntrySize,
+    String scope,
+    TiersConfig tiers,
+    List<String> uncacheableTools) {
+
+  /** Built-in tools the upstream runs itself against changing or side-effecting state. */
+  public static final List<String> DEFAULT_UNCACHEABLE_TOOLS =
+      List.of("web_search", "web_search_preview", "file_search", "mcp", "code_interpreter",
+          "computer_use_preview", "local_shell", "shell");
+
+  /** Declared after the list it uses: static fields initialise in order. */
+  public static final CacheConfig DEFAULTS = new CacheConfig(null, null, null, null, null, null, null);
+
+  public CacheConfig {
+    enabled = enabled != null ? enabled : true;
+    maxSize = maxSize != null ? maxSize : DataSize.ofMebibytes(256);
+    ttl = ttl != null ? ttl : Duration.ofMinutes(10);
+    maxEntrySize = maxEntrySize != null ? maxEntrySize : DataSize.ofMebibytes(4);
+    scope = scope != null ? scope : "team";
+    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    uncacheableTools =
+        uncacheableTools != null
+            ? Collections.unmodifiableList(new ArrayList<>(uncacheableTools))
+            : DEFAULT_UNCACHEABLE_TOOLS;
+  }
+
+  /** Whether answers for {@code tier} are read from and written to the cache. */
+  public boolean enabledFor(Tier tier) {
+    return switch (tier) {
+      case GOLD -> tiers.gold();
+      case SILVER -> tiers.silver();
+      case BRONZE -> tiers.bronze();
+    };
+  }
+
+  /** {@code cache.tiers.<tier>: true|false}; a tier left out is cached. */
+  public record TiersConfig(Boolean gold, Boolean silver, Boolean bronze) {
+    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
+
+    public TiersConfig {
+      gold = gold != null ? gold : true;
+      silver = silver != null ? silver : true;
+      bronze = bronze != null ? bronze : true;
+    }
+  }
+}

@@ -1,0 +1,192 @@
+package io.spillway.config;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a YAML config: {@code ${ENV}} and {@code ${ENV:-default}} are replaced in every scalar,
+ * unknown keys are errors, and every error names the file, the key and why.
+ */
+public final class ConfigLoader {
+  private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
+
+  private final Function<String, String> environment;
+
+  public ConfigLoader(Function<String, String> environment) {
+    this.environment = environment;
+  }
+
+  public static ConfigLoader withSystemEnvironment() {
+    return new ConfigLoader(System::getenv);
+  }
+
+  public GatewayConfig load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(file + ": no such file");
+    } catch (IOException e) {
+      throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
+    }
+    return parse(file.toString(), text);
+  }
+
+  /** Parses config text; {@code source} names it in error messages. */
+  public GatewayConfig parse(String source, String text) {
+    JsonNode tree;
+    try {
+      tree = YAML.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(source + ": not valid YAML: " + e.getOriginalMessage()
+          + (e.getLocation() != null ? " (line " + e.getLocation().getLineNr() + ")" : ""));
+    }
+    if (tree == null || tree.isMissingNode() || tree.isNull()) {
+      tree = JsonNodeFactory.instance.objectNode();
+    }
+    if (!tree.isObject()) {
+      throw new ConfigException(source + ": the top level must be a mapping of sections");
+    }
+    JsonNode interpolated = interpolate(source, "", tree);
+    GatewayConfig config;
+    try {
+      config = BINDER.treeToValue(interpolated, GatewayConfig.class);
+    } catch (UnrecognizedPropertyException e) {
+      List<String> known = new ArrayList<>();
+      if (e.getKnownPropertyIds() != null) {
+        e.getKnownPropertyIds().forEach(id -> known.add(String.valueOf(id)));
+      }
+      throw new ConfigException(source + ": unknown key '" + path(e) + "'"
+          + (known.isEmpty() ? "" : " (known keys here: " + String.join(", ", known) + ")"));
+    } catch (JsonMappingException e) {
+      throw new ConfigException(source + ": key '" + path(e) + "': " + reason(e));
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(source + ": " + e.getOriginalMessage());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(source + ": " + e.getMessage());
+    }
+    List<String> problems = ConfigValidator.problems(config);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(source + ": " + String.join("; ", problems));
+    }
+    return config;
+  }
+
+  private JsonNode interpolate(String source, String path, JsonNode node) {
+    if (node.isObject()) {
+      ObjectNode copy = JsonNodeFactory.instance.objectNode();
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> field = fields.next();
+        String childPath = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+        copy.set(field.getKey(), interpolate(source, childPath, field.getValue()));
+      }
+      return copy;
+    }
+    if (node.isArray()) {
+      ArrayNode copy = JsonNodeFactory.instance.arrayNode();
+      for (int i = 0; i < node.size(); i++) {
+        copy.add(interpolate(source, path + "[" + i + "]", node.get(i)));
+      }
+      return copy;
+    }
+    if (node.isTextual() && node.textValue().contains("${")) {
+      return new TextNode(substitute(source, path, node.textValue()));
+    }
+    return node;
+  }
+
+  private String substitute(String source, String path, String value) {
+    Matcher m = VARIABLE.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String name = m.group(1);
+      String resolved = environment.apply(name);
+      if (resolved == null || (resolved.isEmpty() && m.group(2) != null)) {
+        if (m.group(2) == null) {
+          throw new ConfigException(source + ": key '" + path + "': environment variable " + name
+              + " is not set (write ${" + name + ":-} to allow it to be empty)");
+        }
+        resolved = m.group(3);
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(resolved));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  private static String path(JsonMappingException e) {
+    StringBuilder out = new StringBuilder();
+    for (JsonMappingException.Reference ref : e.getPath()) {
+      if (ref.getFieldName() != null) {
+        if (!out.isEmpty()) {
+          out.append('.');
+        }
+        out.append(ref.getFieldName());
+      } else if (ref.getIndex() >= 0) {
+        out.append('[').append(ref.getIndex()).append(']');
+      }
+    }
+    return out.toString();
+  }
+
+  private static String reason(JsonMappingException e) {
+    Throwable cause = e.getCause();
+    if (cause instanceof IllegalArgumentException && cause.getMessage() != null) {
+      return cause.getMessage();
+    }
+    String message = e.getOriginalMessage();
+    int cut = message.indexOf(" at [Source");
+    return cut > 0 ? message.substring(0, cut) : message;
+  }
+
+  private static final ObjectMapper YAML = new YAMLMapper(new YAMLFactory());
+
+  private static final ObjectMapper BINDER = binder();
+
+  private static ObjectMapper binder() {
+    SimpleModule module = new SimpleModule("spillway-config");
+    module.addDeserializer(Duration.class, new JsonDeserializer<>() {
+      @Override
+      public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+        return Durations.parse(p.getValueAsString());
+      }
+    });
+    module.addDeserializer(DataSize.class, new JsonDeserializer<>() {
+      @Override
+      public DataSize deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+        return DataSize.parse(p.getValueAsString());
+      }
+    });
+    return new ObjectMapper()
+        .registerModule(module)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+  }
+}

@@ -1,0 +1,81 @@
+package io.spillway.config;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Set;
+
+/** Renders the effective config as YAML with every secret masked. */
+public final class ConfigPrinter {
+  private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password");
+  private static final String MASK = "****";
+
+  private ConfigPrinter() {}
+
+  public static String toMaskedYaml(GatewayConfig config) {
+    ObjectNode tree = MAPPER.valueToTree(config);
+    mask(tree);
+    try {
+      return MAPPER.writeValueAsString(tree);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The effective config as a JSON tree with secrets masked (for the admin API). */
+  public static JsonNode toMaskedTree(GatewayConfig config) {
+    ObjectNode tree = MAPPER.valueToTree(config);
+    mask(tree);
+    return tree;
+  }
+
+  private static void mask(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      object.properties().forEach(field -> {
+        if (SECRET_FIELDS.contains(field.getKey()) && field.getValue().isTextual()) {
+          object.put(field.getKey(), MASK);
+        } else if (field.getKey().equals("store") && field.getValue().isTextual()) {
+          object.put("store", field.getValue().textValue().replaceAll("//[^@/]*@", "//" + MASK + "@"));
+        } else {
+          mask(field.getValue());
+        }
+      });
+    } else if (node instanceof ArrayNode array) {
+      array.forEach(ConfigPrinter::mask);
+    }
+  }
+
+  private static final ObjectMapper MAPPER = mapper();
+
+  private static ObjectMapper mapper() {
+    SimpleModule module = new SimpleModule("spillway-config-out");
+    module.addSerializer(Duration.class, new JsonSerializer<>() {
+      @Override
+      public void serialize(Duration value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeString(Durations.format(value));
+      }
+    });
+    module.addSerializer(DataSize.class, new JsonSerializer<>() {
+      @Override
+      public void serialize(DataSize value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeString(value.toString());
+      }
+    });
+    return YAMLMapper.builder()
+        .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+        .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+        .build()
+        .registerModule(module);
+  }
+}

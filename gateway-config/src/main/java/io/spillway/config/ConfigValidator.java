@@ -1,0 +1,303 @@
+package io.spillway.config;
+
+import io.spillway.core.pipeline.Tier;
+import java.net.URI;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Checks that a bound config is usable as a whole: ranges, contradictions, references. */
+final class ConfigValidator {
+  private ConfigValidator() {}
+
+  static List<String> problems(GatewayConfig c) {
+    List<String> problems = new ArrayList<>();
+    ServerConfig s = c.server();
+    if (s.port() < 0 || s.port() > 65535) {
+      problems.add("key 'server.port': " + s.port() + " is not a port (0-65535)");
+    }
+    if (s.maxRequestSize().bytes() < 1024) {
+      problems.add("key 'server.maxRequestSize': must be at least 1KiB");
+    }
+    if (s.maxHops() < 0) {
+      problems.add("key 'server.maxHops': must be 0 or more");
+    }
+    if (s.maxConnections() < 1) {
+      problems.add("key 'server.maxConnections': must be at least 1");
+    }
+    if (s.http2().maxConcurrentStreams() < 1) {
+      problems.add("key 'server.http2.maxConcurrentStreams': must be at least 1");
+    }
+    if (s.reservedFileDescriptors() < 0) {
+      problems.add("key 'server.reservedFileDescriptors': must not be negative");
+    }
+    checkPositive(problems, "server.idleTimeout", s.idleTimeout());
+    checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
+    checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
+    if (s.tls() != null && (s.tls().certFile() == null || s.tls().keyFile() == null)) {
+      problems.add("key 'server.tls': needs both certFile and keyFile");
+    }
+    checkUrl(problems, "cloud.baseUrl", c.cloud().baseUrl());
+    checkUrl(problems, "local.baseUrl", c.local().baseUrl());
+    if (!Set.of("ollama", "openai").contains(c.local().kind())) {
+      problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
+    }
+    checkLocal(problems, c.local());
+    if (c.failover().capacityStreak() < 1) {
+      problems.add("key 'failover.capacityStreak': must be at least 1");
+    }
+    checkFailover(problems, c.failover());
+    for (int i = 0; i < c.keys().size(); i++) {
+      KeyConfig k = c.keys().get(i);
+      String at = "key 'keys[" + i + "]";
+      boolean plain = k.key() != null && !k.key().isEmpty();
+      boolean hashed = k.keyHash() != null && !k.keyHash().isEmpty();
+      boolean disabled = k.key() != null && k.key().isEmpty() && !hashed;
+      if (plain == hashed && !disabled) {
+        problems.add(at + "': set exactly one of 'key' and 'keyHash'");
+      }
+      if (hashed && !k.keyHash().matches("sha256:[0-9a-f]{64}")) {
+        problems.add(at + ".keyHash': expected sha256:<64 lowercase hex digits> (see `spillway.jar hash-key`)");
+      }
+      if (k.team() == null || k.team().isBlank()) {
+        problems.add(at + ".team': missing");
+      }
+      try {
+        Tier.parse(k.tier());
+      } catch (IllegalArgumentException e) {
+        problems.add(at + ".tier': " + e.getMessage());
+      }
+    }
+    QuotaConfig q = c.quota();
+    if (q.monthlyTokens() < 0) {
+      problems.add("key 'quota.monthlyTokens': must not be negative");
+    }
+    if (!(q.alertAt() > 0 && q.alertAt() <= q.softAt() && q.softAt() <= 1.0)) {
+      problems.add("key 'quota.alertAt'/'quota.softAt': need 0 < alertAt <= softAt <= 1");
+    }
+    double shares = q.tiers().gold().share() + q.tiers().silver().share() + q.tiers().bronze().share();
+    if (shares > 1.0 + 1e-9) {
+      problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
+    }
+    checkPoolsAndAccounting(problems, q);
+    checkRateLimitsAndAdmission(problems, q);
+    checkPositive(problems, "admin.keySyncInterval", c.admin().keySyncInterval());
+    checkPositive(problems, "admin.rotationOverlap", c.admin().rotationOverlap());
+    try {
+      ZoneId.of(q.timezone());
+    } catch (RuntimeException e) {
+      problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
+    }
+    ShapingConfigValidator.check(c.shaping(), problems);
+    MetricsConfig m = c.metrics();
+    if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
+      problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
+    }
+    if (m.seriesWindow().toMinutes() < 1 || m.seriesWindow().toHours() > 24) {
+      problems.add("key 'metrics.seriesWindow': must be between 1m and 24h");
+    }
+    if (m.maxModelTags() < 1) {
+      problems.add("key 'metrics.maxModelTags': must be at least 1");
+    }
+    checkTraces(problems, c.traces());
+    checkCache(problems, c.cache());
+    problems.addAll(c.spend().problems());
+    String store = c.store();
+    if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
+        || store.equals("memory"))) {
+      problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
+    }
+    return problems;
+  }
+
+  private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      if (tier.share() < 0 || tier.overdraft() < 0) {
+        problems.add("key 'quota.tiers." + name + "': share and overdraft must not be negative");
+      }
+    });
+    if (q.defaultMaxTokens() < 1) {
+      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
+    }
+    checkPositive(problems, "quota.flushInterval", q.flushInterval());
+    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
+    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
+    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
+      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
+    }
+  }
+
+  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      problems.add("key '" + key + "': must be longer than zero");
+    }
+  }
+
+  private static void checkLocal(List<String> problems, LocalConfig local) {
+    if (!Set.of(LocalConfig.RESPONSES_VIA_CHAT, LocalConfig.RESPONSES_NATIVE).contains(local.responsesApi())) {
+      problems.add("key 'local.responsesApi': '" + local.responsesApi() + "' is not one of chat, native");
+    }
+    java.time.Duration second = java.time.Duration.ofSeconds(1);
+    if (local.keepWarmEvery().compareTo(second) < 0) {
+      problems.add("key 'local.keepWarmEvery': must be at least 1s");
+    }
+    if (local.checkEvery().compareTo(second) < 0) {
+      problems.add("key 'local.checkEvery': must be at least 1s");
+    }
+    if (local.timeout().compareTo(second) < 0) {
+      problems.add("key 'local.timeout': must be at least 1s");
+    }
+    if (local.keepAlive().compareTo(local.keepWarmEvery()) <= 0) {
+      problems.add("key 'local.keepAlive': must be longer than local.keepWarmEvery ("
+          + Durations.format(local.keepWarmEvery()) + "), or the model unloads between keep-warm requests");
+    }
+    local.models().forEach((requested, target) -> {
+      String name = target == null ? null : target.model();
+      if (requested == null || requested.isBlank() || name == null || name.isBlank()) {
+        problems.add("key 'local.models': every entry needs a requested model and a local model ('"
+            + requested + ": " + name + "')");
+      } else if (target.contextTokens() != null && target.contextTokens() < MIN_CONTEXT_TOKENS) {
+        problems.add("key 'local.models." + requested + ".contextTokens': " + target.contextTokens()
+            + " is below " + MIN_CONTEXT_TOKENS + "; give the model's real window (Ollama: `ollama show "
+            + name + "`, context length)");
+      }
+    });
+    checkContext(problems, local.context());
+  }
+
+  /** The smallest context window Spillway accepts for a local model. */
+  private static final int MIN_CONTEXT_TOKENS = 1024;
+
+  private static void checkContext(List<String> problems, LocalContextConfig c) {
+    if (c.defaultTokens() < MIN_CONTEXT_TOKENS) {
+      problems.add("key 'local.context.defaultTokens': must be at least " + MIN_CONTEXT_TOKENS);
+    }
+    if (c.minTokens() < MIN_CONTEXT_TOKENS) {
+      problems.add("key 'local.context.minTokens': must be at least " + MIN_CONTEXT_TOKENS);
+    }
+    if (c.maxTokens() < c.minTokens()) {
+      problems.add("key 'local.context.maxTokens': " + c.maxTokens() + " is below local.context.minTokens ("
+          + c.minTokens() + ")");
+    }
+    if (c.outputReserveTokens() < 1) {
+      problems.add("key 'local.context.outputReserveTokens': must be at least 1");
+    }
+    if (c.toolOutputTokens() < 16) {
+      problems.add("key 'local.context.toolOutputTokens': must be at least 16");
+    }
+    if (c.estimateMargin() < 0 || c.estimateMargin() >= 1) {
+      problems.add("key 'local.context.estimateMargin': must be at least 0 and below 1 (a fraction, e.g. 0.10)");
+    }
+  }
+
+  private static void checkFailover(List<String> problems, FailoverConfig f) {
+    if (f.localFor().isNegative() || f.localFor().isZero()) {
+      problems.add("key 'failover.localFor': must be longer than 0s");
+    }
+    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
+      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
+          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
+    }
+    if (f.historySize() < 1) {
+      problems.add("key 'failover.historySize': must be at least 1");
+    }
+    String[] names = {"fleetTimeout", "fleetRefresh", "probeLease"};
+    Duration[] values = {f.fleetTimeout(), f.fleetRefresh(), f.probeLease()};
+    for (int i = 0; i < names.length; i++) {
+      if (values[i].isNegative() || values[i].isZero()) {
+        problems.add("key 'failover." + names[i] + "': must be longer than 0s");
+      }
+    }
+  }
+
+  private static void checkCache(List<String> problems, CacheConfig cache) {
+    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
+      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
+    }
+    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
+      problems.add("key 'cache.ttl': must be longer than 0s");
+    }
+    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
+      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
+    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
+      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
+          + cache.maxSize());
+    }
+    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
+      String tool = cache.uncacheableTools().get(i);
+      if (tool == null || tool.isBlank()) {
+        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
+      }
+    }
+  }
+
+  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
+    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
+    tiers.put("gold", q.tiers().gold());
+    tiers.put("silver", q.tiers().silver());
+    tiers.put("bronze", q.tiers().bronze());
+    tiers.forEach((name, tier) -> {
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
+      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
+      if (tier.maxWait().isNegative()) {
+        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
+      }
+    });
+    q.teams().forEach((team, limits) -> {
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
+    });
+    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
+    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
+    if (q.admission().queueSize() < 0) {
+      problems.add("key 'quota.admission.queueSize': must not be negative");
+    }
+  }
+
+  private static void atLeastOne(List<String> problems, String key, Integer value) {
+    if (value != null && value < 1) {
+      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
+    }
+  }
+
+  private static void checkUrl(List<String> problems, String key, String url) {
+    try {
+      URI uri = URI.create(url);
+      if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+        problems.add("key '" + key + "': '" + url + "' is not an http(s) URL");
+      }
+    } catch (IllegalArgumentException e) {
+      problems.add("key '" + key + "': '" + url + "' is not a URL");
+    }
+  }
+
+  private static void checkTraces(List<String> problems, TracesConfig t) {
+    if (t.sampleRatio() < 0 || t.sampleRatio() > 1 || t.sampleRatio().isNaN()) {
+      problems.add("key 'traces.sampleRatio': must be between 0 and 1");
+    }
+    if (t.serviceName().isBlank()) {
+      problems.add("key 'traces.serviceName': must not be empty");
+    }
+    if (t.exportInterval().isNegative() || t.exportInterval().isZero()) {
+      problems.add("key 'traces.exportInterval': must be positive");
+    }
+    if (t.endpoint() != null) {
+      try {
+        URI uri = URI.create(t.endpoint());
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+          problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
+        }
+      } catch (IllegalArgumentException e) {
+        problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
+      }
+    }
+  }
+}

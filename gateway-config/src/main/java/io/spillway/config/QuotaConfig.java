@@ -1,0 +1,107 @@
+package io.spillway.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The monthly token budget, its split into tier pools, and rate limits.
+ *
+ * @param alertAt share of a pool at which an alert fires (log, metric, webhook)
+ * @param softAt share of a pool past which non-gold requests are degraded or queued
+ * @param timezone the zone whose month boundaries reset the pools
+ * @param defaultMaxTokens completion tokens assumed for the estimate when a request sets none
+ * @param flushInterval how often the embedded store writes usage to disk (the most lost on kill -9)
+ * @param teams per-team rate-limit overrides
+ * @param failClosed with the Redis store unreachable: refuse requests instead of serving on local accounting
+ * @param storeTimeout the longest one call to the Redis store may take before it counts as unreachable
+ * @param alertWebhookTimeout the longest one band-alert webhook POST may take
+ */
+public record QuotaConfig(
+    Long monthlyTokens,
+    Double alertAt,
+    Double softAt,
+    TiersConfig tiers,
+    String timezone,
+    String alertWebhook,
+    Integer defaultMaxTokens,
+    Duration flushInterval,
+    Map<String, TeamConfig> teams,
+    AdmissionConfig admission,
+    Boolean failClosed,
+    Duration storeTimeout,
+    Duration alertWebhookTimeout) {
+
+  public static final QuotaConfig DEFAULTS =
+      new QuotaConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+
+  public QuotaConfig {
+    monthlyTokens = monthlyTokens != null ? monthlyTokens : 50_000_000L;
+    alertAt = alertAt != null ? alertAt : 0.80;
+    softAt = softAt != null ? softAt : 0.95;
+    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    timezone = timezone != null ? timezone : "UTC";
+    defaultMaxTokens = defaultMaxTokens != null ? defaultMaxTokens : 1024;
+    flushInterval = flushInterval != null ? flushInterval : Duration.ofSeconds(1);
+    teams = teams != null ? Map.copyOf(teams) : Map.of();
+    admission = admission != null ? admission : AdmissionConfig.DEFAULTS;
+    failClosed = failClosed != null ? failClosed : false;
+    storeTimeout = storeTimeout != null ? storeTimeout : Duration.ofSeconds(1);
+    alertWebhookTimeout = alertWebhookTimeout != null ? alertWebhookTimeout : Duration.ofSeconds(10);
+  }
+
+  public record TiersConfig(TierConfig gold, TierConfig silver, TierConfig bronze) {
+    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
+
+    public TiersConfig {
+      gold = TierConfig.merge(gold, new TierConfig(0.20, 0.10, null, null, Duration.ofSeconds(30)));
+      silver = TierConfig.merge(silver, new TierConfig(0.50, 0.0, 50, null, Duration.ofSeconds(10)));
+      bronze = TierConfig.merge(bronze, new TierConfig(0.30, 0.0, null, 200, Duration.ofSeconds(5)));
+    }
+  }
+
+  /**
+   * One tier's pool and limits. A null rate limit means none.
+   *
+   * @param overdraft how far past 100 % of its pool the tier may go (0.10 = to 110 %)
+   * @param maxWait the longest a request of this tier waits in the admission queue
+   */
+  public record TierConfig(
+      Double share,
+      Double overdraft,
+      Integer requestsPerMinutePerTeam,
+      Integer requestsPerHour,
+      Duration maxWait) {
+
+    static TierConfig merge(TierConfig given, TierConfig defaults) {
+      if (given == null) {
+        return defaults;
+      }
+      return new TierConfig(
+          given.share != null ? given.share : defaults.share,
+          given.overdraft != null ? given.overdraft : defaults.overdraft,
+          given.requestsPerMinutePerTeam != null ? given.requestsPerMinutePerTeam : defaults.requestsPerMinutePerTeam,
+          given.requestsPerHour != null ? given.requestsPerHour : defaults.requestsPerHour,
+          given.maxWait != null ? given.maxWait : defaults.maxWait);
+    }
+  }
+
+  /** Per-team overrides of the tier's rate limit. */
+  public record TeamConfig(Integer requestsPerMinute, Integer requestsPerHour) {}
+
+  /**
+   * The waiting area in front of each backend.
+   *
+   * @param cloudConcurrency requests in flight to the cloud at once
+   * @param localConcurrency requests in flight to the local backend at once (a GPU serves few)
+   * @param queueSize requests that may wait; beyond this they are refused at once
+   */
+  public record AdmissionConfig(Integer cloudConcurrency, Integer localConcurrency, Integer queueSize) {
+    public static final AdmissionConfig DEFAULTS = new AdmissionConfig(null, null, null);
+
+    public AdmissionConfig {
+      cloudConcurrency = cloudConcurrency != null ? cloudConcurrency : 512;
+      localConcurrency = localConcurrency != null ? localConcurrency : 8;
+      queueSize = queueSize != null ? queueSize : 10_000;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.spillway.config;
+
+import java.time.Duration;
+
+/**
+ * The front end: where it listens and what it accepts.
+ *
+ * @param maxConnections open client connections beyond this are refused (closed at accept)
+ * @param drainTimeout how long a graceful stop waits for in-flight requests
+ * @param streamTimeLimit the longest a single streamed response may run, however steadily it flows
+ * @param requestReadTimeout the longest a client may take to send one whole request (head and
+ *     body), counted from its first byte; slower senders get 408 and are closed
+ * @param reservedFileDescriptors file descriptors kept out of the connection budget for everything
+ *     but client connections and their upstream sockets (log files, the usage store, Redis, idle
+ *     pooled upstream connections); see {@code io.spillway.server.ConnectionBudget}
+ * @param maxHops how many Spillway gateways a request may already have passed through (counted in
+ *     its {@code Via} header) when it arrives; more is a loop and gets 508. The default, 1, lets one
+ *     Spillway sit in front of another (a CI sidecar in front of the shared gateway)
+ * @param http2 HTTP/2 on the same port as HTTP/1.1 (h2c with prior knowledge, h2 by ALPN over TLS)
+ */
+public record ServerConfig(
+    String host,
+    Integer port,
+    DataSize maxRequestSize,
+    DataSize maxHeaderSize,
+    Duration idleTimeout,
+    Integer maxConnections,
+    Duration drainTimeout,
+    Duration streamTimeLimit,
+    TlsConfig tls,
+    Duration requestReadTimeout,
+    Integer reservedFileDescriptors,
+    Integer maxHops,
+    Http2Config http2) {
+
+  public static final ServerConfig DEFAULTS =
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+
+  public ServerConfig {
+    host = host != null ? host : "0.0.0.0";
+    port = port != null ? port : 8080;
+    maxRequestSize = maxRequestSize != null ? maxRequestSize : DataSize.ofMebibytes(8);
+    maxHeaderSize = maxHeaderSize != null ? maxHeaderSize : DataSize.ofKibibytes(16);
+    idleTimeout = idleTimeout != null ? idleTimeout : Duration.ofSeconds(60);
+    maxConnections = maxConnections != null ? maxConnections : 20_000;
+    drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
+    streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
+    requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
+    reservedFileDescriptors = reservedFileDescriptors != null ? reservedFileDescriptors : 256;
+    maxHops = maxHops != null ? maxHops : 1;
+    http2 = http2 != null ? http2 : Http2Config.DEFAULTS;
+  }
+
+  public ServerConfig withPort(int newPort) {
+    return new ServerConfig(
+        host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2);
+  }
+
+  public ServerConfig withHost(String newHost) {
+    return new ServerConfig(
+        newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2);
+  }
+
+  /** Optional TLS on the front end, from PEM files. */
+  public record TlsConfig(String certFile, String keyFile) {}
+
+  /**
+   * HTTP/2 streams on one connection.
+   *
+   * @param maxConcurrentStreams how many requests one HTTP/2 connection may have open at once
+   *     (advertised as {@code SETTINGS_MAX_CONCURRENT_STREAMS}); more are refused by the protocol
+   */
+  public record Http2Config(Integer maxConcurrentStreams) {
+    public static final Http2Config DEFAULTS = new Http2Config(null);
+
+    public Http2Config {
+      maxConcurrentStreams = maxConcurrentStreams != null ? maxConcurrentStreams : 100;
+    }
+  }
+}

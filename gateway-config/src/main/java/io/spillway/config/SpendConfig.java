@@ -1,0 +1,109 @@
+package io.spillway.config;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What requests cost in money: a price per model and optional monthly budgets per team.
+ *
+ * <p>The shipped prices ({@link #DEFAULT_PRICES}) are OpenAI's published standard-tier prices as
+ * of {@value #DEFAULT_PRICES_AS_OF} (https://openai.com/api/pricing), in USD per million tokens.
+ * Prices change: an operator overrides or adds a model under {@code spend.prices}, or drops the
+ * shipped table with {@code spend.defaultPrices: false}. A request served by the local backend
+ * costs nothing whatever its model.
+ *
+ * @param defaultPrices whether the shipped price table is used (entries in {@code prices} win)
+ * @param prices USD per million tokens, per model name as the client or shaping names it
+ * @param teams monthly budgets in USD per team
+ */
+public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices, Map<String, TeamBudgetConfig> teams) {
+  /** The date the shipped prices were read from OpenAI's pricing page. */
+  public static final String DEFAULT_PRICES_AS_OF = "2025-08-07";
+
+  /** OpenAI's standard-tier prices as of {@link #DEFAULT_PRICES_AS_OF}, USD per million tokens. */
+  public static final Map<String, PriceConfig> DEFAULT_PRICES = defaults();
+
+  public static final SpendConfig DEFAULTS = new SpendConfig(null, null, null);
+
+  public SpendConfig {
+    defaultPrices = defaultPrices != null ? defaultPrices : true;
+    prices = prices != null ? Map.copyOf(prices) : Map.of();
+    teams = teams != null ? Map.copyOf(teams) : Map.of();
+  }
+
+  /** The shipped table (unless turned off) with the configured entries over it. */
+  public Map<String, PriceConfig> effectivePrices() {
+    Map<String, PriceConfig> table = new LinkedHashMap<>();
+    if (defaultPrices) {
+      table.putAll(DEFAULT_PRICES);
+    }
+    table.putAll(prices);
+    return Map.copyOf(table);
+  }
+
+  /** Problems with the configured values, each naming its key. */
+  List<String> problems() {
+    List<String> problems = new ArrayList<>();
+    prices.forEach((model, price) -> {
+      if (price == null) {
+        problems.add("key 'spend.prices." + model + "': needs input and output (USD per million tokens)");
+        return;
+      }
+      checkPrice(problems, "spend.prices." + model + ".input", price.input(), true);
+      checkPrice(problems, "spend.prices." + model + ".output", price.output(), true);
+      checkPrice(problems, "spend.prices." + model + ".cachedInput", price.cachedInput(), false);
+    });
+    teams.forEach((team, budget) -> {
+      if (budget == null || budget.monthlyUsd() == null) {
+        problems.add("key 'spend.teams." + team + ".monthlyUsd': is required (USD per quota month)");
+      } else if (!(budget.monthlyUsd() >= 0) || budget.monthlyUsd().isInfinite()) {
+        problems.add("key 'spend.teams." + team + ".monthlyUsd': must be a finite amount of 0 or more");
+      }
+    });
+    return problems;
+  }
+
+  private static void checkPrice(List<String> problems, String key, Double value, boolean required) {
+    if (value == null) {
+      if (required) {
+        problems.add("key '" + key + "': is required (USD per million tokens)");
+      }
+    } else if (!(value >= 0) || value.isInfinite()) {
+      problems.add("key '" + key + "': must be a finite price of 0 or more");
+    }
+  }
+
+  /**
+   * One model's price in USD per million tokens.
+   *
+   * @param input uncached prompt tokens
+   * @param cachedInput prompt tokens the provider served from its prompt cache; {@code input} when unset
+   * @param output completion (output) tokens, reasoning tokens included
+   */
+  public record PriceConfig(Double input, Double cachedInput, Double output) {
+    /** The cached-input price, falling back to the input price. */
+    public double cachedInputOrInput() {
+      return cachedInput != null ? cachedInput : input;
+    }
+  }
+
+  /** A team's money budget per quota month (the month of {@code quota.timezone}). */
+  public record TeamBudgetConfig(Double monthlyUsd) {}
+
+  private static Map<String, PriceConfig> defaults() {
+    Map<String, PriceConfig> table = new LinkedHashMap<>();
+    table.put("gpt-5", new PriceConfig(1.25, 0.125, 10.00));
+    table.put("gpt-5-mini", new PriceConfig(0.25, 0.025, 2.00));
+    table.put("gpt-5-nano", new PriceConfig(0.05, 0.005, 0.40));
+    table.put("gpt-4.1", new PriceConfig(2.00, 0.50, 8.00));
+    table.put("gpt-4.1-mini", new PriceConfig(0.40, 0.10, 1.60));
+    table.put("gpt-4.1-nano", new PriceConfig(0.10, 0.025, 0.40));
+    table.put("gpt-4o", new PriceConfig(2.50, 1.25, 10.00));
+    table.put("gpt-4o-mini", new PriceConfig(0.15, 0.075, 0.60));
+    table.put("o3", new PriceConfig(2.00, 0.50, 8.00));
+    table.put("o4-mini", new PriceConfig(1.10, 0.275, 4.40));
+    return Map.copyOf(table);
+  }
+}

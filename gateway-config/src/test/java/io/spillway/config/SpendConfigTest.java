@@ -1,0 +1,57 @@
+package io.spillway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SpendConfigTest {
+  static GatewayConfig parse(String yaml) {
+    return new ConfigLoader(Map.<String, String>of()::get).parse("gateway.yaml", yaml);
+  }
+
+  @Test
+  void withoutASpendSectionTheShippedPricesApplyAndNoTeamHasABudget() {
+    SpendConfig spend = parse("").spend();
+
+    assertThat(spend.defaultPrices()).isTrue();
+    assertThat(spend.teams()).isEmpty();
+    assertThat(spend.effectivePrices()).containsKeys("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "o4-mini",
+        "gpt-5", "gpt-5-mini");
+    assertThat(spend.effectivePrices().get("gpt-4o-mini")).isEqualTo(new SpendConfig.PriceConfig(0.15, 0.075, 0.60));
+  }
+
+  @Test
+  void configuredPricesReplaceOrAddToTheShippedOnesOrStandAlone() {
+    SpendConfig spend = parse("""
+        spend:
+          prices:
+            gpt-4o: { input: 2.0, output: 8.0 }
+            ft:gpt-4o-mini:acme: { input: 0.30, cachedInput: 0.15, output: 1.20 }
+          teams:
+            ci: { monthlyUsd: 250 }
+        """).spend();
+    SpendConfig alone = parse("spend: { defaultPrices: false, prices: { my-model: { input: 1, output: 2 } } }").spend();
+
+    assertThat(spend.effectivePrices().get("gpt-4o").cachedInputOrInput()).isEqualTo(2.0);
+    assertThat(spend.effectivePrices()).containsKeys("ft:gpt-4o-mini:acme", "gpt-5");
+    assertThat(spend.teams().get("ci").monthlyUsd()).isEqualTo(250.0);
+    assertThat(alone.effectivePrices()).containsOnlyKeys("my-model");
+  }
+
+  @Test
+  void missingNegativeAndUnknownValuesAreErrorsThatNameTheKey() {
+    assertThatThrownBy(() -> parse("spend: { prices: { gpt-4o: { input: 1.0 } } }"))
+        .hasMessageContaining("spend.prices.gpt-4o.output");
+    assertThatThrownBy(() -> parse("spend: { prices: { gpt-4o: { input: -1, output: 1 } } }"))
+        .hasMessageContaining("spend.prices.gpt-4o.input");
+    assertThatThrownBy(() -> parse("spend: { prices: { gpt-4o: { input: 1, output: 1, cached: 0.5 } } }"))
+        .hasMessageContaining("unknown key").hasMessageContaining("cached");
+    assertThatThrownBy(() -> parse("spend: { teams: { ci: { monthlyUsd: -5 } } }"))
+        .hasMessageContaining("spend.teams.ci.monthlyUsd");
+    assertThatThrownBy(() -> parse("spend: { teams: { ci: { } } }"))
+        .hasMessageContaining("spend.teams.ci.monthlyUsd");
+    assertThatThrownBy(() -> parse("spend: { currency: EUR }")).hasMessageContaining("unknown key 'spend.currency'");
+  }
+}

@@ -1,0 +1,104 @@
+package io.spillway.server;
+
+import io.spillway.core.http.HttpService;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.spillway.config.ServerConfig;
+import java.time.Clock;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The two ways a connection is served once its protocol is known. HTTP/1.1: the HTTP codec, the
+ * body limit and one request handler for the connection. HTTP/2: the frame codec and a child
+ * channel per stream, whose pipeline turns frames back into HTTP messages so each stream is served
+ * by the same body limit, request handler and response writer as an HTTP/1.1 request, streams and
+ * their backpressure (the stream's flow-control window) included.
+ */
+final class FrontEndProtocols {
+  static final String READ_TIMEOUT = "request-read-timeout";
+
+  private final ServerConfig config;
+  private final ConnectionTracker connections;
+  private final HttpService service;
+  private final Executor requestThreads;
+  private final Clock clock;
+
+  FrontEndProtocols(
+      ServerConfig config, ConnectionTracker connections, HttpService service, Executor requestThreads, Clock clock) {
+    this.config = config;
+    this.connections = connections;
+    this.service = service;
+    this.requestThreads = requestThreads;
+    this.clock = clock;
+  }
+
+  /** HTTP/1.1 after the connection's idle handler: idle events reach the request handler. */
+  void http1(ChannelPipeline pipeline) {
+    HttpRequestHandler requests = newRequestHandler();
+    pipeline.addLast(
+        "http-codec",
+        new HttpServerCodec(
+            new HttpDecoderConfig()
+                .setMaxInitialLineLength(8192)
+                .setMaxHeaderSize(config.maxHeaderSize().toIntBytes())
+                .setMaxChunkSize(64 * 1024)));
+    pipeline.addLast("aggregator",
+        new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
+    pipeline.addLast("request", requests);
+  }
+
+  /**
+   * The connection-wide read timeout is HTTP/1's: on HTTP/2 the streams share the connection, so a
+   * stream that sends nothing for {@code server.idleTimeout} is reset instead, and a connection
+   * with no open stream is closed after as long.
+   */
+  void http2(ChannelPipeline pipeline) {
+    if (pipeline.get(READ_TIMEOUT) != null) {
+      pipeline.remove(READ_TIMEOUT);
+    }
+    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+        .initialSettings(Http2Settings.defaultSettings()
+            .maxConcurrentStreams(config.http2().maxConcurrentStreams())
+            .maxHeaderListSize(config.maxHeaderSize().bytes()))
+        .build();
+    pipeline.addLast("http2-idle-close", new Http2IdleClose(codec));
+    pipeline.addLast("http2-codec", codec);
+    pipeline.addLast("http2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+      @Override
+      protected void initChannel(Http2StreamChannel stream) {
+        http2Stream(stream.pipeline());
+      }
+    }));
+  }
+
+  private void http2Stream(ChannelPipeline pipeline) {
+    HttpRequestHandler requests = newRequestHandler();
+    pipeline.addLast("http2-to-http", new Http2StreamFrameToHttpObjectCodec(true));
+    pipeline.addLast("idle", idleHandler());
+    pipeline.addLast("aggregator",
+        new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
+    pipeline.addLast("request", requests);
+  }
+
+  private HttpRequestHandler newRequestHandler() {
+    return new HttpRequestHandler(service, requestThreads, connections, config, clock);
+  }
+
+  /**
+   * {@code server.idleTimeout} for one connection (from its start, so a client that never sends a
+   * byte is closed too) or one HTTP/2 stream.
+   */
+  IdleStateHandler idleHandler() {
+    return new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,226 @@
+package io.spillway.server;
+
+import io.spillway.core.http.HttpService;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.spillway.config.ConfigException;
+import io.spillway.config.ServerConfig;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Netty front end: HTTP/1.1 and HTTP/2 on one port (h2c with prior knowledge, or h2 by ALPN
+ * over TLS). Event loops only decode, enforce limits and write; each request is
+ * served on its own virtual thread by the {@link HttpService}.
+ *
+ * <p>Lifecycle: {@link #start} binds; {@link #stop} stops accepting, lets in-flight requests finish
+ * up to the drain timeout, then closes every connection.
+ */
+public final class GatewayServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GatewayServer.class);
+  private static final int WRITE_LOW_WATER_MARK = 32 * 1024;
+  private static final int WRITE_HIGH_WATER_MARK = 128 * 1024;
+
+  private final ServerConfig config;
+  private final HttpService service;
+  private final Clock clock;
+  private final ConnectionTracker connections;
+  private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final ExecutorService requestThreads =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("spillway-req-", 0).factory());
+  private EventLoopGroup bossGroup;
+  private EventLoopGroup workerGroup;
+  private Channel serverChannel;
+
+  private final ConnectionBudget budget;
+
+  public GatewayServer(ServerConfig config, HttpService service, Clock clock) {
+    this(config, service, clock, ConnectionBudget.of(config));
+  }
+
+  /** A server that accepts at most {@code budget.effective()} connections at once. */
+  public GatewayServer(ServerConfig config, HttpService service, Clock clock, ConnectionBudget budget) {
+    this.config = config;
+    this.service = service;
+    this.clock = clock;
+    this.budget = budget;
+    this.connections = new ConnectionTracker(budget.effective());
+  }
+
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget budget() {
+    return budget;
+  }
+
+  /** Loads the native epoll transport now if it is available (a start-up warm-up; idempotent). */
+  public static void warmTransport() {
+    Epoll.isAvailable();
+  }
+
+  public GatewayServer start() {
+    if (budget.lowered()) {
+      log.warn(budget.warning());
+    }
+    boolean epoll = Epoll.isAvailable();
+    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    Class<? extends ServerChannel> channelType =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    bossGroup = new MultiThreadIoEventLoopGroup(1, io);
+    workerGroup = new MultiThreadIoEventLoopGroup(ioThreads(), io);
+    SslContext ssl = sslContext();
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(bossGroup, workerGroup)
+            .channel(channelType)
+            .option(ChannelOption.SO_BACKLOG, 4096)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childOption(
+                ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK))
+            .childHandler(
+                new GatewayChannelInitializer(
+                    config, ssl, connections, channels, service, requestThreads, clock));
+    try {
+      serverChannel =
+          bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
+    } catch (Exception e) { // Netty rethrows the bind's IOException unchecked
+      requestThreads.shutdownNow();
+      bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (addressInUse(e)) {
+        throw new PortInUseException(config.host(), config.port(), e);
+      }
+      throw e;
+    }
+    log.info("listening on {}:{} ({}{})", config.host(), port(), epoll ? "epoll" : "nio",
+        ssl != null ? ", TLS" : "");
+    return this;
+  }
+
+  /** Whether a bind failed because the address is taken (NIO's BindException, epoll's EADDRINUSE). */
+  private static boolean addressInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException
+          || t.getMessage() != null && t.getMessage().contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * One event loop per core, unless {@code -Dio.netty.eventLoopThreads} says otherwise. Netty's own
+   * default (two per core) suits servers whose event loops do the work; here they only move bytes
+   * while virtual threads (one carrier per core) do the rest, and with fewer, busier loops fewer
+   * answers need a sleeping loop woken (context switches per request 1.2-1.6 -> 0.9 at 64
+   * connections on 2 cores, docs/performance.md).
+   */
+  private static int ioThreads() {
+    return Integer.getInteger("io.netty.eventLoopThreads", Runtime.getRuntime().availableProcessors());
+  }
+
+  private SslContext sslContext() {
+    ServerConfig.TlsConfig tls = config.tls();
+    if (tls == null) {
+      return null;
+    }
+    try {
+      return SslContextBuilder.forServer(new File(tls.certFile()), new File(tls.keyFile()))
+          .applicationProtocolConfig(new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+          .build();
+    } catch (Exception e) {
+      throw new ConfigException("server.tls: cannot load certFile/keyFile: " + e.getMessage(), e);
+    }
+  }
+
+  /** The bound port (useful when configured as 0). */
+  public int port() {
+    return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+  }
+
+  public int openConnections() {
+    return connections.open();
+  }
+
+  public int inFlightRequests() {
+    return connections.inFlight();
+  }
+
+  /**
+   * Bytes written to clients but not yet taken by their sockets, over all connections. Each
+   * connection stops producing at the high water mark, so this stays bounded however slowly
+   * clients read.
+   */
+  public long pendingWriteBytes() {
+    long total = 0;
+    for (Channel channel : channels) {
+      var buffer = channel.unsafe().outboundBuffer();
+      if (buffer != null) {
+        total += buffer.totalPendingWriteBytes();
+      }
+    }
+    return total;
+  }
+
+  /** The outbound buffer size at which a connection stops taking more until its client reads. */
+  public static int writeHighWaterMark() {
+    return WRITE_HIGH_WATER_MARK;
+  }
+
+  public boolean stopping() {
+    return connections.draining();
+  }
+
+  /** Stops accepting, waits up to {@code drainTimeout} for in-flight requests, then closes all. */
+  public void stop(Duration drainTimeout) {
+    if (serverChannel == null) {
+      return;
+    }
+    connections.startDraining();
+    serverChannel.close().syncUninterruptibly();
+    boolean drained = connections.awaitIdle(drainTimeout);
+    if (!drained) {
+      log.warn("drain timeout of {} passed with {} requests in flight; closing them", drainTimeout,
+          connections.inFlight());
+    }
+    channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    requestThreads.shutdownNow();
+    bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    serverChannel = null;
+  }
+
+  @Override
+  public void close() {
+    stop(config.drainTimeout());
+  }
+}

@@ -1,0 +1,24 @@
+package io.spillway.shaping;
+
+import java.util.Locale;
+
+/** The degradation ladder, in order: each step is taken together with every step before it. */
+public enum LadderStep {
+  /** Trim oversized code context. */
+  TRIM,
+  /** Tighten sampling parameters and the output limit. */
+  DOWNGRADE,
+  /** Use a smaller model where the model-scenario table says so. */
+  MODEL,
+  /** Serve from the local backend. */
+  LOCAL;
+
+  /** The name used in config ({@code trim}, {@code downgrade}, {@code model}, {@code local}). */
+  public String configName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  public static LadderStep parse(String name) {
+    return valueOf(name.toUpperCase(Locale.ROOT));
+  }
+}

@@ -1,0 +1,33 @@
+package io.spillway.upstream;
+
+import io.spillway.config.CloudConfig;
+import io.spillway.config.DataSize;
+import io.spillway.config.LocalConfig;
+import java.time.Duration;
+
+/**
+ * How to reach one OpenAI-compatible upstream.
+ *
+ * @param apiKey sent as {@code Authorization: Bearer}; null sends none
+ * @param timeout the whole call for buffered answers; for streams, the longest wait for the whole
+ *     response head and then for each whole event
+ */
+public record UpstreamSettings(
+    String baseUrl,
+    String apiKey,
+    Duration timeout,
+    Duration connectTimeout,
+    DataSize maxResponseSize,
+    int maxIdleConnections) {
+
+  public static UpstreamSettings from(CloudConfig cloud) {
+    return new UpstreamSettings(cloud.baseUrl(), cloud.apiKey(), cloud.timeout(), cloud.connectTimeout(),
+        cloud.maxResponseSize(), cloud.maxIdleConnections());
+  }
+
+  /** A local OpenAI-compatible server: no company key ever goes there. */
+  public static UpstreamSettings from(LocalConfig local, CloudConfig cloud) {
+    String base = local.baseUrl().endsWith("/v1") ? local.baseUrl() : local.baseUrl() + "/v1";
+    return new UpstreamSettings(base, null, local.timeout(), cloud.connectTimeout(), cloud.maxResponseSize(), 64);
+  }
+}
