@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  * the ones they took back ({@code local} when another backend served). Thread-safe.
  */
 final class DegradedHeaderInterceptor implements Interceptor {
+  static final String HEADER = "x-spillway-degraded";
   private static final Logger log = LoggerFactory.getLogger(DegradedHeaderInterceptor.class);
 
   @Override
@@ -34,7 +35,7 @@ final class DegradedHeaderInterceptor implements Interceptor {
       log.debug("request {} shaped: steps={} pressure={}", request.id(), steps,
           ShapingAttributes.plan(request, tier).pressure());
     }
-    return response.withHeader(ShapingStages.DEGRADED_HEADER, String.join(",", steps));
+    return response.withHeader(HEADER, String.join(",", steps));
   }
 
   @Override

@@ -33,8 +33,10 @@ import java.util.concurrent.Executors;
  * typed values on the request ({@link ShapingAttributes}), never headers.
  */
 public final class ShapingStages {
-  public static final String DEGRADED_HEADER = "x-spillway-degraded";
-  public static final String SIGNAL_HEADER = "x-spillway-signal";
+  /** Lists the steps that changed the request, in order. */
+  public static final String DEGRADED_HEADER = DegradedHeaderInterceptor.HEADER;
+  /** {@code low} on the answer to a low-signal request. */
+  public static final String SIGNAL_HEADER = SignalInterceptor.HEADER;
 
   private ShapingStages() {}
 

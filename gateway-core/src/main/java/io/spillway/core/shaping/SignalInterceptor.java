@@ -16,6 +16,8 @@ import io.spillway.core.shaping.signal.SignalScorer;
  * and its answer gets {@code x-spillway-signal: low}. Thread-safe.
  */
 final class SignalInterceptor implements Interceptor {
+  static final String HEADER = "x-spillway-signal";
+
   private final ShapingConfig.SignalConfig config;
   private final SignalScorer scorer;
   private final ShapingMetrics metrics;
@@ -39,7 +41,7 @@ final class SignalInterceptor implements Interceptor {
     }
     request.setAttribute(RequestAttributes.LOW_SIGNAL, true);
     metrics.lowSignal(reason.tag(), tier);
-    return chain.proceed(request).withHeader(ShapingStages.SIGNAL_HEADER, "low");
+    return chain.proceed(request).withHeader(HEADER, "low");
   }
 
   private SignalScorer.Reason score(GatewayRequest request) {
