@@ -20,6 +20,7 @@ import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
+import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
 import java.util.Set;
@@ -48,7 +49,7 @@ import io.spillway.core.redact.Redactor;
 import io.spillway.server.GatewayServer;
 import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
-import io.spillway.shaping.ShapingInterceptor;
+import io.spillway.shaping.ShapingStages;
 import io.spillway.core.tokens.TokenCounter;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
@@ -212,13 +213,13 @@ public final class Gateway implements AutoCloseable {
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     PressureSignals pressure = pressure(breaker, quota);
-    ReloadableInterceptor shaping = new ReloadableInterceptor(config,
-        next -> new ShapingInterceptor(next.shaping(), pressure, risk, meters, clock));
+    ReloadableStages shaping = new ReloadableStages("shaping", config,
+        next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
     // The risk index keeps its windows and settings from start-up; which tiers it shapes applies.
     List<String> shapingKeys = new ArrayList<>(List.of(ConfigReloader.keysOf("shaping", "risk")));
     shapingKeys.add("shaping.risk.tiers");
     reloader.register(shaping, shapingKeys.toArray(String[]::new));
-    interceptors.add(shaping);
+    interceptors.addAll(shaping.stages());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
         next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
