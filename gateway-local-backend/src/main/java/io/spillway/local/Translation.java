@@ -22,11 +22,18 @@ public interface Translation {
   /** The body to send to the local server for {@code localModel}; parts it cannot serve go to {@code unsupported}. */
   ObjectNode request(String localModel, Unsupported unsupported);
 
-  /** The request fields left out because the server cannot honour them, in the order found; read after {@link #request}. */
-  List<String> dropped();
+  /**
+   * The request fields left out because the server cannot honour them, in the order found; read
+   * after {@link #request}. The default leaves nothing out.
+   */
+  default List<String> dropped() {
+    return List.of();
+  }
 
-  /** Whether the client asked for a stream. */
-  boolean stream();
+  /** Whether the client asked for a stream. The default is for APIs that never stream. */
+  default boolean stream() {
+    return false;
+  }
 
   /** The server's whole answer as the client's; the answer names the model that served it, else {@code localModel}. */
   ObjectNode answer(JsonNode answer, String localModel, long created);

@@ -17,7 +17,6 @@ final class ChatStream implements StreamTranslator {
   private final CompletionChunks chunks;
   private boolean roleSent;
   private int toolCalls;
-  private JsonNode last;
 
   ChatStream(String model, long created, boolean includeUsage) {
     this.chunks = new CompletionChunks("chat.completion.chunk", "chatcmpl-", model, created, includeUsage);
@@ -25,10 +24,9 @@ final class ChatStream implements StreamTranslator {
 
   @Override
   public List<SseEvent> line(JsonNode line) {
-    last = line;
+    chunks.read(line);
     List<SseEvent> events = new ArrayList<>(2);
     if (!roleSent) {
-      chunks.servedBy(Json.text(line, "model"));
       events.add(delta(Json.object().put("role", "assistant").put("content", ""), null));
       roleSent = true;
     }
@@ -49,7 +47,7 @@ final class ChatStream implements StreamTranslator {
 
   @Override
   public List<SseEvent> end() {
-    return chunks.end(delta(Json.object(), ChatTranslation.finishReason(last, toolCalls > 0)), last);
+    return chunks.end(delta(Json.object(), ChatTranslation.finishReason(chunks.last(), toolCalls > 0)));
   }
 
   private SseEvent delta(ObjectNode delta, String finishReason) {

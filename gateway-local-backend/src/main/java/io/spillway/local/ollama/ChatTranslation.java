@@ -7,6 +7,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.local.ContentText;
 import io.spillway.local.Ids;
+import io.spillway.local.RequestItems;
 import io.spillway.local.StreamTranslator;
 import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
@@ -24,12 +25,7 @@ import java.util.Map;
  */
 final class ChatTranslation extends OllamaGeneration {
   ChatTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
-    super(body, keepAlive, numCtx);
-  }
-
-  @Override
-  public String api() {
-    return "Chat Completions API";
+    super("Chat Completions API", body, keepAlive, numCtx);
   }
 
   @Override
@@ -60,53 +56,49 @@ final class ChatTranslation extends OllamaGeneration {
     }
     ArrayNode out = Json.MAPPER.createArrayNode();
     Map<String, String> toolNamesById = new HashMap<>();
-    for (int i = 0; i < messages.size(); i++) {
-      JsonNode message = messages.get(i);
-      String at = "messages[" + i + "]";
-      if (!message.isObject()) {
-        throw GatewayException.invalid("'" + at + "' must be an object", at);
-      }
-      String role = Json.text(message, "role");
-      if (role == null) {
-        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
-      }
-      ObjectNode converted = Json.object();
-      ArrayNode images = Json.MAPPER.createArrayNode();
-      String content = content(message.get("content"), at + ".content", images, unsupported);
-      switch (role) {
-        case "system", "developer" -> converted.put("role", "system");
-        case "user" -> converted.put("role", "user");
-        case "assistant" -> {
-          converted.put("role", "assistant");
-          ArrayNode calls = assistantToolCalls(message.get("tool_calls"), at, toolNamesById);
-          if (calls != null) {
-            converted.set("tool_calls", calls);
-          }
-        }
-        case "tool" -> {
-          converted.put("role", "tool");
-          String name = toolNamesById.get(Json.text(message, "tool_call_id"));
-          if (name != null) {
-            converted.put("tool_name", name);
-          }
-        }
-        case "function" -> {
-          converted.put("role", "tool");
-          String name = Json.text(message, "name");
-          if (name != null) {
-            converted.put("tool_name", name);
-          }
-        }
-        default -> throw GatewayException.invalid("'" + at + ".role' must be one of system, developer, user, "
-            + "assistant, tool; got '" + role + "'", at + ".role");
-      }
-      converted.put("content", content);
-      if (!images.isEmpty()) {
-        converted.set("images", images);
-      }
-      out.add(converted);
-    }
+    RequestItems.each(messages, "messages", (message, at) -> out.add(message(message, at, toolNamesById, unsupported)));
     return out;
+  }
+
+  /** One chat message as Ollama's; remembers the names of the assistant's tool calls for the tool messages after. */
+  private static ObjectNode message(
+      JsonNode message, String at, Map<String, String> toolNamesById, Unsupported unsupported) {
+    String role = RequestItems.role(message, at);
+    ObjectNode converted = Json.object();
+    ArrayNode images = Json.MAPPER.createArrayNode();
+    String content = content(message.get("content"), at + ".content", images, unsupported);
+    switch (role) {
+      case "system", "developer" -> converted.put("role", "system");
+      case "user" -> converted.put("role", "user");
+      case "assistant" -> {
+        converted.put("role", "assistant");
+        ArrayNode calls = assistantToolCalls(message.get("tool_calls"), at, toolNamesById);
+        if (calls != null) {
+          converted.set("tool_calls", calls);
+        }
+      }
+      case "tool" -> {
+        converted.put("role", "tool");
+        String name = toolNamesById.get(Json.text(message, "tool_call_id"));
+        if (name != null) {
+          converted.put("tool_name", name);
+        }
+      }
+      case "function" -> {
+        converted.put("role", "tool");
+        String name = Json.text(message, "name");
+        if (name != null) {
+          converted.put("tool_name", name);
+        }
+      }
+      default -> throw GatewayException.invalid("'" + at + ".role' must be one of system, developer, user, "
+          + "assistant, tool; got '" + role + "'", at + ".role");
+    }
+    converted.put("content", content);
+    if (!images.isEmpty()) {
+      converted.set("images", images);
+    }
+    return converted;
   }
 
   /**

@@ -18,12 +18,7 @@ import java.util.List;
  */
 final class CompletionTranslation extends OllamaGeneration {
   CompletionTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
-    super(body, keepAlive, numCtx);
-  }
-
-  @Override
-  public String api() {
-    return "Completions API";
+    super("Completions API", body, keepAlive, numCtx);
   }
 
   @Override
@@ -100,26 +95,14 @@ final class CompletionTranslation extends OllamaGeneration {
 
   @Override
   public StreamTranslator streamTranslator(String localModel, long created) {
-    return new Stream(localModel, created, includeUsage());
+    return new Stream(new CompletionChunks("text_completion", "cmpl-", localModel, created, includeUsage()));
   }
 
   /** {@code /api/generate} NDJSON → {@code text_completion} chunks, finish chunk, optional usage, {@code [DONE]}. */
-  private static final class Stream implements StreamTranslator {
-    private final CompletionChunks chunks;
-    private boolean first = true;
-    private JsonNode last;
-
-    Stream(String model, long created, boolean includeUsage) {
-      this.chunks = new CompletionChunks("text_completion", "cmpl-", model, created, includeUsage);
-    }
-
+  private record Stream(CompletionChunks chunks) implements StreamTranslator {
     @Override
     public List<SseEvent> line(JsonNode line) {
-      last = line;
-      if (first) {
-        chunks.servedBy(Json.text(line, "model"));
-        first = false;
-      }
+      chunks.read(line);
       String text = Json.text(line, "response");
       if (text == null || text.isEmpty()) {
         return List.of();
@@ -129,7 +112,7 @@ final class CompletionTranslation extends OllamaGeneration {
 
     @Override
     public List<SseEvent> end() {
-      return chunks.end(chunks.chunk(choice("", ChatTranslation.finishReason(last, false))), last);
+      return chunks.end(chunks.chunk(choice("", ChatTranslation.finishReason(chunks.last(), false))));
     }
   }
 }

@@ -9,7 +9,6 @@ import io.spillway.local.Unsupported;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Base64;
-import java.util.List;
 
 /**
  * OpenAI embeddings ⇄ Ollama {@code /api/embed}. In: {@code input} (a string or an array of
@@ -17,6 +16,7 @@ import java.util.List;
  * and {@code prompt_eval_count}. Out: OpenAI's {@code list} of {@code embedding} objects, as floats
  * or, when the client asked for {@code encoding_format: "base64"}, as base64 of little-endian
  * float32 (what OpenAI sends). Token-id inputs cannot be served locally: Ollama takes text only.
+ * Nothing is left out (what Ollama cannot embed is refused), and nothing is streamed.
  */
 final class EmbeddingTranslation implements Translation {
   private final ObjectNode body;
@@ -61,17 +61,6 @@ final class EmbeddingTranslation implements Translation {
     }
     out.put("keep_alive", keepAlive);
     return out;
-  }
-
-  /** Nothing is left out: what Ollama cannot embed is refused. */
-  @Override
-  public List<String> dropped() {
-    return List.of();
-  }
-
-  @Override
-  public boolean stream() {
-    return false;
   }
 
   @Override

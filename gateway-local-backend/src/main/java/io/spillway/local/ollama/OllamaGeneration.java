@@ -15,14 +15,17 @@ import java.util.List;
 abstract class OllamaGeneration implements Translation {
   protected final ObjectNode body;
   protected final Parameters params;
+  private final String api;
   private final String keepAlive;
   private final Integer numCtx;
 
   /**
+   * @param api the API the client called, as a refusal names it
    * @param keepAlive Ollama's {@code keep_alive} ({@code local.keepAlive})
    * @param numCtx the context size to ask for, or null to leave it to Ollama
    */
-  OllamaGeneration(ObjectNode body, String keepAlive, Integer numCtx) {
+  OllamaGeneration(String api, ObjectNode body, String keepAlive, Integer numCtx) {
+    this.api = api;
     this.body = body;
     this.params = new Parameters(body);
     this.keepAlive = keepAlive;
@@ -31,6 +34,11 @@ abstract class OllamaGeneration implements Translation {
 
   /** Writes the route's own fields, after {@code model}; maps parameters through {@link #params}. */
   abstract void write(ObjectNode out, Unsupported unsupported);
+
+  @Override
+  public final String api() {
+    return api;
+  }
 
   @Override
   public final ObjectNode request(String localModel, Unsupported unsupported) {

@@ -34,12 +34,7 @@ final class ResponsesTranslation extends OllamaGeneration {
   private Conversation conversation;
 
   ResponsesTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
-    super(body, keepAlive, numCtx);
-  }
-
-  @Override
-  public String api() {
-    return "Responses API";
+    super("Responses API", body, keepAlive, numCtx);
   }
 
   @Override

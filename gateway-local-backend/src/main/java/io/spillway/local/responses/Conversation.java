@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.local.ContentText;
+import io.spillway.local.RequestItems;
 import io.spillway.local.Unsupported;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -133,35 +134,29 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
       if (!input.isArray()) {
         throw GatewayException.invalid("'input' must be a string or an array", "input");
       }
-      for (int i = 0; i < input.size(); i++) {
-        JsonNode item = input.get(i);
-        String at = "input[" + i + "]";
-        if (!item.isObject()) {
-          throw GatewayException.invalid("'" + at + "' must be an object", at);
+      RequestItems.each(input, "input", this::item);
+    }
+
+    private void item(JsonNode item, String at) {
+      String type = Json.text(item, "type");
+      if (type == null) {
+        if (Json.text(item, "role") == null) {
+          throw GatewayException.invalid("'" + at + ".type' is missing", at + ".type");
         }
-        String type = Json.text(item, "type");
-        if (type == null) {
-          if (Json.text(item, "role") == null) {
-            throw GatewayException.invalid("'" + at + ".type' is missing", at + ".type");
-          }
-          type = "message";
-        }
-        switch (type) {
-          case "message" -> message(item, at);
-          case "function_call" -> call(item, at, false);
-          case "custom_tool_call" -> call(item, at, true);
-          case "function_call_output", "custom_tool_call_output" -> output(item, at);
-          case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
-          default -> drop.accept("input." + type);
-        }
+        type = "message";
+      }
+      switch (type) {
+        case "message" -> message(item, at);
+        case "function_call" -> call(item, at, false);
+        case "custom_tool_call" -> call(item, at, true);
+        case "function_call_output", "custom_tool_call_output" -> output(item, at);
+        case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
+        default -> drop.accept("input." + type);
       }
     }
 
     private void message(JsonNode item, String at) {
-      String role = Json.text(item, "role");
-      if (role == null) {
-        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
-      }
+      String role = RequestItems.role(item, at);
       String chatRole = switch (role) {
         case "system", "developer" -> "system";
         case "user" -> "user";
