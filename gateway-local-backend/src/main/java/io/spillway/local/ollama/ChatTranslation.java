@@ -29,18 +29,6 @@ final class ChatTranslation extends OllamaGeneration {
   }
 
   @Override
-  void write(ObjectNode out, Unsupported unsupported) {
-    out.set("messages", messages(body.get("messages"), unsupported));
-    params.handled("model", "messages", "stream");
-    tools(body, out, params, unsupported);
-    params.sampling(true)
-        .maxTokens("max_completion_tokens", "max_tokens")
-        .n()
-        .logprobs()
-        .responseFormat(body.get("response_format"), "response_format");
-  }
-
-  @Override
   public ObjectNode answer(JsonNode answer, String localModel, long created) {
     return completion(answer, Translation.servedModel(answer, localModel), created);
   }
@@ -48,6 +36,18 @@ final class ChatTranslation extends OllamaGeneration {
   @Override
   public StreamTranslator streamTranslator(String localModel, long created) {
     return new ChatStream(localModel, created, includeUsage());
+  }
+
+  @Override
+  void write(ObjectNode out, Unsupported unsupported) {
+    out.set("messages", messages(body.get("messages"), unsupported));
+    params.handled("messages");
+    tools(body, out, params, unsupported);
+    params.sampling(true)
+        .maxTokens("max_completion_tokens", "max_tokens")
+        .n()
+        .logprobs()
+        .responseFormat(body.get("response_format"), "response_format");
   }
 
   static ArrayNode messages(JsonNode messages, Unsupported unsupported) {

@@ -24,7 +24,7 @@ final class CompletionTranslation extends OllamaGeneration {
   @Override
   void write(ObjectNode out, Unsupported unsupported) {
     out.put("prompt", prompt(body.get("prompt"), unsupported));
-    params.handled("model", "prompt", "stream", "suffix");
+    params.handled("prompt", "suffix");
     JsonNode suffix = body.get("suffix");
     if (suffix != null && suffix.isTextual() && !suffix.textValue().isEmpty()) {
       out.put("suffix", suffix.textValue());

@@ -27,7 +27,7 @@ abstract class OllamaGeneration implements Translation {
   OllamaGeneration(String api, ObjectNode body, String keepAlive, Integer numCtx) {
     this.api = api;
     this.body = body;
-    this.params = new Parameters(body);
+    this.params = new Parameters(body).handled("model", "stream");
     this.keepAlive = keepAlive;
     this.numCtx = numCtx;
   }

@@ -39,7 +39,7 @@ final class ResponsesTranslation extends OllamaGeneration {
 
   @Override
   void write(ObjectNode out, Unsupported unsupported) {
-    params.handled("model", "input", "instructions", "stream", "tools", "tool_choice", "parallel_tool_calls",
+    params.handled("input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
         "text", "previous_response_id", "conversation", "prompt", "reasoning", "background", "client_metadata");
     conversation = Conversation.parse(body, params::drop, unsupported);
     if (Parameters.present(body.get("reasoning"))) {
