@@ -145,27 +145,18 @@ final class ResponsesTranslation extends OllamaGeneration {
   /** {@code /api/chat} NDJSON → the Responses API's typed events. */
   private static final class Stream implements StreamTranslator {
     private final ResponseEvents events;
-    private String model;
-    private boolean started;
+    private final String localModel;
     private JsonNode last;
 
-    Stream(ResponseEvents events, String model) {
+    Stream(ResponseEvents events, String localModel) {
       this.events = events;
-      this.model = model;
+      this.localModel = localModel;
     }
 
     @Override
     public List<SseEvent> line(JsonNode line) {
       last = line;
-      List<SseEvent> out = new ArrayList<>();
-      if (!started) {
-        String served = Json.text(line, "model");
-        if (served != null && !served.isEmpty()) {
-          model = served;
-        }
-        started = true;
-        out.addAll(events.start(model));
-      }
+      List<SseEvent> out = new ArrayList<>(events.startOnce(Translation.servedModel(line, localModel)));
       JsonNode message = line.path("message");
       out.addAll(events.text(Json.text(message, "content")));
       for (ToolCall call : ToolCall.listOf(message.get("tool_calls"))) {

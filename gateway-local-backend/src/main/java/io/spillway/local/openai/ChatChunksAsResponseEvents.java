@@ -25,29 +25,18 @@ import java.util.TreeMap;
 final class ChatChunksAsResponseEvents implements StreamTranslator {
   private final ResponseEvents events;
   private final Map<Integer, PartialCall> calls = new TreeMap<>();
-  private String model;
+  private final String localModel;
   private String finishReason;
   private ResponseBuilder.Usage usage = ResponseBuilder.Usage.NONE;
-  private boolean begun;
 
-  ChatChunksAsResponseEvents(ResponseEvents events, String model) {
+  ChatChunksAsResponseEvents(ResponseEvents events, String localModel) {
     this.events = events;
-    this.model = model;
-  }
-
-  @Override
-  public boolean whole() {
-    return finishReason != null;
+    this.localModel = localModel;
   }
 
   @Override
   public List<SseEvent> line(JsonNode chunk) {
-    List<SseEvent> out = new ArrayList<>();
-    if (!begun) {
-      begun = true;
-      model = Translation.servedModel(chunk, model);
-      out.addAll(events.start(model));
-    }
+    List<SseEvent> out = new ArrayList<>(events.startOnce(Translation.servedModel(chunk, localModel)));
     JsonNode chunkUsage = chunk.get("usage");
     if (chunkUsage != null && chunkUsage.isObject()) {
       usage = ResponsesOverChat.usage(chunkUsage);
@@ -82,12 +71,13 @@ final class ChatChunksAsResponseEvents implements StreamTranslator {
   }
 
   @Override
+  public boolean whole() {
+    return finishReason != null;
+  }
+
+  @Override
   public List<SseEvent> end() {
-    List<SseEvent> out = new ArrayList<>();
-    if (!begun) {
-      begun = true;
-      out.addAll(events.start(model));
-    }
+    List<SseEvent> out = new ArrayList<>(events.startOnce(localModel));
     for (PartialCall call : calls.values()) {
       String arguments = call.arguments.isEmpty() ? "{}" : call.arguments.toString();
       out.addAll(events.call(new ToolCall(call.id != null ? call.id : Ids.next("call_"),
