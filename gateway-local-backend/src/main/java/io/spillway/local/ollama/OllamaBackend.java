@@ -12,7 +12,6 @@ import io.spillway.core.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
-import io.spillway.core.http.Headers;
 import io.spillway.core.http.Via;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -76,6 +75,11 @@ import org.slf4j.LoggerFactory;
  * {@code local.keepAlive} so real traffic does not shorten what keep-warm set up, and
  * {@code options.num_ctx} as {@link io.spillway.local.LocalBackend} sized it for the request
  * ({@link ContextFitter#NUM_CTX}); the model's window is read once from {@code /api/show}.
+ *
+ * <p>Each route's request and answer are its {@link Translation}'s ({@link ChatTranslation},
+ * {@link CompletionTranslation}, {@link ResponsesTranslation}, {@link EmbeddingTranslation}); this
+ * class sends the request, maps Ollama's errors ({@link OllamaErrors}) and relays the answer, a
+ * stream through {@link TranslatedStream}.
  *
  * <p>No credential is ever sent to the local server. One instance serves all requests; thread-safe.
  */

@@ -39,7 +39,8 @@ import okhttp3.Response;
  *
  * <p>{@code /v1/responses} is translated to {@code /v1/chat/completions} ({@link ResponsesOverChat})
  * unless {@code local.responsesApi} is {@code native}: most such servers have no Responses API, or
- * one without the tools coding agents send.
+ * one without the tools coding agents send. That translation is a {@link io.spillway.local.Translation}
+ * like the Ollama routes', and its stream ends and fails the same way ({@link TranslatedStream}).
  *
  * <p>Readiness is {@code GET /v1/models}: the server answers, and the mapped models are among the
  * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
