@@ -21,6 +21,12 @@ public interface StreamTranslator {
     return false;
   }
 
-  /** The closing events after the last object (finish reason, usage, {@code [DONE]} or {@code response.completed}). */
-  List<SseEvent> end();
+  /**
+   * The closing events after the last object (finish reason, usage, {@code [DONE]} or
+   * {@code response.completed}).
+   *
+   * @param last the last object of the answer (Ollama's done line carries the usage), or null when
+   *     the server sent none
+   */
+  List<SseEvent> end(JsonNode last);
 }

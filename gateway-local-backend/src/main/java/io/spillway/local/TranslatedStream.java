@@ -26,6 +26,7 @@ public final class TranslatedStream implements EventStream {
   private final StreamTranslator translator;
   private final ArrayDeque<SseEvent> pending = new ArrayDeque<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private JsonNode last;
   private boolean ended;
   private boolean started;
 
@@ -62,6 +63,7 @@ public final class TranslatedStream implements EventStream {
         end();
       } else {
         failOnError(object);
+        last = object;
         pending.addAll(translator.line(object));
         if (upstream.finished()) {
           end();
@@ -100,7 +102,7 @@ public final class TranslatedStream implements EventStream {
 
   private void end() {
     ended = true;
-    pending.addAll(translator.end());
+    pending.addAll(translator.end(last));
     upstream.close();
   }
 

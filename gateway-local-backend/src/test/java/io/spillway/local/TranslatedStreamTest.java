@@ -69,8 +69,8 @@ class TranslatedStreamTest {
     }
 
     @Override
-    public List<SseEvent> end() {
-      return List.of(SseEvent.data("end"), SseEvent.DONE);
+    public List<SseEvent> end(JsonNode last) {
+      return List.of(SseEvent.data("end after " + last.path("text").asText("-")), SseEvent.DONE);
     }
   }
 
@@ -99,7 +99,7 @@ class TranslatedStreamTest {
     Scripted upstream = new Scripted("{\"text\":\"a\"}", "{\"text\":\"b\",\"end\":true}", "{\"text\":\"never read\"}");
     TranslatedStream stream = stream(upstream);
 
-    assertThat(drain(stream)).containsExactly("a", "b", "end", "[DONE]");
+    assertThat(drain(stream)).containsExactly("a", "b", "end after b", "[DONE]");
     assertThat(upstream.closes).isEqualTo(1);
     assertThat(stream.started()).isTrue();
   }
@@ -108,7 +108,7 @@ class TranslatedStreamTest {
   void aWholeAnswerMayStopWithoutTheEndMarker() {
     TranslatedStream stream = stream(new Scripted("{\"text\":\"a\",\"whole\":true}"));
 
-    assertThat(drain(stream)).containsExactly("a", "end", "[DONE]");
+    assertThat(drain(stream)).containsExactly("a", "end after a", "[DONE]");
   }
 
   @Test

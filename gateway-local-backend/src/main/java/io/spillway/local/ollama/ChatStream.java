@@ -46,8 +46,8 @@ final class ChatStream implements StreamTranslator {
   }
 
   @Override
-  public List<SseEvent> end() {
-    return chunks.end(delta(Json.object(), ChatTranslation.finishReason(chunks.last(), toolCalls > 0)));
+  public List<SseEvent> end(JsonNode last) {
+    return chunks.end(delta(Json.object(), ChatTranslation.finishReason(last, toolCalls > 0)), last);
   }
 
   private SseEvent delta(ObjectNode delta, String finishReason) {

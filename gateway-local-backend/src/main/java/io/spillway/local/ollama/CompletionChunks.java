@@ -20,7 +20,7 @@ final class CompletionChunks {
   private final long created;
   private final boolean includeUsage;
   private String model;
-  private JsonNode last;
+  private boolean named;
 
   /** @param object {@code chat.completion.chunk} or {@code text_completion}; ids take {@code idPrefix} */
   CompletionChunks(String object, String idPrefix, String model, long created, boolean includeUsage) {
@@ -31,20 +31,15 @@ final class CompletionChunks {
     this.includeUsage = includeUsage;
   }
 
-  /** Notes a line of Ollama's answer: the first names the model that serves, the last has the usage. */
+  /** Notes a line of Ollama's answer: the first names the model that serves. */
   void read(JsonNode line) {
-    if (last == null) {
+    if (!named) {
+      named = true;
       String served = Json.text(line, "model");
       if (served != null) {
         model = served;
       }
     }
-    last = line;
-  }
-
-  /** The last line read. */
-  JsonNode last() {
-    return last;
   }
 
   /** A chunk with {@code choice} as its only choice. */
@@ -57,8 +52,8 @@ final class CompletionChunks {
     return SseEvent.data(Json.toString(chunk));
   }
 
-  /** {@code finish}, the usage of Ollama's last line when asked for, and {@code [DONE]}. */
-  List<SseEvent> end(SseEvent finish) {
+  /** {@code finish}, the usage of Ollama's {@code last} line when asked for, and {@code [DONE]}. */
+  List<SseEvent> end(SseEvent finish, JsonNode last) {
     List<SseEvent> events = new ArrayList<>(3);
     events.add(finish);
     if (includeUsage) {

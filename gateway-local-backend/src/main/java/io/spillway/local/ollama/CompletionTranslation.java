@@ -111,8 +111,8 @@ final class CompletionTranslation extends OllamaGeneration {
     }
 
     @Override
-    public List<SseEvent> end() {
-      return chunks.end(chunks.chunk(choice("", ChatTranslation.finishReason(chunks.last(), false))));
+    public List<SseEvent> end(JsonNode last) {
+      return chunks.end(chunks.chunk(choice("", ChatTranslation.finishReason(last, false))), last);
     }
   }
 }

@@ -143,19 +143,9 @@ final class ResponsesTranslation extends OllamaGeneration {
   }
 
   /** {@code /api/chat} NDJSON → the Responses API's typed events. */
-  private static final class Stream implements StreamTranslator {
-    private final ResponseEvents events;
-    private final String localModel;
-    private JsonNode last;
-
-    Stream(ResponseEvents events, String localModel) {
-      this.events = events;
-      this.localModel = localModel;
-    }
-
+  private record Stream(ResponseEvents events, String localModel) implements StreamTranslator {
     @Override
     public List<SseEvent> line(JsonNode line) {
-      last = line;
       List<SseEvent> out = new ArrayList<>(events.startOnce(Translation.servedModel(line, localModel)));
       JsonNode message = line.path("message");
       out.addAll(events.text(Json.text(message, "content")));
@@ -166,7 +156,7 @@ final class ResponsesTranslation extends OllamaGeneration {
     }
 
     @Override
-    public List<SseEvent> end() {
+    public List<SseEvent> end(JsonNode last) {
       return events.finish(usage(last), "length".equals(Json.text(last, "done_reason")));
     }
   }

@@ -76,7 +76,7 @@ final class ChatChunksAsResponseEvents implements StreamTranslator {
   }
 
   @Override
-  public List<SseEvent> end() {
+  public List<SseEvent> end(JsonNode last) {
     List<SseEvent> out = new ArrayList<>(events.startOnce(localModel));
     for (PartialCall call : calls.values()) {
       String arguments = call.arguments.isEmpty() ? "{}" : call.arguments.toString();

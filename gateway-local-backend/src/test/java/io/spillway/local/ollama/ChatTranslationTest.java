@@ -79,9 +79,10 @@ class ChatTranslationTest {
 
     List<SseEvent> events = new ArrayList<>();
     events.addAll(stream.line(json("{\"model\":\"llama3.2:3b\",\"message\":{\"content\":\"Hi\"},\"done\":false}")));
-    events.addAll(stream.line(json("{\"model\":\"llama3.2:3b\",\"message\":{\"content\":\"\"},\"done\":true,"
-        + "\"done_reason\":\"length\",\"prompt_eval_count\":3,\"eval_count\":2}")));
-    events.addAll(stream.end());
+    JsonNode done = json("{\"model\":\"llama3.2:3b\",\"message\":{\"content\":\"\"},\"done\":true,"
+        + "\"done_reason\":\"length\",\"prompt_eval_count\":3,\"eval_count\":2}");
+    events.addAll(stream.line(done));
+    events.addAll(stream.end(done));
 
     assertThat(events).hasSize(5);
     assertThat(Json.parse(events.get(0).data()).at("/choices/0/delta/role").asText()).isEqualTo("assistant");

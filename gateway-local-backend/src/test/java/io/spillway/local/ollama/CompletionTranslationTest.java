@@ -62,8 +62,9 @@ class CompletionTranslationTest {
 
     List<SseEvent> events = new ArrayList<>();
     events.addAll(stream.line(json("{\"response\":\"a\",\"done\":false}")));
-    events.addAll(stream.line(json("{\"response\":\"\",\"done\":true,\"done_reason\":\"stop\"}")));
-    events.addAll(stream.end());
+    ObjectNode done = json("{\"response\":\"\",\"done\":true,\"done_reason\":\"stop\"}");
+    events.addAll(stream.line(done));
+    events.addAll(stream.end(done));
 
     assertThat(events).hasSize(3);
     assertThat(Json.parse(events.get(0).data()).at("/choices/0/text").asText()).isEqualTo("a");

@@ -82,8 +82,9 @@ class ResponsesTranslationTest {
 
     List<SseEvent> events = new ArrayList<>();
     events.addAll(stream.line(json("{\"message\":{\"content\":\"Sure\"},\"done\":false}")));
-    events.addAll(stream.line(json("{\"message\":{\"content\":\"\"},\"done\":true,\"done_reason\":\"length\"}")));
-    events.addAll(stream.end());
+    ObjectNode done = json("{\"message\":{\"content\":\"\"},\"done\":true,\"done_reason\":\"length\"}");
+    events.addAll(stream.line(done));
+    events.addAll(stream.end(done));
 
     assertThat(events.stream().map(SseEvent::event)).startsWith("response.created", "response.in_progress")
         .contains("response.output_text.delta").endsWith("response.incomplete");

@@ -55,7 +55,7 @@ class ResponsesOverChatTranslationTest {
         + "[{\"index\":0,\"function\":{\"arguments\":\"\\\"ls\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}")));
     assertThat(stream.whole()).isTrue();
     events.addAll(stream.line(json("{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":5}}")));
-    events.addAll(stream.end());
+    events.addAll(stream.end(null));
 
     SseEvent done = events.stream().filter(e -> "response.function_call_arguments.done".equals(e.event()))
         .findFirst().orElseThrow();
