@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,6 +116,7 @@ public final class FleetRiskCounts implements RiskCounts {
   /** Whether a line said this replica is on its own counts (an outage, or Redis unreachable at start). */
   private volatile boolean outage;
   private volatile boolean closed;
+  private final AtomicBoolean closing = new AtomicBoolean();
   private StatefulRedisConnection<String, String> connection;
 
   private FleetRiskCounts(String uri, ShapingConfig.RiskConfig config, FailoverConfig failover, Clock clock) {
@@ -203,6 +205,9 @@ public final class FleetRiskCounts implements RiskCounts {
 
   @Override
   public void close() {
+    if (closing.getAndSet(true)) {
+      return;
+    }
     closed = true;
     worker.shutdownNow();
     try {
