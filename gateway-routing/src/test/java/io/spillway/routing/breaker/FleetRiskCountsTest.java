@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * when Redis is back. What travels between replicas is awaited for at most a second.
  */
 class FleetRiskCountsTest {
-  static final Duration TIMEOUT = Duration.ofMillis(200);
+  /** A second, not the 200 ms default: on a loaded machine an ordinary sync may take longer than that. */
+  static final Duration TIMEOUT = Duration.ofSeconds(1);
   static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
 
   final FailoverConfig failover = new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
@@ -45,6 +46,8 @@ class FleetRiskCountsTest {
     a = FleetRiskCounts.connect(redis.uri(), risk, failover, clock);
     b = FleetRiskCounts.connect(redis.uri(), risk, failover, clock);
     c = FleetRiskCounts.connect(redis.uri(), risk, failover, clock);
+    await("every replica counts with the fleet").atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
   }
 
   @AfterEach
@@ -103,7 +106,7 @@ class FleetRiskCountsTest {
     await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(b.totals(clock.millis()).recent()).isEqualTo(4));
 
     redis.kill();
-    await("each replica falls back to its own counts").atMost(Duration.ofSeconds(2))
+    await("each replica falls back to its own counts").atMost(TIMEOUT.plusSeconds(1))
         .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.LOCAL_FALLBACK));
     answered(a, 3, 500, 3);
     answered(b, 2, 500, 0);
@@ -136,8 +139,8 @@ class FleetRiskCountsTest {
       }
       Duration took = Duration.ofNanos(System.nanoTime() - started);
 
-      assertThat(took).as("a thousand requests counted from memory, not a 3s stall").isLessThan(TIMEOUT);
-      await("the sync gives up after the timeout").atMost(WITHIN_A_SECOND)
+      assertThat(took).as("a thousand requests counted from memory, not a 3s stall").isLessThan(Duration.ofMillis(200));
+      await("the sync gives up after the timeout").atMost(TIMEOUT.plusSeconds(1))
           .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.LOCAL_FALLBACK));
       assertThat(a.totals(clock.millis()).recent()).isEqualTo(1000);
     }
