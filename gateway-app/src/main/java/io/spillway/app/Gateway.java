@@ -51,6 +51,7 @@ import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
 import io.spillway.shaping.ShapingStages;
 import io.spillway.core.tokens.TokenCounter;
+import io.spillway.shaping.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.LocalBackend;
@@ -124,6 +125,7 @@ public final class Gateway implements AutoCloseable {
   private final SpendLedger spend;
   private final ApiKeys apiKeys;
   private final Breaker breaker;
+  private final RiskCounts riskCounts;
   private final Tracing tracing;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
@@ -174,7 +176,8 @@ public final class Gateway implements AutoCloseable {
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
-    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
+    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
+    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     Router router = Router.builder()
         .cloud(cloud)
@@ -253,7 +256,7 @@ public final class Gateway implements AutoCloseable {
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
-        usageStore::status, config.quota(), breaker));
+        usageStore::status, config.quota(), breaker, risk::mode));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -492,6 +495,7 @@ public final class Gateway implements AutoCloseable {
     usageStore.close();
     apiKeys.close();
     breaker.close();
+    riskCounts.close();
     tracing.close();
   }
 }
