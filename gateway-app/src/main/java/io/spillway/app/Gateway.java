@@ -20,6 +20,7 @@ import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
+import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
 import java.util.Set;
@@ -48,8 +49,9 @@ import io.spillway.core.redact.Redactor;
 import io.spillway.server.GatewayServer;
 import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
-import io.spillway.shaping.ShapingInterceptor;
+import io.spillway.shaping.ShapingStages;
 import io.spillway.core.tokens.TokenCounter;
+import io.spillway.shaping.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.LocalBackend;
@@ -123,6 +125,7 @@ public final class Gateway implements AutoCloseable {
   private final SpendLedger spend;
   private final ApiKeys apiKeys;
   private final Breaker breaker;
+  private final RiskCounts riskCounts;
   private final Tracing tracing;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
@@ -173,7 +176,8 @@ public final class Gateway implements AutoCloseable {
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
-    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock).bindTo(meters);
+    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
+    RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     Router router = Router.builder()
         .cloud(cloud)
@@ -212,13 +216,13 @@ public final class Gateway implements AutoCloseable {
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     PressureSignals pressure = pressure(breaker, quota);
-    ReloadableInterceptor shaping = new ReloadableInterceptor(config,
-        next -> new ShapingInterceptor(next.shaping(), pressure, risk, meters, clock));
+    ReloadableStages shaping = new ReloadableStages("shaping", config,
+        next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
     // The risk index keeps its windows and settings from start-up; which tiers it shapes applies.
     List<String> shapingKeys = new ArrayList<>(List.of(ConfigReloader.keysOf("shaping", "risk")));
     shapingKeys.add("shaping.risk.tiers");
     reloader.register(shaping, shapingKeys.toArray(String[]::new));
-    interceptors.add(shaping);
+    interceptors.addAll(shaping.stages());
     interceptors.add(new RateLimitInterceptor(requestLimiter));
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
         next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
@@ -252,7 +256,7 @@ public final class Gateway implements AutoCloseable {
     routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
-        usageStore::status, config.quota(), breaker));
+        usageStore::status, config.quota(), breaker, risk::mode));
     if (config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -491,6 +495,7 @@ public final class Gateway implements AutoCloseable {
     usageStore.close();
     apiKeys.close();
     breaker.close();
+    riskCounts.close();
     tracing.close();
   }
 }

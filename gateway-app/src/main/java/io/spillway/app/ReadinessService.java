@@ -13,6 +13,7 @@ import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
 import io.spillway.local.LocalBackend;
 import io.spillway.quota.store.StoreStatus;
+import io.spillway.shaping.risk.RiskCounts;
 import io.spillway.routing.breaker.Breaker;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -26,7 +27,8 @@ import java.util.function.Supplier;
  * limit). The local part carries the readiness snapshot, missing models with their fix included; the
  * local server's address and the store's are not shown here (this endpoint needs no token).
  * The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet}, or
- * {@code local-fallback} while the fleet's Redis does not answer); it does not change readiness.
+ * {@code local-fallback} while the fleet's Redis does not answer), and the {@code risk} part whose
+ * requests the risk index counts (the same three modes); neither changes readiness.
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
@@ -37,6 +39,7 @@ final class ReadinessService implements HttpService {
   private final boolean failClosed;
   private final Duration storeRetry;
   private final Breaker breaker;
+  private final Supplier<RiskCounts.Mode> riskMode;
 
   /**
    * {@code local} is null when {@code local.enabled} is false. With {@code quota.failClosed}, an
@@ -44,7 +47,7 @@ final class ReadinessService implements HttpService {
    * how often the store tries again).
    */
   ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, ConnectionBudget connections,
-      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker) {
+      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<RiskCounts.Mode> riskMode) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
@@ -53,6 +56,7 @@ final class ReadinessService implements HttpService {
     this.failClosed = quota.failClosed();
     this.storeRetry = quota.flushInterval();
     this.breaker = breaker;
+    this.riskMode = riskMode;
   }
 
   @Override
@@ -79,6 +83,11 @@ final class ReadinessService implements HttpService {
     ObjectNode breakerJson = out.putObject("breaker").put("mode", mode.tag());
     if (mode == Breaker.Mode.LOCAL_FALLBACK) {
       breakerJson.put("detail", "the fleet's breaker in Redis does not answer; this replica decides on its own");
+    }
+    RiskCounts.Mode counts = riskMode.get();
+    ObjectNode riskJson = out.putObject("risk").put("mode", counts.tag());
+    if (counts == RiskCounts.Mode.LOCAL_FALLBACK) {
+      riskJson.put("detail", "the fleet's risk counts in Redis do not answer; the risk index counts this replica's requests");
     }
     StoreStatus quotaStore = store.get();
     // Where the store is (a Redis address) is not shown: this endpoint needs no token.

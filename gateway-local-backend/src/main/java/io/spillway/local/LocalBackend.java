@@ -13,7 +13,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.shaping.ShapingInterceptor;
+import io.spillway.shaping.ShapingStages;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.context.ContextFitter;
 import io.spillway.local.context.ContextWindows;
@@ -186,7 +186,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
       List<String> degraded = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
       degraded.add(ContextFitter.STEP);
       request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(degraded));
-      response = response.withHeader(ShapingInterceptor.DEGRADED_HEADER, String.join(",", degraded));
+      response = response.withHeader(ShapingStages.DEGRADED_HEADER, String.join(",", degraded));
     }
     return response;
   }

@@ -179,13 +179,115 @@ class DeploymentFilesTest {
 
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {"config/gateway.yaml", "docker/gateway.docker.yaml",
-      "docker/compose.yaml", "docker/Dockerfile", "docker/k8s/spillway.yaml"})
+      "docker/compose.yaml", "docker/Dockerfile", "docker/k8s/spillway.yaml", "docker/gateway.fleet.yaml",
+      "docker/fleet-compose.yaml", "docker/k8s-fleet.yaml"})
   void shippedFilesReadTheCloudFromSpillwayVariablesNeverFromTheClientsOpenAiOnes(String file) throws Exception {
     String text = java.nio.file.Files.readString(ROOT.resolve(file));
     assertThat(text).as("clients export OPENAI_*; a gateway reading them would call itself")
         .doesNotContain("${OPENAI_")
         .doesNotContainPattern("(?m)(-e OPENAI_|OPENAI_[A-Z_]+=|^\\s*OPENAI_[A-Z_]+:)");
     assertThat(text).contains("SPILLWAY_CLOUD_API_KEY");
+  }
+
+  @Test
+  void fleetComposeRunsThreeReplicasBehindNginxOnOneRedisAndTwoGpuServers() throws IOException {
+    JsonNode compose = YAML.readTree(DOCKER.resolve("fleet-compose.yaml").toFile());
+    JsonNode services = compose.path("services");
+    List<String> replicas = List.of("spillway-1", "spillway-2", "spillway-3");
+
+    for (String name : replicas) {
+      JsonNode replica = services.path(name);
+      assertThat(replica.path("image").asText()).as(name).isEqualTo("spillway:local");
+      assertThat(replica.at("/environment/SPILLWAY_STORE").asText()).as(name).isEqualTo("redis://redis:6379");
+      assertThat(replica.at("/depends_on/redis/condition").asText()).as(name).isEqualTo("service_healthy");
+      assertThat(replica.path("volumes").get(0).asText()).as("every replica mounts the same config")
+          .isEqualTo("./gateway.fleet.yaml:/etc/spillway/gateway.yaml:ro");
+      assertThat(replica.has("ports")).as(name + " is reached through nginx only").isFalse();
+    }
+    Path context = DOCKER.resolve(services.at("/spillway-1/build/context").asText()).normalize();
+    assertThat(context).isEqualTo(ROOT);
+    assertThat(context.resolve(services.at("/spillway-1/build/dockerfile").asText())).isRegularFile();
+    for (JsonNode service : services) {
+      for (JsonNode volume : service.path("volumes")) {
+        String source = volume.asText().split(":")[0];
+        if (source.startsWith(".")) {
+          assertThat(DOCKER.resolve(source).normalize()).as(volume.asText()).exists();
+        } else {
+          assertThat(compose.path("volumes").has(source)).as("named volume " + source).isTrue();
+        }
+      }
+    }
+    String nginx = Files.readString(DOCKER.resolve("nginx-fleet.conf"));
+    for (String name : replicas) {
+      assertThat(nginx).contains("server " + name + ":8080");
+    }
+    assertThat(nginx).contains("proxy_buffering off");
+    assertThat(services.at("/nginx/ports/0").asText()).isEqualTo("8080:8080");
+    assertThat(services.at("/gpu-1/deploy/resources/reservations/devices/0/device_ids/0").asText()).isEqualTo("0");
+    assertThat(services.at("/gpu-2/deploy/resources/reservations/devices/0/device_ids/0").asText()).isEqualTo("1");
+    assertThat(services.at("/redis/command").toString()).contains("--appendonly");
+
+    String yaml = Files.readString(DOCKER.resolve("gateway.fleet.yaml"));
+    List<String> given = new ArrayList<>();
+    services.path("spillway-1").path("environment").fieldNames().forEachRemaining(given::add);
+    assertThat(given).containsAll(requiredVariables(yaml));
+    for (JsonNode server : YAML.readTree(yaml).at("/local/servers")) {
+      String host = server.path("baseUrl").asText().replaceAll(".*:-http://([^:]+):.*", "$1");
+      assertThat(services.has(host)).as("local server " + server.path("name").asText() + " runs in compose").isTrue();
+    }
+    assertThat(YAML.readTree(yaml).at("/local/servers")).hasSize(2);
+    assertLoadsOnceLocalServersExist("docker/gateway.fleet.yaml", yaml, given);
+  }
+
+  @Test
+  void kubernetesFleetRunsThreeReplicasOnOneRedisAndTwoGpuBoxes() throws IOException {
+    List<JsonNode> documents = new ArrayList<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(DOCKER.resolve("k8s-fleet.yaml").toFile())) {
+      it.forEachRemaining(documents::add);
+    }
+    JsonNode deployment = kind(documents, "Deployment", "spillway");
+    JsonNode container = deployment.at("/spec/template/spec/containers/0");
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(3);
+    assertThat(deployment.at("/spec/template/spec/securityContext/runAsNonRoot").asBoolean()).isTrue();
+    assertThat(container.at("/readinessProbe/httpGet/path").asText()).isEqualTo("/readyz");
+    assertThat(container.at("/livenessProbe/httpGet/path").asText()).isEqualTo("/healthz");
+    assertThat(container.at("/envFrom/0/secretRef/name").asText()).isEqualTo("spillway-secrets");
+    assertThat(deployment.at("/spec/template/spec/volumes/0/configMap/name").asText()).isEqualTo("spillway-fleet-config");
+    assertThat(kind(documents, "PodDisruptionBudget", "spillway").at("/spec/minAvailable").asInt()).isEqualTo(2);
+
+    String yaml = kind(documents, "ConfigMap", "spillway-fleet-config").at("/data/gateway.yaml").asText();
+    JsonNode config = YAML.readTree(yaml);
+    String redisHost = config.path("store").asText().substring("redis://".length()).split(":")[0];
+    assertThat(kind(documents, "Service", redisHost)).as("a Service named after the store's host").isNotNull();
+    JsonNode servers = config.at("/local/servers");
+    assertThat(servers).hasSize(2);
+    for (JsonNode server : servers) {
+      String host = server.path("baseUrl").asText().replaceAll("http://([^:]+):.*", "$1");
+      JsonNode service = kind(documents, "Service", host);
+      JsonNode gpuBox = kind(documents, "StatefulSet", host);
+      assertThat(gpuBox.at("/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu").asInt()).isEqualTo(1);
+      assertThat(service.path("spec").path("selector")).isEqualTo(gpuBox.at("/spec/template/metadata/labels"));
+    }
+    List<String> fromSecret = List.of("SPILLWAY_CLOUD_API_KEY", "SPILLWAY_ADMIN_TOKEN", "SPILLWAY_CI_KEY");
+    assertThat(fromSecret).containsAll(requiredVariables(yaml));
+    assertLoadsOnceLocalServersExist("k8s ConfigMap spillway-fleet-config", yaml, fromSecret);
+  }
+
+  /**
+   * The fleet examples use {@code local.servers}, which the several-local-servers work adds to the
+   * config model; until that is in this build the loader refuses the key, and only that is skipped.
+   */
+  private static void assertLoadsOnceLocalServersExist(String source, String yaml, List<String> given) {
+    GatewayConfig loaded;
+    try {
+      loaded = load(source, yaml, given);
+    } catch (RuntimeException e) {
+      org.junit.jupiter.api.Assumptions.assumeFalse(String.valueOf(e.getMessage()).contains("unknown key 'local.servers"),
+          "local.servers is not in this build's config model yet: " + e.getMessage());
+      throw e;
+    }
+    assertThat(loaded.store()).startsWith("redis://");
+    assertThat(loaded.server().port()).isEqualTo(8080);
   }
 
   private static JsonNode kind(List<JsonNode> documents, String kind, String name) {

@@ -54,13 +54,16 @@ class RedisDownAtStartTest {
           .filter(line -> line.contains("Redis"))
           .toList();
       // One line for the outage from each part that shares state through Redis: the usage store
-      // (ERROR: quota is no longer shared) and the fleet breaker (WARN: it decides on its own).
-      assertThat(problems).as("one line for the outage per shared part").hasSize(2)
+      // (ERROR: quota is no longer shared), the fleet breaker (WARN: it decides on its own) and the
+      // risk index (WARN: it counts this replica's requests alone).
+      assertThat(problems).as("one line for the outage per shared part").hasSize(3)
           .allSatisfy(line -> assertThat(line).contains("unreachable").doesNotContain("caused by"));
       assertThat(problems).filteredOn(line -> line.startsWith("ERROR")).as("one ERROR").hasSize(1)
           .allSatisfy(line -> assertThat(line).contains("Quota store"));
-      assertThat(problems).filteredOn(line -> line.startsWith("WARN")).hasSize(1)
-          .allSatisfy(line -> assertThat(line).contains("breaker").contains("local-fallback"));
+      assertThat(problems).filteredOn(line -> line.startsWith("WARN")).hasSize(2)
+          .allSatisfy(line -> assertThat(line).contains("local-fallback"))
+          .anySatisfy(line -> assertThat(line).contains("breaker"))
+          .anySatisfy(line -> assertThat(line).contains("risk index"));
       assertThat(logs.lines()).as("no stack trace at INFO and above")
           .filteredOn(line -> !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
           .noneMatch(line -> line.contains("caused by"));
@@ -68,6 +71,7 @@ class RedisDownAtStartTest {
       HttpResponse<String> readyz = harness.get("/readyz", null);
       JsonNode ready = Json.parse(readyz.body());
       assertThat(ready.path("quotaStore").path("healthy").asBoolean()).isFalse();
+      assertThat(ready.at("/risk/mode").asText()).isEqualTo("local-fallback");
       HttpResponse<String> chat = harness.post("/v1/chat/completions", SILVER_KEY, chatBody("gpt-4o", "hi", false));
       if (failClosed) {
         assertThat(readyz.statusCode()).isEqualTo(503);
@@ -85,6 +89,8 @@ class RedisDownAtStartTest {
         HttpResponse<String> again = harness.get("/readyz", null);
         assertThat(again.statusCode()).isEqualTo(200);
         assertThat(Json.parse(again.body()).path("quotaStore").path("healthy").asBoolean()).isTrue();
+        assertThat(Json.parse(again.body()).at("/risk/mode").asText()).isEqualTo("fleet");
+        assertThat(Json.parse(again.body()).at("/breaker/mode").asText()).isEqualTo("fleet");
       });
       HttpResponse<String> served = harness.post("/v1/chat/completions", SILVER_KEY, chatBody("gpt-4o", "hi", false));
       assertThat(served.statusCode()).isEqualTo(200);

@@ -8,7 +8,8 @@ package io.spillway.core.tokens;
  * therefore costs as much to estimate as one of {@code maxExactChars} characters, whatever it holds;
  * the backend's reported usage settles the difference afterwards.
  *
- * <p>Not thread-safe: one tally per request and stage ({@code shaping.maxTokenizedChars}).
+ * <p>Not thread-safe: one tally per request for all of shaping (its stages share it on the request)
+ * and one for the quota estimate ({@code shaping.maxTokenizedChars}).
  */
 public final class TokenTally {
   /** Tokens per character assumed before anything was counted (OpenAI's rule of thumb). */

@@ -1,13 +1,17 @@
 package io.spillway.local.ollama;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.local.ContentText;
 import io.spillway.local.Ids;
+import io.spillway.local.RequestItems;
+import io.spillway.local.StreamTranslator;
+import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
+import io.spillway.local.responses.ToolCall;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -19,37 +23,31 @@ import java.util.Map;
  * calls carry arguments as a JSON object where OpenAI carries a JSON string, and no id, so ids are
  * made here ({@code call_…}).
  */
-final class ChatTranslation {
-  private ChatTranslation() {}
+final class ChatTranslation extends OllamaGeneration {
+  ChatTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
+    super("Chat Completions API", body, keepAlive, numCtx);
+  }
 
-  /** The {@code /api/chat} body for an OpenAI chat completions request. */
-  static ObjectNode request(
-      ObjectNode body, String model, Parameters params, Unsupported unsupported, String keepAlive) {
-    ObjectNode out = Json.object();
-    out.put("model", model);
+  @Override
+  public ObjectNode answer(JsonNode answer, String localModel, long created) {
+    return completion(answer, Translation.servedModel(answer, localModel), created);
+  }
+
+  @Override
+  public StreamTranslator streamTranslator(String localModel, long created) {
+    return new ChatStream(localModel, created, includeUsage());
+  }
+
+  @Override
+  void write(ObjectNode out, Unsupported unsupported) {
     out.set("messages", messages(body.get("messages"), unsupported));
-    params.handled("model", "messages", "stream");
+    params.handled("messages");
     tools(body, out, params, unsupported);
     params.sampling(true)
         .maxTokens("max_completion_tokens", "max_tokens")
         .n()
         .logprobs()
         .responseFormat(body.get("response_format"), "response_format");
-    finish(out, params, body, keepAlive);
-    return out;
-  }
-
-  /** Stream flag, format, options and keep_alive: the tail every Ollama generation request shares. */
-  static void finish(ObjectNode out, Parameters params, ObjectNode body, String keepAlive) {
-    JsonNode stream = body.get("stream");
-    out.put("stream", stream != null && stream.asBoolean(false));
-    if (params.format() != null) {
-      out.set("format", params.format());
-    }
-    if (!params.options().isEmpty()) {
-      out.set("options", params.options());
-    }
-    out.put("keep_alive", keepAlive);
   }
 
   static ArrayNode messages(JsonNode messages, Unsupported unsupported) {
@@ -58,53 +56,49 @@ final class ChatTranslation {
     }
     ArrayNode out = Json.MAPPER.createArrayNode();
     Map<String, String> toolNamesById = new HashMap<>();
-    for (int i = 0; i < messages.size(); i++) {
-      JsonNode message = messages.get(i);
-      String at = "messages[" + i + "]";
-      if (!message.isObject()) {
-        throw GatewayException.invalid("'" + at + "' must be an object", at);
-      }
-      String role = Json.text(message, "role");
-      if (role == null) {
-        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
-      }
-      ObjectNode converted = Json.object();
-      ArrayNode images = Json.MAPPER.createArrayNode();
-      String content = content(message.get("content"), at + ".content", images, unsupported);
-      switch (role) {
-        case "system", "developer" -> converted.put("role", "system");
-        case "user" -> converted.put("role", "user");
-        case "assistant" -> {
-          converted.put("role", "assistant");
-          ArrayNode calls = assistantToolCalls(message.get("tool_calls"), at, toolNamesById);
-          if (calls != null) {
-            converted.set("tool_calls", calls);
-          }
-        }
-        case "tool" -> {
-          converted.put("role", "tool");
-          String name = toolNamesById.get(Json.text(message, "tool_call_id"));
-          if (name != null) {
-            converted.put("tool_name", name);
-          }
-        }
-        case "function" -> {
-          converted.put("role", "tool");
-          String name = Json.text(message, "name");
-          if (name != null) {
-            converted.put("tool_name", name);
-          }
-        }
-        default -> throw GatewayException.invalid("'" + at + ".role' must be one of system, developer, user, "
-            + "assistant, tool; got '" + role + "'", at + ".role");
-      }
-      converted.put("content", content);
-      if (!images.isEmpty()) {
-        converted.set("images", images);
-      }
-      out.add(converted);
-    }
+    RequestItems.each(messages, "messages", (message, at) -> out.add(message(message, at, toolNamesById, unsupported)));
     return out;
+  }
+
+  /** One chat message as Ollama's; remembers the names of the assistant's tool calls for the tool messages after. */
+  private static ObjectNode message(
+      JsonNode message, String at, Map<String, String> toolNamesById, Unsupported unsupported) {
+    String role = RequestItems.role(message, at);
+    ObjectNode converted = Json.object();
+    ArrayNode images = Json.MAPPER.createArrayNode();
+    String content = content(message.get("content"), at + ".content", images, unsupported);
+    switch (role) {
+      case "system", "developer" -> converted.put("role", "system");
+      case "user" -> converted.put("role", "user");
+      case "assistant" -> {
+        converted.put("role", "assistant");
+        ArrayNode calls = assistantToolCalls(message.get("tool_calls"), at, toolNamesById);
+        if (calls != null) {
+          converted.set("tool_calls", calls);
+        }
+      }
+      case "tool" -> {
+        converted.put("role", "tool");
+        String name = toolNamesById.get(Json.text(message, "tool_call_id"));
+        if (name != null) {
+          converted.put("tool_name", name);
+        }
+      }
+      case "function" -> {
+        converted.put("role", "tool");
+        String name = Json.text(message, "name");
+        if (name != null) {
+          converted.put("tool_name", name);
+        }
+      }
+      default -> throw GatewayException.invalid("'" + at + ".role' must be one of system, developer, user, "
+          + "assistant, tool; got '" + role + "'", at + ".role");
+    }
+    converted.put("content", content);
+    if (!images.isEmpty()) {
+      converted.set("images", images);
+    }
+    return converted;
   }
 
   /**
@@ -112,50 +106,19 @@ final class ChatTranslation {
    * {@code images}. Parts that Ollama cannot take are reported to {@code unsupported}.
    */
   static String content(JsonNode content, String at, ArrayNode images, Unsupported unsupported) {
-    if (content == null || content.isNull()) {
-      return "";
-    }
-    if (content.isTextual()) {
-      return content.textValue();
-    }
-    if (!content.isArray()) {
-      throw GatewayException.invalid("'" + at + "' must be a string or an array of content parts", at);
-    }
-    StringBuilder text = new StringBuilder();
-    for (JsonNode part : content) {
-      String type = Json.text(part, "type");
-      if (type == null) {
-        throw GatewayException.invalid("every part of '" + at + "' needs a 'type'", at);
+    return ContentText.of(content, at, "image_url", part -> {
+      String base64 = dataUrlBase64(ContentText.imageUrl(part));
+      if (base64 == null) {
+        unsupported.add(REMOTE_IMAGES, at);
+      } else {
+        images.add(base64);
       }
-      switch (type) {
-        case "text", "input_text", "output_text" -> append(text, Json.text(part, "text"));
-        case "refusal" -> append(text, Json.text(part, "refusal"));
-        case "image_url" -> {
-          JsonNode image = part.get("image_url");
-          String url = image != null && image.isObject() ? Json.text(image, "url") : Json.text(part, "image_url");
-          String base64 = dataUrlBase64(url);
-          if (base64 == null) {
-            unsupported.add("image URLs that are not inline base64 data: URLs (the local backend does not fetch "
-                + "remote images)", at);
-          } else {
-            images.add(base64);
-          }
-        }
-        default -> unsupported.add("'" + type + "' content", at);
-      }
-    }
-    return text.toString();
+    }, unsupported);
   }
 
-  private static void append(StringBuilder text, String piece) {
-    if (piece == null) {
-      return;
-    }
-    if (!text.isEmpty()) {
-      text.append('\n');
-    }
-    text.append(piece);
-  }
+  /** Why an image given by a link is refused: Ollama takes images inline only. */
+  static final String REMOTE_IMAGES =
+      "image URLs that are not inline base64 data: URLs (the local backend does not fetch remote images)";
 
   /** The base64 payload of {@code data:<type>;base64,<payload>}, or null for anything else. */
   static String dataUrlBase64(String url) {
@@ -273,19 +236,9 @@ final class ChatTranslation {
       converted.put("type", "function");
       ObjectNode fn = converted.putObject("function");
       fn.put("name", Json.text(function, "name"));
-      JsonNode arguments = function.get("arguments");
-      fn.put("arguments", arguments == null || arguments.isNull() ? "{}"
-          : arguments.isTextual() ? arguments.textValue() : writeJson(arguments));
+      fn.put("arguments", ToolCall.argumentsText(function.get("arguments")));
     }
     return out;
-  }
-
-  private static String writeJson(JsonNode node) {
-    try {
-      return Json.MAPPER.writeValueAsString(node);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   /** OpenAI's {@code finish_reason} for Ollama's {@code done_reason}. */

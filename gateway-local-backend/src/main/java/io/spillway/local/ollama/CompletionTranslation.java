@@ -6,8 +6,9 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.local.Ids;
+import io.spillway.local.StreamTranslator;
+import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,15 +16,15 @@ import java.util.List;
  * {@code text_completion} (or its chunks) out. Like Ollama's own {@code /v1/completions}, the prompt
  * goes through the model's template; a batch of several prompts cannot be served locally.
  */
-final class CompletionTranslation {
-  private CompletionTranslation() {}
+final class CompletionTranslation extends OllamaGeneration {
+  CompletionTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
+    super("Completions API", body, keepAlive, numCtx);
+  }
 
-  static ObjectNode request(
-      ObjectNode body, String model, Parameters params, Unsupported unsupported, String keepAlive) {
-    ObjectNode out = Json.object();
-    out.put("model", model);
+  @Override
+  void write(ObjectNode out, Unsupported unsupported) {
     out.put("prompt", prompt(body.get("prompt"), unsupported));
-    params.handled("model", "prompt", "stream", "suffix");
+    params.handled("prompt", "suffix");
     JsonNode suffix = body.get("suffix");
     if (suffix != null && suffix.isTextual() && !suffix.textValue().isEmpty()) {
       out.put("suffix", suffix.textValue());
@@ -42,8 +43,6 @@ final class CompletionTranslation {
     if (Parameters.present(bestOf) && bestOf.asInt(1) != 1) {
       params.drop("best_of");
     }
-    ChatTranslation.finish(out, params, body, keepAlive);
-    return out;
   }
 
   private static String prompt(JsonNode prompt, Unsupported unsupported) {
@@ -71,83 +70,49 @@ final class CompletionTranslation {
   }
 
   /** A whole {@code /api/generate} answer as a {@code text_completion}. */
-  static ObjectNode completion(JsonNode answer, String model, long created) {
-    ObjectNode out = head(Ids.next("cmpl-"), model, created);
-    ObjectNode choice = out.putArray("choices").addObject();
+  @Override
+  public ObjectNode answer(JsonNode answer, String localModel, long created) {
+    ObjectNode out = Json.object();
+    out.put("id", Ids.next("cmpl-"));
+    out.put("object", "text_completion");
+    out.put("created", created);
+    out.put("model", Translation.servedModel(answer, localModel));
+    out.put("system_fingerprint", OllamaBackend.FINGERPRINT);
     String text = Json.text(answer, "response");
-    choice.put("text", text == null ? "" : text);
-    choice.put("index", 0);
-    choice.putNull("logprobs");
-    choice.put("finish_reason", ChatTranslation.finishReason(answer, false));
+    out.putArray("choices").add(choice(text == null ? "" : text, ChatTranslation.finishReason(answer, false)));
     out.set("usage", ChatTranslation.usage(answer));
     return out;
   }
 
-  private static ObjectNode head(String id, String model, long created) {
-    ObjectNode out = Json.object();
-    out.put("id", id);
-    out.put("object", "text_completion");
-    out.put("created", created);
-    out.put("model", model);
-    out.put("system_fingerprint", OllamaBackend.FINGERPRINT);
-    return out;
+  private static ObjectNode choice(String text, String finishReason) {
+    ObjectNode choice = Json.object();
+    choice.put("text", text);
+    choice.put("index", 0);
+    choice.putNull("logprobs");
+    choice.put("finish_reason", finishReason);
+    return choice;
+  }
+
+  @Override
+  public StreamTranslator streamTranslator(String localModel, long created) {
+    return new Stream(new CompletionChunks("text_completion", "cmpl-", localModel, created, includeUsage()));
   }
 
   /** {@code /api/generate} NDJSON → {@code text_completion} chunks, finish chunk, optional usage, {@code [DONE]}. */
-  static final class Stream implements StreamTranslator {
-    private final String id = Ids.next("cmpl-");
-    private final long created;
-    private final boolean includeUsage;
-    private String model;
-    private boolean first = true;
-
-    Stream(String model, long created, boolean includeUsage) {
-      this.model = model;
-      this.created = created;
-      this.includeUsage = includeUsage;
-    }
-
+  private record Stream(CompletionChunks chunks) implements StreamTranslator {
     @Override
     public List<SseEvent> line(JsonNode line) {
-      if (first) {
-        String served = Json.text(line, "model");
-        if (served != null) {
-          model = served;
-        }
-        first = false;
-      }
+      chunks.read(line);
       String text = Json.text(line, "response");
       if (text == null || text.isEmpty()) {
         return List.of();
       }
-      return List.of(chunk(text, null));
+      return List.of(chunks.chunk(choice(text, null)));
     }
 
     @Override
-    public List<SseEvent> done(JsonNode last) {
-      List<SseEvent> events = new ArrayList<>(3);
-      events.add(chunk("", ChatTranslation.finishReason(last, false)));
-      if (includeUsage) {
-        ObjectNode usage = head(id, model, created);
-        usage.putArray("choices");
-        usage.set("usage", ChatTranslation.usage(last));
-        events.add(SseEvent.data(Json.toString(usage)));
-      }
-      events.add(SseEvent.DONE);
-      return events;
-    }
-
-    private SseEvent chunk(String text, String finishReason) {
-      ObjectNode chunk = head(id, model, created);
-      ObjectNode choice = chunk.putArray("choices").addObject();
-      choice.put("text", text);
-      choice.put("index", 0);
-      choice.putNull("logprobs");
-      choice.put("finish_reason", finishReason);
-      if (includeUsage) {
-        chunk.putNull("usage");
-      }
-      return SseEvent.data(Json.toString(chunk));
+    public List<SseEvent> end(JsonNode last) {
+      return chunks.end(chunks.chunk(choice("", ChatTranslation.finishReason(last, false))), last);
     }
   }
 }

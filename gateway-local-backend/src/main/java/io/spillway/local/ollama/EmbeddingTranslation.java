@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
+import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,13 +16,27 @@ import java.util.Base64;
  * and {@code prompt_eval_count}. Out: OpenAI's {@code list} of {@code embedding} objects, as floats
  * or, when the client asked for {@code encoding_format: "base64"}, as base64 of little-endian
  * float32 (what OpenAI sends). Token-id inputs cannot be served locally: Ollama takes text only.
+ * Nothing is left out (what Ollama cannot embed is refused), and nothing is streamed.
  */
-final class EmbeddingTranslation {
-  private EmbeddingTranslation() {}
+final class EmbeddingTranslation implements Translation {
+  private final ObjectNode body;
+  private final String keepAlive;
 
-  static ObjectNode request(ObjectNode body, String model, Unsupported unsupported, String keepAlive) {
+  /** @param keepAlive Ollama's {@code keep_alive} ({@code local.keepAlive}) */
+  EmbeddingTranslation(ObjectNode body, String keepAlive) {
+    this.body = body;
+    this.keepAlive = keepAlive;
+  }
+
+  @Override
+  public String api() {
+    return "Embeddings API";
+  }
+
+  @Override
+  public ObjectNode request(String localModel, Unsupported unsupported) {
     ObjectNode out = Json.object();
-    out.put("model", model);
+    out.put("model", localModel);
     JsonNode input = body.get("input");
     if (input != null && input.isTextual()) {
       out.put("input", input.textValue());
@@ -48,8 +63,9 @@ final class EmbeddingTranslation {
     return out;
   }
 
-  static ObjectNode response(JsonNode answer, String servedModel, ObjectNode request) {
-    boolean base64 = "base64".equals(Json.text(request, "encoding_format"));
+  @Override
+  public ObjectNode answer(JsonNode answer, String localModel, long created) {
+    boolean base64 = "base64".equals(Json.text(body, "encoding_format"));
     ObjectNode out = Json.object();
     out.put("object", "list");
     ArrayNode data = out.putArray("data");
@@ -65,7 +81,7 @@ final class EmbeddingTranslation {
         vector.forEach(v -> floats.add(v.floatValue()));
       }
     }
-    out.put("model", servedModel);
+    out.put("model", Translation.servedModel(answer, localModel));
     long prompt = answer.path("prompt_eval_count").asLong(0);
     out.putObject("usage").put("prompt_tokens", prompt).put("total_tokens", prompt);
     return out;

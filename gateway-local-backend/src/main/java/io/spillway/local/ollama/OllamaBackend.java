@@ -12,7 +12,6 @@ import io.spillway.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamFailures;
-import io.spillway.core.http.Headers;
 import io.spillway.core.http.Via;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -29,7 +28,10 @@ import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
-import io.spillway.local.Unsupported;
+import io.spillway.local.StreamTranslator;
+import io.spillway.local.TranslatedRequest;
+import io.spillway.local.TranslatedStream;
+import io.spillway.local.Translation;
 import io.spillway.local.context.ContextFitter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,6 +76,11 @@ import org.slf4j.LoggerFactory;
  * {@code options.num_ctx} as {@link io.spillway.local.LocalBackend} sized it for the request
  * ({@link ContextFitter#NUM_CTX}); the model's window is read once from {@code /api/show}.
  *
+ * <p>Each route's request and answer are its {@link Translation}'s ({@link ChatTranslation},
+ * {@link CompletionTranslation}, {@link ResponsesTranslation}, {@link EmbeddingTranslation}); this
+ * class sends the request, maps Ollama's errors ({@link OllamaErrors}) and relays the answer, a
+ * stream through {@link TranslatedStream}.
+ *
  * <p>No credential is ever sent to the local server. One instance serves all requests; thread-safe.
  */
 public final class OllamaBackend implements LocalServer, AutoCloseable {
@@ -108,8 +115,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         .build();
     this.keepAlive = keepAlive(config.keepAlive());
     this.listedAt = clock.instant().getEpochSecond();
-    this.dropped = Counter.builder("spillway.local.dropped.requests")
-        .description("requests served locally with parameters Ollama cannot honour").register(meters);
+    this.dropped = TranslatedRequest.droppedCounter(meters);
   }
 
   /** Ollama's {@code keep_alive} as a Go duration string in whole seconds ({@code "1200s"}). */
@@ -129,56 +135,16 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    Route route = request.route();
-    if (route == Route.MODELS) {
+    if (request.route() == Route.MODELS) {
       return modelList();
     }
-    ObjectNode body = request.body();
     String requested = request.model();
     String localModel = models.map(requested);
-    if (route == Route.EMBEDDINGS) {
-      return embed(request, requested, localModel);
-    }
-    Parameters params = new Parameters(body);
-    Unsupported unsupported = new Unsupported();
-    ObjectNode ollamaBody;
-    String path;
-    String api;
-    ResponsesTranslation responses = null;
-    switch (route) {
-      case CHAT_COMPLETIONS -> {
-        ollamaBody = ChatTranslation.request(body, localModel, params, unsupported, keepAlive);
-        path = "/api/chat";
-        api = "Chat Completions API";
-      }
-      case COMPLETIONS -> {
-        ollamaBody = CompletionTranslation.request(body, localModel, params, unsupported, keepAlive);
-        path = "/api/generate";
-        api = "Completions API";
-      }
-      case RESPONSES -> {
-        responses = new ResponsesTranslation(body, params, unsupported);
-        ollamaBody = responses.request(localModel, unsupported, keepAlive);
-        path = "/api/chat";
-        api = "Responses API";
-      }
-      default -> throw new IllegalStateException("unhandled route " + route);
-    }
-    unsupported.throwIfAny(api);
-    Integer numCtx = request.attribute(ContextFitter.NUM_CTX);
-    if (numCtx != null) {
-      ollamaBody.withObjectProperty("options").put("num_ctx", numCtx);
-    }
+    Routed routed = route(request);
+    TranslatedRequest translated = TranslatedRequest.of(routed.translation(), request, localModel, dropped);
+    boolean stream = routed.translation().stream();
 
-    List<String> droppedParams = params.dropped();
-    Headers headers = DroppedParams.report(request, droppedParams);
-    if (!droppedParams.isEmpty()) {
-      dropped.increment();
-    }
-    boolean stream = ollamaBody.path("stream").asBoolean(false);
-    boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
-
-    Call call = client.newCall(post(path, ollamaBody, request.id(), Via.forwarded(request.headers()),
+    Call call = client.newCall(post(routed.path(), translated.body(), request.id(), Via.forwarded(request.headers()),
         request.attribute(RequestAttributes.TRACE_CONTEXT)));
     ClientDisconnect.of(request).onDisconnect(call::cancel);
     if (!stream) {
@@ -200,7 +166,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (!response.isSuccessful()) {
       head.end();
       try (response) {
-        return errorResponse(errorFrom(response, requested, localModel), headers);
+        return translated.answered(GatewayResponse.error(errorFrom(response, requested, localModel)));
       }
     }
     long created = clock.instant().getEpochSecond();
@@ -209,47 +175,29 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         JsonNode answer = parse(readBounded(response.body()));
         String error = Json.text(answer, "error");
         if (error != null) {
-          return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), headers);
+          return translated.answered(GatewayResponse.error(OllamaErrors.from(500, error, requested, localModel, null)));
         }
-        String served = servedModel(answer, localModel);
-        ObjectNode out = switch (route) {
-          case CHAT_COMPLETIONS -> ChatTranslation.completion(answer, served, created);
-          case COMPLETIONS -> CompletionTranslation.completion(answer, served, created);
-          default -> responses.response(answer, served, created);
-        };
-        return GatewayResponse.buffered(200, headers.with("content-type", GatewayResponse.JSON), Json.toBytes(out));
+        ObjectNode out = routed.translation().answer(answer, localModel, created);
+        return GatewayResponse.buffered(200, translated.report().with("content-type", GatewayResponse.JSON),
+            Json.toBytes(out));
       }
     }
-    return streamed(route, call, head, response, responses, requested, localModel, created, includeUsage, headers);
+    return streamed(translated, call, head, response, requested, localModel, created);
   }
 
-  /** {@code /v1/embeddings} → {@code POST /api/embed}, buffered; the answer names the model that made the vectors. */
-  private GatewayResponse embed(GatewayRequest request, String requested, String localModel) {
-    Unsupported unsupported = new Unsupported();
-    ObjectNode ollamaBody = EmbeddingTranslation.request(request.body(), localModel, unsupported, keepAlive);
-    unsupported.throwIfAny("Embeddings API");
-    Call call = client.newCall(post("/api/embed", ollamaBody, request.id(), Via.forwarded(request.headers()),
-        request.attribute(RequestAttributes.TRACE_CONTEXT)));
-    ClientDisconnect.of(request).onDisconnect(call::cancel);
-    call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    Response response;
-    try {
-      response = call.execute();
-    } catch (IOException e) {
-      throw UpstreamFailures.beforeResponse(NAME, e);
-    }
-    try (response) {
-      if (!response.isSuccessful()) {
-        return errorResponse(errorFrom(response, requested, localModel), Headers.EMPTY);
-      }
-      JsonNode answer = parse(readBounded(response.body()));
-      String error = Json.text(answer, "error");
-      if (error != null) {
-        return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), Headers.EMPTY);
-      }
-      ObjectNode out = EmbeddingTranslation.response(answer, servedModel(answer, localModel), request.body());
-      return GatewayResponse.buffered(200, Headers.of("content-type", GatewayResponse.JSON), Json.toBytes(out));
-    }
+  /** The Ollama API a route goes to, and its translation for this request. */
+  private record Routed(String path, Translation translation) {}
+
+  private Routed route(GatewayRequest request) {
+    ObjectNode body = request.body();
+    Integer numCtx = request.attribute(ContextFitter.NUM_CTX);
+    return switch (request.route()) {
+      case CHAT_COMPLETIONS -> new Routed("/api/chat", new ChatTranslation(body, keepAlive, numCtx));
+      case COMPLETIONS -> new Routed("/api/generate", new CompletionTranslation(body, keepAlive, numCtx));
+      case RESPONSES -> new Routed("/api/chat", new ResponsesTranslation(body, keepAlive, numCtx));
+      case EMBEDDINGS -> new Routed("/api/embed", new EmbeddingTranslation(body, keepAlive));
+      default -> throw new IllegalStateException("unhandled route " + request.route());
+    };
   }
 
   private UpstreamException headTimedOut(Exception cause) {
@@ -259,23 +207,20 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   }
 
   private GatewayResponse streamed(
-      Route route,
+      TranslatedRequest translated,
       Call call,
       PhaseTimeout head,
       Response response,
-      ResponsesTranslation responses,
       String requested,
       String localModel,
-      long created,
-      boolean includeUsage,
-      Headers headers) {
-    NdjsonLines lines = new NdjsonLines(NAME, response.body().source(), MAX_LINE_BYTES);
+      long created) {
+    NdjsonLines lines = new NdjsonLines(NAME, call, response, MAX_LINE_BYTES);
     JsonNode first;
     try {
       // Read the first line before answering: an error that arrives instead of it (the model failed
       // to load, the server is busy) becomes a proper error status the router can act on, since the
       // client has seen nothing yet.
-      first = lines.next();
+      first = lines.first();
     } catch (IOException e) {
       response.close();
       if (head.end()) {
@@ -301,28 +246,11 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     String error = Json.text(first, "error");
     if (error != null) {
       response.close();
-      return errorResponse(OllamaErrors.from(500, error, requested, localModel, null), headers);
+      return translated.answered(GatewayResponse.error(OllamaErrors.from(500, error, requested, localModel, null)));
     }
-    StreamTranslator translator = switch (route) {
-      case CHAT_COMPLETIONS -> new ChatStream(localModel, created, includeUsage);
-      case COMPLETIONS -> new CompletionTranslation.Stream(localModel, created, includeUsage);
-      default -> responses.stream(localModel, created);
-    };
-    return GatewayResponse.streamed(200, headers, new TimedEventStream(NAME,
-        new NdjsonEventStream(NAME, call, response, lines, first, translator), config.timeout()));
-  }
-
-  private static String servedModel(JsonNode answer, String localModel) {
-    String served = Json.text(answer, "model");
-    return served != null && !served.isEmpty() ? served : localModel;
-  }
-
-  /** Ollama's error as the OpenAI error response, with the dropped-parameters header if any. */
-  private static GatewayResponse errorResponse(GatewayException error, Headers extra) {
-    GatewayResponse response = GatewayResponse.error(error);
-    Headers.Builder headers = response.headers().toBuilder();
-    extra.forEach(headers::set);
-    return response.withHeaders(headers.build());
+    StreamTranslator translator = translated.translation().streamTranslator(localModel, created);
+    return GatewayResponse.streamed(200, translated.report(), new TimedEventStream(NAME,
+        new TranslatedStream(NAME, NAME + " backend (Ollama)", lines, translator), config.timeout()));
   }
 
   private GatewayException errorFrom(Response response, String requested, String localModel) {

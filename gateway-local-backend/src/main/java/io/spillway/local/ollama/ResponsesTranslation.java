@@ -6,7 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.SseEvent;
-import io.spillway.local.Ids;
+import io.spillway.local.StreamTranslator;
+import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
 import io.spillway.local.responses.ChatMessage;
 import io.spillway.local.responses.Conversation;
@@ -27,23 +28,20 @@ import java.util.List;
  * tool in {@code tool_name} (and carries the call's id in {@code tool_call_id}, which newer Ollama
  * versions read); images as base64 in {@code images}. Ollama cannot force a tool call, so
  * {@code tool_choice: "required"} is dropped, while a named tool is honoured by offering only that
- * tool. One instance per request.
+ * tool. One instance per request: {@link #request} reads the conversation the answer is built for.
  */
-final class ResponsesTranslation {
-  private final ObjectNode body;
-  private final Parameters params;
-  private final Conversation conversation;
+final class ResponsesTranslation extends OllamaGeneration {
+  private Conversation conversation;
 
-  ResponsesTranslation(ObjectNode body, Parameters params, Unsupported unsupported) {
-    this.body = body;
-    this.params = params;
-    params.handled("model", "input", "instructions", "stream", "tools", "tool_choice", "parallel_tool_calls",
-        "text", "previous_response_id", "conversation", "prompt", "reasoning", "background", "client_metadata");
-    this.conversation = Conversation.parse(body, params::drop, unsupported);
+  ResponsesTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
+    super("Responses API", body, keepAlive, numCtx);
   }
 
-  /** The {@code /api/chat} body. */
-  ObjectNode request(String model, Unsupported unsupported, String keepAlive) {
+  @Override
+  void write(ObjectNode out, Unsupported unsupported) {
+    params.handled("input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
+        "text", "previous_response_id", "conversation", "prompt", "reasoning", "background", "client_metadata");
+    conversation = Conversation.parse(body, params::drop, unsupported);
     if (Parameters.present(body.get("reasoning"))) {
       params.drop("reasoning");
     }
@@ -55,8 +53,6 @@ final class ResponsesTranslation {
     if (parallel != null && parallel.isBoolean() && !parallel.booleanValue()) {
       params.drop("parallel_tool_calls");
     }
-    ObjectNode out = Json.object();
-    out.put("model", model);
     out.set("messages", messages(unsupported));
     ToolChoice choice = conversation.choice();
     if (choice.mode() == ToolChoice.Mode.REQUIRED && choice.forced() == null) {
@@ -71,8 +67,6 @@ final class ResponsesTranslation {
     JsonNode text = body.get("text");
     params.responseFormat(text == null ? null : text.get("format"), "text");
     params.sampling(false).maxTokens("max_output_tokens").logprobs();
-    ChatTranslation.finish(out, params, body, keepAlive);
-    return out;
   }
 
   private ArrayNode messages(Unsupported unsupported) {
@@ -86,8 +80,7 @@ final class ResponsesTranslation {
         for (String url : message.imageUrls()) {
           String base64 = ChatTranslation.dataUrlBase64(url);
           if (base64 == null) {
-            unsupported.add("image URLs that are not inline base64 data: URLs (the local backend does not fetch "
-                + "remote images)", "input");
+            unsupported.add(ChatTranslation.REMOTE_IMAGES, "input");
           } else {
             images.add(base64);
           }
@@ -131,35 +124,18 @@ final class ResponsesTranslation {
   }
 
   /** A whole {@code /api/chat} answer as a {@code response}. */
-  ObjectNode response(JsonNode answer, String model, long createdAt) {
+  @Override
+  public ObjectNode answer(JsonNode answer, String localModel, long createdAt) {
     JsonNode message = answer.path("message");
     String text = Json.text(message, "content");
     ResponseBuilder builder = new ResponseBuilder(body, conversation.tools(), createdAt);
-    return builder.whole(model, text == null ? "" : text, calls(message.get("tool_calls")), usage(answer),
-        "length".equals(Json.text(answer, "done_reason")));
+    return builder.whole(Translation.servedModel(answer, localModel), text == null ? "" : text,
+        ToolCall.listOf(message.get("tool_calls")), usage(answer), "length".equals(Json.text(answer, "done_reason")));
   }
 
-  /** The stream translator for a streamed answer. */
-  StreamTranslator stream(String model, long createdAt) {
-    return new Stream(new ResponseEvents(new ResponseBuilder(body, conversation.tools(), createdAt)), model);
-  }
-
-  /** Ollama's tool calls (arguments as an object, an id only from newer versions) as {@link ToolCall}s. */
-  static List<ToolCall> calls(JsonNode ollamaCalls) {
-    List<ToolCall> calls = new ArrayList<>();
-    if (ollamaCalls == null || !ollamaCalls.isArray()) {
-      return calls;
-    }
-    for (JsonNode call : ollamaCalls) {
-      JsonNode function = call.path("function");
-      String id = Json.text(call, "id");
-      JsonNode arguments = function.get("arguments");
-      String json = arguments == null || arguments.isNull() ? "{}"
-          : arguments.isTextual() ? arguments.textValue() : Json.toString(arguments);
-      String name = Json.text(function, "name");
-      calls.add(new ToolCall(id != null && !id.isEmpty() ? id : Ids.next("call_"), name == null ? "" : name, json));
-    }
-    return calls;
+  @Override
+  public StreamTranslator streamTranslator(String localModel, long createdAt) {
+    return new Stream(new ResponseEvents(new ResponseBuilder(body, conversation.tools(), createdAt)), localModel);
   }
 
   static ResponseBuilder.Usage usage(JsonNode answer) {
@@ -167,37 +143,20 @@ final class ResponsesTranslation {
   }
 
   /** {@code /api/chat} NDJSON → the Responses API's typed events. */
-  private static final class Stream implements StreamTranslator {
-    private final ResponseEvents events;
-    private String model;
-    private boolean started;
-
-    Stream(ResponseEvents events, String model) {
-      this.events = events;
-      this.model = model;
-    }
-
+  private record Stream(ResponseEvents events, String localModel) implements StreamTranslator {
     @Override
     public List<SseEvent> line(JsonNode line) {
-      List<SseEvent> out = new ArrayList<>();
-      if (!started) {
-        String served = Json.text(line, "model");
-        if (served != null && !served.isEmpty()) {
-          model = served;
-        }
-        started = true;
-        out.addAll(events.start(model));
-      }
+      List<SseEvent> out = new ArrayList<>(events.startOnce(Translation.servedModel(line, localModel)));
       JsonNode message = line.path("message");
       out.addAll(events.text(Json.text(message, "content")));
-      for (ToolCall call : calls(message.get("tool_calls"))) {
+      for (ToolCall call : ToolCall.listOf(message.get("tool_calls"))) {
         out.addAll(events.call(call));
       }
       return out;
     }
 
     @Override
-    public List<SseEvent> done(JsonNode last) {
+    public List<SseEvent> end(JsonNode last) {
       return events.finish(usage(last), "length".equals(Json.text(last, "done_reason")));
     }
   }

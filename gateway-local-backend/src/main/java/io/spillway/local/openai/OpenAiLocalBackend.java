@@ -8,23 +8,18 @@ import io.spillway.core.Version;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
-import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
-import io.spillway.core.sse.SseEvent;
 import io.spillway.upstream.OpenAiHttpBackend;
 import io.spillway.upstream.UpstreamSettings;
-import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
 import io.spillway.local.ModelMapping;
-import io.spillway.local.Unsupported;
-import io.spillway.local.responses.ResponseBuilder;
-import io.spillway.local.responses.ResponseEvents;
-import io.spillway.local.responses.ToolCall;
+import io.spillway.local.TranslatedRequest;
+import io.spillway.local.TranslatedStream;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -44,7 +39,8 @@ import okhttp3.Response;
  *
  * <p>{@code /v1/responses} is translated to {@code /v1/chat/completions} ({@link ResponsesOverChat})
  * unless {@code local.responsesApi} is {@code native}: most such servers have no Responses API, or
- * one without the tools coding agents send.
+ * one without the tools coding agents send. That translation is a {@link io.spillway.local.Translation}
+ * like the Ollama routes', and its stream ends and fails the same way ({@link TranslatedStream}).
  *
  * <p>Readiness is {@code GET /v1/models}: the server answers, and the mapped models are among the
  * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
@@ -69,8 +65,7 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;
-    this.dropped = Counter.builder("spillway.local.dropped.requests")
-        .description("requests served locally with parameters the local server cannot honour").register(meters);
+    this.dropped = TranslatedRequest.droppedCounter(meters);
     this.settings = UpstreamSettings.from(config, cloud);
     this.client = OpenAiHttpBackend.defaultClient(settings);
     this.probeClient = client.newBuilder()
@@ -109,25 +104,19 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   }
 
   private GatewayResponse responsesOverChat(GatewayRequest request, String local) {
-    Unsupported unsupported = new Unsupported();
-    ResponsesOverChat translation = new ResponsesOverChat(request.body(), unsupported);
-    ObjectNode chatBody = translation.chatBody(local);
-    unsupported.throwIfAny("Responses API");
-    Headers droppedHeaders = DroppedParams.report(request, translation.dropped());
-    if (!translation.dropped().isEmpty()) {
-      dropped.increment();
-    }
-    GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(), chatBody,
-        null, request.receivedAt());
+    ResponsesOverChat translation = new ResponsesOverChat(request.body());
+    TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
+    GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
+        translated.body(), null, request.receivedAt());
     GatewayResponse answer = delegate.call(chat);
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
-      return answer.withHeaders(merged(answer.headers(), droppedHeaders));
+      return translated.answered(answer);
     }
-    ResponseBuilder builder = translation.builder(createdAt);
     if (answer.isStream()) {
-      return GatewayResponse.streamed(answer.status(), merged(answer.headers(), droppedHeaders),
-          new ChatChunksAsResponseEvents(NAME, answer.stream(), new ResponseEvents(builder), local));
+      return translated.answered(GatewayResponse.streamed(answer.status(), answer.headers(),
+          new TranslatedStream(NAME, NAME + " backend", new ChatChunks(NAME, answer.stream()),
+              translation.streamTranslator(local, createdAt))));
     }
     JsonNode completion = answer.json();
     if (completion == null || !completion.isObject()) {
@@ -136,27 +125,12 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     }
     if (translation.stream()) {
       // The server ignored "stream": the whole answer, as the events a stream of it would have been.
-      ResponseEvents events = new ResponseEvents(builder);
-      List<SseEvent> all = new ArrayList<>(events.start(ResponsesOverChat.servedModel(completion, local)));
-      JsonNode message = completion.path("choices").path(0).path("message");
-      all.addAll(events.text(Json.text(message, "content")));
-      for (ToolCall call : ResponsesOverChat.calls(message.get("tool_calls"))) {
-        all.addAll(events.call(call));
-      }
-      all.addAll(events.finish(ResponsesOverChat.usage(completion.get("usage")),
-          "length".equals(Json.text(completion.path("choices").path(0), "finish_reason"))));
-      return GatewayResponse.streamed(200, droppedHeaders, new ListedEventStream(all));
+      return GatewayResponse.streamed(200, translated.report(),
+          new ListedEventStream(translation.answerAsEvents(completion, local, createdAt)));
     }
-    ObjectNode response = translation.response(completion, local, createdAt);
-    return GatewayResponse.buffered(200, merged(answer.headers(), droppedHeaders)
-        .with("content-type", GatewayResponse.JSON), Json.toBytes(response));
-  }
-
-  /** {@code headers} with every header of {@code extra} set. */
-  private static Headers merged(Headers headers, Headers extra) {
-    Headers.Builder out = headers.toBuilder();
-    extra.forEach(out::set);
-    return out.build();
+    ObjectNode response = translation.answer(completion, local, createdAt);
+    return translated.answered(GatewayResponse.buffered(200, answer.headers().with("content-type", GatewayResponse.JSON),
+        Json.toBytes(response)));
   }
 
   @Override

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
-import io.spillway.local.Ids;
+import io.spillway.core.sse.SseEvent;
+import io.spillway.local.StreamTranslator;
+import io.spillway.local.Translation;
 import io.spillway.local.Unsupported;
 import io.spillway.local.responses.ChatMessage;
 import io.spillway.local.responses.Conversation;
 import io.spillway.local.responses.LocalTool;
 import io.spillway.local.responses.ResponseBuilder;
+import io.spillway.local.responses.ResponseEvents;
 import io.spillway.local.responses.ToolCall;
 import io.spillway.local.responses.ToolChoice;
 import java.util.ArrayList;
@@ -28,9 +31,9 @@ import java.util.Set;
  * JSON-text arguments, {@code tool} messages with {@code tool_call_id}, image parts. Unlike Ollama,
  * {@code tool_choice} {@code required} and a named tool are passed on as such. Request fields the
  * Responses API does not define are passed on untouched, as for every OpenAI-compatible backend.
- * One instance per request.
+ * One instance per request: {@link #request} reads the conversation the answer is built for.
  */
-final class ResponsesOverChat {
+final class ResponsesOverChat implements Translation {
   /** Fields of a Responses request, each translated here, dropped, or without effect on the answer. */
   private static final Set<String> RESPONSES_FIELDS = Set.of(
       "model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream", "stream_options",
@@ -41,11 +44,15 @@ final class ResponsesOverChat {
 
   private final ObjectNode body;
   private final List<String> dropped = new ArrayList<>();
-  private final Conversation conversation;
+  private Conversation conversation;
 
-  ResponsesOverChat(ObjectNode body, Unsupported unsupported) {
+  ResponsesOverChat(ObjectNode body) {
     this.body = body;
-    this.conversation = Conversation.parse(body, this::drop, unsupported);
+  }
+
+  @Override
+  public String api() {
+    return "Responses API";
   }
 
   private void drop(String field) {
@@ -54,18 +61,21 @@ final class ResponsesOverChat {
     }
   }
 
-  /** What was left out, in the order found. */
-  List<String> dropped() {
+  @Override
+  public List<String> dropped() {
     return dropped;
   }
 
-  boolean stream() {
+  @Override
+  public boolean stream() {
     JsonNode stream = body.get("stream");
     return stream != null && stream.asBoolean(false);
   }
 
   /** The {@code /v1/chat/completions} body, for {@code model}. */
-  ObjectNode chatBody(String model) {
+  @Override
+  public ObjectNode request(String model, Unsupported unsupported) {
+    conversation = Conversation.parse(body, this::drop, unsupported);
     ObjectNode out = Json.object();
     out.put("model", model);
     out.set("messages", messages());
@@ -204,42 +214,41 @@ final class ResponsesOverChat {
     return value != null && !value.isNull();
   }
 
-  /** A builder for the answer's {@code response} and its items. */
-  ResponseBuilder builder(long createdAt) {
-    return new ResponseBuilder(body, conversation.tools(), createdAt);
-  }
-
   /** A whole {@code chat.completion} as a {@code response}. */
-  ObjectNode response(JsonNode completion, String model, long createdAt) {
+  @Override
+  public ObjectNode answer(JsonNode completion, String localModel, long createdAt) {
     JsonNode choice = completion.path("choices").path(0);
     JsonNode message = choice.path("message");
     String text = Json.text(message, "content");
-    return builder(createdAt).whole(servedModel(completion, model), text == null ? "" : text,
-        calls(message.get("tool_calls")), usage(completion.get("usage")),
+    return builder(createdAt).whole(Translation.servedModel(completion, localModel), text == null ? "" : text,
+        ToolCall.listOf(message.get("tool_calls")), usage(completion.get("usage")),
         "length".equals(Json.text(choice, "finish_reason")));
   }
 
-  static String servedModel(JsonNode answer, String fallback) {
-    String served = Json.text(answer, "model");
-    return served != null && !served.isEmpty() ? served : fallback;
+  @Override
+  public StreamTranslator streamTranslator(String localModel, long createdAt) {
+    return new ChatChunksAsResponseEvents(new ResponseEvents(builder(createdAt)), localModel);
   }
 
-  static List<ToolCall> calls(JsonNode chatCalls) {
-    List<ToolCall> calls = new ArrayList<>();
-    if (chatCalls == null || !chatCalls.isArray()) {
-      return calls;
+  /**
+   * A whole {@code chat.completion} as the events a stream of it would have been, for a server that
+   * ignored {@code "stream": true}.
+   */
+  List<SseEvent> answerAsEvents(JsonNode completion, String localModel, long createdAt) {
+    ResponseEvents events = new ResponseEvents(builder(createdAt));
+    List<SseEvent> all = new ArrayList<>(events.start(Translation.servedModel(completion, localModel)));
+    JsonNode choice = completion.path("choices").path(0);
+    JsonNode message = choice.path("message");
+    all.addAll(events.text(Json.text(message, "content")));
+    for (ToolCall call : ToolCall.listOf(message.get("tool_calls"))) {
+      all.addAll(events.call(call));
     }
-    for (JsonNode call : chatCalls) {
-      JsonNode function = call.path("function");
-      String id = Json.text(call, "id");
-      String name = Json.text(function, "name");
-      JsonNode arguments = function.get("arguments");
-      String json = arguments == null || arguments.isNull() ? "{}"
-          : arguments.isTextual() ? arguments.textValue() : Json.toString(arguments);
-      calls.add(new ToolCall(id != null && !id.isEmpty() ? id : Ids.next("call_"), name == null ? "" : name,
-          json.isBlank() ? "{}" : json));
-    }
-    return calls;
+    all.addAll(events.finish(usage(completion.get("usage")), "length".equals(Json.text(choice, "finish_reason"))));
+    return all;
+  }
+
+  private ResponseBuilder builder(long createdAt) {
+    return new ResponseBuilder(body, conversation.tools(), createdAt);
   }
 
   static ResponseBuilder.Usage usage(JsonNode usage) {

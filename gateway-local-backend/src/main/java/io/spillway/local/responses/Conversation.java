@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.local.ContentText;
+import io.spillway.local.RequestItems;
 import io.spillway.local.Unsupported;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -132,35 +134,29 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
       if (!input.isArray()) {
         throw GatewayException.invalid("'input' must be a string or an array", "input");
       }
-      for (int i = 0; i < input.size(); i++) {
-        JsonNode item = input.get(i);
-        String at = "input[" + i + "]";
-        if (!item.isObject()) {
-          throw GatewayException.invalid("'" + at + "' must be an object", at);
+      RequestItems.each(input, "input", this::item);
+    }
+
+    private void item(JsonNode item, String at) {
+      String type = Json.text(item, "type");
+      if (type == null) {
+        if (Json.text(item, "role") == null) {
+          throw GatewayException.invalid("'" + at + ".type' is missing", at + ".type");
         }
-        String type = Json.text(item, "type");
-        if (type == null) {
-          if (Json.text(item, "role") == null) {
-            throw GatewayException.invalid("'" + at + ".type' is missing", at + ".type");
-          }
-          type = "message";
-        }
-        switch (type) {
-          case "message" -> message(item, at);
-          case "function_call" -> call(item, at, false);
-          case "custom_tool_call" -> call(item, at, true);
-          case "function_call_output", "custom_tool_call_output" -> output(item, at);
-          case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
-          default -> drop.accept("input." + type);
-        }
+        type = "message";
+      }
+      switch (type) {
+        case "message" -> message(item, at);
+        case "function_call" -> call(item, at, false);
+        case "custom_tool_call" -> call(item, at, true);
+        case "function_call_output", "custom_tool_call_output" -> output(item, at);
+        case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
+        default -> drop.accept("input." + type);
       }
     }
 
     private void message(JsonNode item, String at) {
-      String role = Json.text(item, "role");
-      if (role == null) {
-        throw GatewayException.invalid("'" + at + ".role' is missing", at + ".role");
-      }
+      String role = RequestItems.role(item, at);
       String chatRole = switch (role) {
         case "system", "developer" -> "system";
         case "user" -> "user";
@@ -184,8 +180,7 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
       if (custom) {
         arguments = LocalTool.customArguments(Json.text(item, "input"));
       } else {
-        JsonNode given = item.get("arguments");
-        arguments = given == null || given.isNull() ? "{}" : given.isTextual() ? given.textValue() : Json.toString(given);
+        arguments = ToolCall.argumentsText(item.get("arguments"));
       }
       toolByCallId.put(callId, localName);
       ToolCall call = new ToolCall(callId, localName, arguments);
@@ -213,49 +208,16 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
 
     /** The text of a content value (a string or parts), collecting images into {@code images}. */
     private String content(JsonNode content, String at, List<String> images) {
-      if (content == null || content.isNull()) {
-        return "";
-      }
-      if (content.isTextual()) {
-        return content.textValue();
-      }
-      if (!content.isArray()) {
-        throw GatewayException.invalid("'" + at + "' must be a string or an array of content parts", at);
-      }
-      StringBuilder text = new StringBuilder();
-      for (JsonNode part : content) {
-        String type = Json.text(part, "type");
-        if (type == null) {
-          throw GatewayException.invalid("every part of '" + at + "' needs a 'type'", at);
-        }
-        switch (type) {
-          case "input_text", "output_text", "text" -> append(text, Json.text(part, "text"));
-          case "refusal" -> append(text, Json.text(part, "refusal"));
-          case "input_image" -> image(part, at, images);
-          default -> unsupported.add("'" + type + "' content", at);
-        }
-      }
-      return text.toString();
+      return ContentText.of(content, at, "input_image", part -> image(part, at, images), unsupported);
     }
 
     private void image(JsonNode part, String at, List<String> images) {
-      JsonNode url = part.get("image_url");
-      String link = url != null && url.isObject() ? Json.text(url, "url") : Json.text(part, "image_url");
+      String link = ContentText.imageUrl(part);
       if (link == null || link.isEmpty()) {
         unsupported.add("images given by 'file_id' (the local backend has no stored files)", at);
       } else {
         images.add(link);
       }
-    }
-
-    private static void append(StringBuilder text, String piece) {
-      if (piece == null) {
-        return;
-      }
-      if (!text.isEmpty()) {
-        text.append('\n');
-      }
-      text.append(piece);
     }
 
     private static String required(JsonNode item, String field, String at) {

@@ -48,6 +48,11 @@ public final class ResponseEvents {
     return events;
   }
 
+  /** {@link #start} the first time, nothing after: for the first part of an answer, whichever it is. */
+  public List<SseEvent> startOnce(String servedModel) {
+    return model != null ? List.of() : start(servedModel);
+  }
+
   /** The events for a piece of the answer's text (none for an empty piece). */
   public List<SseEvent> text(String piece) {
     List<SseEvent> events = new ArrayList<>(3);

@@ -22,19 +22,22 @@ class EmbeddingTranslationTest {
   void textInputsAndDimensionsGoToApiEmbedWithTheMappedModel() throws Exception {
     Unsupported unsupported = new Unsupported();
 
-    ObjectNode out = EmbeddingTranslation.request(
+    EmbeddingTranslation translation = new EmbeddingTranslation(
         json("{\"model\":\"text-embedding-3-small\",\"input\":[\"a\",\"b\"],\"dimensions\":256,\"user\":\"u1\"}"),
-        "nomic-embed-text", unsupported, "900s");
+        "900s");
+    ObjectNode out = translation.request("nomic-embed-text", unsupported);
 
     assertThat(out.toString()).isEqualTo(
         "{\"model\":\"nomic-embed-text\",\"input\":[\"a\",\"b\"],\"dimensions\":256,\"keep_alive\":\"900s\"}");
     assertThat(unsupported.isEmpty()).isTrue();
+    assertThat(translation.dropped()).isEmpty();
+    assertThat(translation.stream()).isFalse();
   }
 
   @Test
   void tokenIdInputIsRefusedRatherThanEmbeddedAsSomethingElse() throws Exception {
     Unsupported unsupported = new Unsupported();
-    EmbeddingTranslation.request(json("{\"model\":\"m\",\"input\":[[1,2,3]]}"), "nomic-embed-text", unsupported, "1s");
+    new EmbeddingTranslation(json("{\"model\":\"m\",\"input\":[[1,2,3]]}"), "1s").request("nomic-embed-text", unsupported);
 
     assertThatThrownBy(() -> unsupported.throwIfAny("Embeddings API"))
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
@@ -44,12 +47,21 @@ class EmbeddingTranslationTest {
   }
 
   @Test
+  void embeddingsAreNeverStreamed() throws Exception {
+    EmbeddingTranslation translation = new EmbeddingTranslation(json("{\"input\":\"a\",\"stream\":true}"), "1s");
+
+    assertThat(translation.stream()).isFalse();
+    assertThatThrownBy(() -> translation.streamTranslator("m", 0)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void vectorsBecomeOpenAisListAsFloatsOrAsLittleEndianBase64() throws Exception {
     JsonNode answer = json("{\"model\":\"nomic-embed-text\",\"embeddings\":[[0.5,-1.0],[2.0,0.25]],\"prompt_eval_count\":6}");
 
-    ObjectNode floats = EmbeddingTranslation.response(answer, "nomic-embed-text", json("{\"input\":[\"a\",\"b\"]}"));
-    ObjectNode base64 = EmbeddingTranslation.response(answer, "nomic-embed-text",
-        json("{\"input\":[\"a\",\"b\"],\"encoding_format\":\"base64\"}"));
+    ObjectNode floats = new EmbeddingTranslation(json("{\"input\":[\"a\",\"b\"]}"), "1s")
+        .answer(answer, "mapped-model", 0);
+    ObjectNode base64 = new EmbeddingTranslation(json("{\"input\":[\"a\",\"b\"],\"encoding_format\":\"base64\"}"), "1s")
+        .answer(answer, "mapped-model", 0);
 
     assertThat(floats.toString()).isEqualTo("{\"object\":\"list\",\"data\":["
         + "{\"object\":\"embedding\",\"index\":0,\"embedding\":[0.5,-1.0]},"

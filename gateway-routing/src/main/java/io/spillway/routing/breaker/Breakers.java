@@ -2,9 +2,12 @@ package io.spillway.routing.breaker;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.FailoverConfig;
+import io.spillway.config.ShapingConfig;
+import io.spillway.shaping.risk.LocalRiskCounts;
+import io.spillway.shaping.risk.RiskCounts;
 import java.time.Clock;
 
-/** Picks the breaker the {@code store} config value asks for. */
+/** Picks the breaker, and the risk index's counts, the {@code store} config value asks for. */
 public final class Breakers {
   private Breakers() {}
 
@@ -13,9 +16,25 @@ public final class Breakers {
    * replica's own breaker for anything else ({@code embedded:<dir>}, {@code memory}).
    */
   public static Breaker create(String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
-    if (store.startsWith("redis://") || store.startsWith("rediss://")) {
+    if (isRedis(store)) {
       return FleetBreaker.connect(store, config, clock, meters);
     }
     return new LocalBreaker(config, clock, meters);
+  }
+
+  /**
+   * The fleet's risk counts in Redis for {@code store: redis://...} (kept by the same timeout rules
+   * as the fleet's breaker); this replica's own counts for anything else.
+   */
+  public static RiskCounts riskCounts(String store, ShapingConfig.RiskConfig risk, FailoverConfig failover,
+      Clock clock) {
+    if (isRedis(store)) {
+      return FleetRiskCounts.connect(store, risk, failover, clock);
+    }
+    return new LocalRiskCounts(risk);
+  }
+
+  private static boolean isRedis(String store) {
+    return store.startsWith("redis://") || store.startsWith("rediss://");
   }
 }

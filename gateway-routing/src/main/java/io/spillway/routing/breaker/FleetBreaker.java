@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -96,6 +97,7 @@ public final class FleetBreaker implements Breaker {
   private volatile Instant awaySince;
   private volatile String awayCause;
   private volatile boolean closed;
+  private final AtomicBoolean closing = new AtomicBoolean();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> changes;
 
@@ -356,6 +358,9 @@ public final class FleetBreaker implements Breaker {
 
   @Override
   public void close() {
+    if (closing.getAndSet(true)) {
+      return;
+    }
     closed = true;
     worker.shutdownNow();
     StatefulRedisPubSubConnection<String, String> sub = changes;

@@ -7,6 +7,7 @@ import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The capacity risk index: how likely the cloud is to start refusing soon, from what Spillway itself
@@ -25,48 +26,66 @@ import java.time.Instant;
  * index goes above its threshold it stays {@linkplain #active() active} for the hold time after the
  * last time it was seen above.
  *
- * <p>Fed by the pipeline ({@link #record}) with every request's latency and outcome. Time comes from
- * the injected clock. Thread-safe; every method is a short critical section over fixed-size arrays.
+ * <p>Fed by the pipeline ({@link #record}) with every request's latency and outcome, which it hands
+ * to its {@link RiskCounts}: this replica's own ({@link LocalRiskCounts}, the default) or the
+ * fleet's, shared in Redis, so every replica computes the same index from everyone's requests. Time
+ * comes from the injected clock. Thread-safe; every method is a short critical section in memory.
  */
 public final class RiskIndex {
-  /** Buckets per window: the resolution of the sliding windows. */
-  private static final int BUCKETS = 60;
-
   private final ShapingConfig.RiskConfig config;
   private final Clock clock;
-  private final Window growth;
-  private final Window recent;
+  private final RiskCounts counts;
   private long holdUntilMillis = Long.MIN_VALUE;
 
+  /** An index over this replica's own requests. */
   public RiskIndex(ShapingConfig.RiskConfig config, Clock clock) {
-    this.config = config;
-    this.clock = clock;
-    // Two growth windows back to back: the last one and the one before it.
-    this.growth = new Window(Math.max(1, config.growthWindow().toMillis() / BUCKETS), 2 * BUCKETS + 1);
-    this.recent = new Window(Math.max(1, config.window().toMillis() / BUCKETS), BUCKETS + 1);
+    this(config, clock, new LocalRiskCounts(config));
   }
 
-  /** Registers the gauge {@code spillway_risk_index}. */
+  /** An index over the counts {@code counts} keeps (this replica's, or the fleet's). */
+  public RiskIndex(ShapingConfig.RiskConfig config, Clock clock, RiskCounts counts) {
+    this.config = config;
+    this.clock = clock;
+    this.counts = counts;
+  }
+
+  /** Where the counts come from now. */
+  public RiskCounts.Mode mode() {
+    return counts.mode();
+  }
+
+  /**
+   * Registers the gauges {@code spillway_risk_index} and {@code spillway_risk_mode{mode}} (1 for whose
+   * counts the index sees now: {@code local} without Redis; {@code fleet} or {@code local-fallback}
+   * with it, the other 0).
+   */
   public RiskIndex bindTo(MeterRegistry registry) {
     Gauge.builder("spillway.risk.index", this, RiskIndex::value)
         .description("Capacity risk index: request growth, latency increase and error rate, weighted")
         .register(registry);
+    List<RiskCounts.Mode> modes = counts.mode() == RiskCounts.Mode.LOCAL
+        ? List.of(RiskCounts.Mode.LOCAL)
+        : List.of(RiskCounts.Mode.FLEET, RiskCounts.Mode.LOCAL_FALLBACK);
+    for (RiskCounts.Mode mode : modes) {
+      Gauge.builder("spillway.risk.mode", this, index -> index.mode() == mode ? 1 : 0)
+          .description("Whose requests the risk index counts: 1 for the mode in force (local, fleet, local-fallback)")
+          .tag("mode", mode.tag())
+          .register(registry);
+    }
     return this;
   }
 
   /** Records one request: how long the upstream took and whether it failed or answered "at capacity". */
-  public synchronized void record(long latencyMillis, boolean error) {
-    long now = clock.millis();
-    growth.add(now, 0, false);
-    recent.add(now, Math.max(0, latencyMillis), error);
+  public void record(long latencyMillis, boolean error) {
+    counts.answered(clock.millis(), latencyMillis, error);
   }
 
   /**
    * Records a request the gateway refused itself (a rate limit, an exhausted pool): it counts toward
    * request growth, but says nothing about the upstream's latency or errors.
    */
-  public synchronized void recordRefused() {
-    growth.add(clock.millis(), 0, false);
+  public void recordRefused() {
+    counts.refused(clock.millis());
   }
 
   /** The index now, between 0 and the sum of the weights. */
@@ -89,16 +108,17 @@ public final class RiskIndex {
 
   private synchronized Parts compute() {
     long now = clock.millis();
-    double last = growth.requests(now, 0, BUCKETS);
-    double previous = growth.requests(now, BUCKETS, BUCKETS);
+    RiskCounts.Totals totals = counts.totals(now);
+    double last = totals.lastWindow();
+    double previous = totals.previousWindow();
     double growthPart = clamp((last - previous) / Math.max(previous, config.minRequests()));
-    double requests = recent.requests(now, 0, BUCKETS);
-    double errors = recent.errors(now, 0, BUCKETS);
+    double requests = totals.recent();
+    double errors = totals.recentErrors();
     double latencyPart = 0;
     double errorPart = 0;
     double meanLatency = 0;
     if (requests >= config.minSamples()) {
-      meanLatency = recent.latency(now, 0, BUCKETS) / requests;
+      meanLatency = totals.recentLatencyMillis() / requests;
       double baseline = config.latencyBaseline().toMillis();
       latencyPart = clamp((meanLatency - baseline) / baseline);
       errorPart = clamp(errors / requests);
@@ -136,6 +156,7 @@ public final class RiskIndex {
     requests.put("recent", parts.recent());
     requests.put("recentErrors", parts.recentErrors());
     requests.put("meanLatencyMs", Math.round(parts.meanLatency()));
+    counts.describe(node.putObject("counts"));
     return node;
   }
 
@@ -149,77 +170,4 @@ public final class RiskIndex {
 
   private record Parts(double index, double growth, double latency, double errors, long lastWindow,
       long previousWindow, long recent, long recentErrors, double meanLatency) {}
-
-  /**
-   * A ring of time buckets: each holds a request count, an error count and a latency sum for one
-   * slice of time. A slot whose slice has passed is reused (and cleared) by the next add. Sums over a
-   * window interpolate the bucket that straddles the window's start, as sliding-window counters do,
-   * so a window is exactly as long as configured rather than off by up to a bucket.
-   */
-  private static final class Window {
-    private final long bucketMillis;
-    private final long[] slice;
-    private final long[] count;
-    private final long[] errors;
-    private final long[] latency;
-
-    Window(long bucketMillis, int buckets) {
-      this.bucketMillis = bucketMillis;
-      this.slice = new long[buckets];
-      this.count = new long[buckets];
-      this.errors = new long[buckets];
-      this.latency = new long[buckets];
-      java.util.Arrays.fill(slice, Long.MIN_VALUE / 2);
-    }
-
-    void add(long now, long latencyMillis, boolean error) {
-      long current = Math.floorDiv(now, bucketMillis);
-      int slot = (int) Math.floorMod(current, (long) slice.length);
-      if (slice[slot] != current) {
-        slice[slot] = current;
-        count[slot] = 0;
-        errors[slot] = 0;
-        latency[slot] = 0;
-      }
-      count[slot]++;
-      latency[slot] += latencyMillis;
-      if (error) {
-        errors[slot]++;
-      }
-    }
-
-    double requests(long now, int fromAgo, int buckets) {
-      return sum(now, fromAgo, buckets, count);
-    }
-
-    double errors(long now, int fromAgo, int buckets) {
-      return sum(now, fromAgo, buckets, errors);
-    }
-
-    double latency(long now, int fromAgo, int buckets) {
-      return sum(now, fromAgo, buckets, latency);
-    }
-
-    /**
-     * The total over the time from {@code fromAgo + buckets} to {@code fromAgo} bucket lengths before
-     * now. The bucket in progress counts whole when the window ends now; a bucket cut by a window's
-     * edge counts with the share of its time inside the window.
-     */
-    private double sum(long now, int fromAgo, int buckets, long[] values) {
-      long current = Math.floorDiv(now, bucketMillis);
-      double elapsed = (double) Math.floorMod(now, bucketMillis) / bucketMillis;
-      double sum = 0;
-      for (int slot = 0; slot < slice.length; slot++) {
-        long ago = current - slice[slot];
-        if (ago == fromAgo) {
-          sum += fromAgo == 0 ? values[slot] : elapsed * values[slot];
-        } else if (ago > fromAgo && ago < fromAgo + buckets) {
-          sum += values[slot];
-        } else if (ago == fromAgo + buckets) {
-          sum += (1 - elapsed) * values[slot];
-        }
-      }
-      return sum;
-    }
-  }
 }

@@ -15,6 +15,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -25,13 +26,14 @@ import io.spillway.core.testing.SampleSources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
-/** The shaping stage alone, in a pipeline with a recording terminal: no Netty, no HTTP. */
-class ShapingInterceptorTest {
+/** The shaping stages composed, in a pipeline with a recording terminal: no Netty, no HTTP. */
+class ShapingStagesTest {
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private GatewayRequest upstream;
@@ -44,11 +46,13 @@ class ShapingInterceptorTest {
 
   private GatewayResponse send(ShapingConfig config, PressureSignals signals, RiskIndex risk, Tier tier, Route route,
       String json) {
-    ShapingInterceptor shaping = new ShapingInterceptor(config, signals, risk, meters, clock, Runnable::run);
-    Pipeline pipeline = new Pipeline(List.of(chain -> {
+    List<Interceptor> stages = new ArrayList<>();
+    stages.add(chain -> {
       chain.request().setAttribute(RequestAttributes.CALLER, new Caller("team", tier, "k1"));
       return chain.proceed(chain.request());
-    }, shaping), request -> {
+    });
+    stages.addAll(ShapingStages.create(config, signals, risk, clock, new ShapingMetrics(meters, Runnable::run)));
+    Pipeline pipeline = new Pipeline(stages, request -> {
       upstream = request;
       return answer.apply(request);
     });
@@ -348,5 +352,56 @@ class ShapingInterceptorTest {
             + "\"output\":" + quote(file) + "}]}");
     assertThat(upstream.body().at("/input/0/content/0/text").asText()).hasSizeLessThan(file.length() / 3);
     assertThat(upstream.body().at("/input/1/output").asText()).hasSizeLessThan(file.length() / 3);
+  }
+
+  @Test
+  void theStagesRunInLadderOrder() {
+    List<Interceptor> stages = ShapingStages.create(config(""), PressureSignals.NONE,
+        new RiskIndex(ShapingConfig.RiskConfig.DEFAULTS, clock), clock, new ShapingMetrics(meters, Runnable::run));
+
+    assertThat(stages).extracting(Object::toString).containsExactly("SignalInterceptor", "DegradedHeaderInterceptor",
+        "LadderInterceptor", "TrimInterceptor", "DowngradeInterceptor", "StopRewriteInterceptor",
+        "ModelStepInterceptor", "LocalStepInterceptor", "RiskInterceptor");
+  }
+
+  @Test
+  void theModelStepJudgesTheOutputLimitTheClientAskedForNotTheDowngradedOne() {
+    GatewayResponse response = send(config("shaping:\n  degrade: always\n"), PressureSignals.NONE, null, Tier.BRONZE,
+        Route.COMPLETIONS, "{\"model\":\"gpt-4o\",\"prompt\":\"x = \",\"max_tokens\":80}");
+
+    assertThat(upstream.body().get("max_tokens").asInt()).isEqualTo(56);
+    assertThat(upstream.body().get("model").asText()).isEqualTo("gpt-4o");
+    assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("max_tokens");
+  }
+
+  @Test
+  void everyStepAndTheSignalAreReportedTogetherInLadderOrder() {
+    PressureSignals breakerOpen = new PressureSignals() {
+      @Override
+      public boolean cloudDegraded() {
+        return true;
+      }
+
+      @Override
+      public boolean poolPastSoftBand(Tier tier) {
+        return false;
+      }
+    };
+    answer = request -> {
+      request.setAttribute(RequestAttributes.BACKEND, "local");
+      return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
+    };
+    String file = SampleSources.pythonModuleWithTraceback(800);
+
+    GatewayResponse response = send(config(""), breakerOpen, null, Tier.BRONZE, Route.COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"prompt\":" + quote(file) + ",\"temperature\":1.5,\"max_tokens\":4000,"
+            + "\"stop\":[\"\\n\\n\",\"\\n\"]}");
+
+    assertThat(response.headers().get("x-spillway-degraded"))
+        .isEqualTo("trimmed,temperature,max_tokens,stop,model,local");
+    assertThat(response.headers().get("x-spillway-signal")).isEqualTo("low");
+    assertThat(upstream.body().get("model").asText()).isEqualTo("gpt-4o-mini");
+    assertThat(upstream.body().get("stop")).hasSize(1);
+    assertThat(upstream.body().get("max_tokens").asInt()).isEqualTo(512);
   }
 }

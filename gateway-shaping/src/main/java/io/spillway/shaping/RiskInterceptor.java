@@ -1,0 +1,66 @@
+package io.spillway.shaping;
+
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Interceptor;
+import io.spillway.shaping.risk.RiskIndex;
+import java.time.Clock;
+
+/**
+ * Feeds the {@link RiskIndex} the policy reads: times the rest of the pipeline and records its
+ * latency and whether it failed (429, 5xx, transport failures); a request the gateway refused itself
+ * (rate limits, exhausted pools, client errors) counts toward request growth only. Thread-safe.
+ */
+final class RiskInterceptor implements Interceptor {
+  private final RiskIndex risk;
+  private final Clock clock;
+
+  RiskInterceptor(RiskIndex risk, Clock clock) {
+    this.risk = risk;
+    this.clock = clock;
+  }
+
+  @Override
+  public GatewayResponse intercept(Chain chain) {
+    GatewayRequest request = chain.request();
+    if (ShapingAttributes.tierToShape(request) == null) {
+      return chain.proceed(request);
+    }
+    long started = clock.millis();
+    GatewayResponse response;
+    try {
+      response = chain.proceed(request);
+    } catch (UpstreamException e) {
+      observe(started, true);
+      throw e;
+    } catch (GatewayException e) {
+      if (refusedByGateway(e.kind())) {
+        risk.recordRefused();
+      } else {
+        observe(started, e.status() == 429 || e.status() >= 500);
+      }
+      throw e;
+    } catch (RuntimeException e) {
+      observe(started, true);
+      throw e;
+    }
+    observe(started, response.status() == 429 || response.status() >= 500);
+    return response;
+  }
+
+  private static boolean refusedByGateway(ErrorKind kind) {
+    return kind == ErrorKind.RATE_LIMITED || kind == ErrorKind.QUOTA_EXCEEDED || kind.status() < 429;
+  }
+
+  private void observe(long started, boolean error) {
+    risk.record(clock.millis() - started, error);
+  }
+
+  @Override
+  public String toString() {
+    return "RiskInterceptor";
+  }
+}
