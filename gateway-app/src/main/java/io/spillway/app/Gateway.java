@@ -51,7 +51,7 @@ import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
 import io.spillway.shaping.ShapingStages;
 import io.spillway.core.tokens.TokenCounter;
-import io.spillway.shaping.risk.RiskCounts;
+import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.LocalBackend;

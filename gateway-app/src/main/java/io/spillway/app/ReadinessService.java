@@ -13,7 +13,7 @@ import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
 import io.spillway.local.LocalBackend;
 import io.spillway.quota.store.StoreStatus;
-import io.spillway.shaping.risk.RiskCounts;
+import io.spillway.core.risk.RiskCounts;
 import io.spillway.routing.breaker.Breaker;
 import java.time.Duration;
 import java.util.function.Supplier;

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import io.spillway.shaping.ShapingInterceptor;
+import io.spillway.shaping.ShapingStages;
 import io.spillway.shaping.trim.ContextTrimmer;
 import io.spillway.shaping.trim.TrimSettings;
 import java.util.Arrays;
@@ -117,7 +117,7 @@ class ArchitectureTest {
         .should().dependOnClassesThat(resideInAPackage("io.spillway.shaping..")
             .and(not(type(ContextTrimmer.class)))
             .and(not(type(TrimSettings.class)))
-            .and(not(type(ShapingInterceptor.class))))
+            .and(not(type(ShapingStages.class))))
         .check(CLASSES);
   }
 

@@ -3,8 +3,8 @@ package io.spillway.routing.breaker;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
-import io.spillway.shaping.risk.LocalRiskCounts;
-import io.spillway.shaping.risk.RiskCounts;
+import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.RiskCounts;
 import java.time.Clock;
 
 /** Picks the breaker, and the risk index's counts, the {@code store} config value asks for. */
@@ -31,7 +31,7 @@ public final class Breakers {
     if (isRedis(store)) {
       return FleetRiskCounts.connect(store, risk, failover, clock);
     }
-    return new LocalRiskCounts(risk);
+    return new LocalRiskCounts(risk.growthWindow(), risk.window());
   }
 
   private static boolean isRedis(String store) {

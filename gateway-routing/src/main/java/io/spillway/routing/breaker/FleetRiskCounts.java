@@ -12,9 +12,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.config.Durations;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
-import io.spillway.shaping.risk.LocalRiskCounts;
-import io.spillway.shaping.risk.RiskCounts;
-import io.spillway.shaping.risk.RiskWindow;
+import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.RiskCounts;
+import io.spillway.core.risk.RiskWindow;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -133,9 +133,9 @@ public final class FleetRiskCounts implements RiskCounts {
         .socketOptions(SocketOptions.builder().connectTimeout(failover.fleetTimeout()).build())
         .timeoutOptions(TimeoutOptions.enabled(failover.fleetTimeout()))
         .build());
-    this.own = new LocalRiskCounts(config);
-    this.pending = new LocalRiskCounts(config);
-    this.fleet = new LocalRiskCounts(config);
+    this.own = new LocalRiskCounts(config.growthWindow(), config.window());
+    this.pending = new LocalRiskCounts(config.growthWindow(), config.window());
+    this.fleet = new LocalRiskCounts(config.growthWindow(), config.window());
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-risk").daemon(true).factory());
   }
@@ -241,7 +241,7 @@ public final class FleetRiskCounts implements RiskCounts {
     LocalRiskCounts sending;
     synchronized (lock) {
       sending = pending;
-      pending = new LocalRiskCounts(config);
+      pending = new LocalRiskCounts(config.growthWindow(), config.window());
     }
     long now = clock.millis();
     List<List<String>> hashes;
@@ -256,7 +256,7 @@ public final class FleetRiskCounts implements RiskCounts {
       leave(e);
       return false;
     }
-    LocalRiskCounts view = new LocalRiskCounts(config);
+    LocalRiskCounts view = new LocalRiskCounts(config.growthWindow(), config.window());
     view.add(growthBuckets(hashes.get(0)), recentBuckets(hashes.get(1)));
     boolean rejoined;
     synchronized (lock) {

@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
+import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.RiskCounts;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -39,7 +41,7 @@ public final class RiskIndex {
 
   /** An index over this replica's own requests. */
   public RiskIndex(ShapingConfig.RiskConfig config, Clock clock) {
-    this(config, clock, new LocalRiskCounts(config));
+    this(config, clock, new LocalRiskCounts(config.growthWindow(), config.window()));
   }
 
   /** An index over the counts {@code counts} keeps (this replica's, or the fleet's). */

@@ -1,7 +1,7 @@
-package io.spillway.shaping.risk;
+package io.spillway.core.risk;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.config.ShapingConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,9 +15,13 @@ public final class LocalRiskCounts implements RiskCounts {
   private final RiskWindow growth;
   private final RiskWindow recent;
 
-  public LocalRiskCounts(ShapingConfig.RiskConfig config) {
-    this.growth = new RiskWindow(config.growthWindow().toMillis() / BUCKETS, 2 * BUCKETS + 1);
-    this.recent = new RiskWindow(config.window().toMillis() / BUCKETS, BUCKETS + 1);
+  /**
+   * @param growthWindow the span compared with the one before it for request growth
+   * @param window the span of latency and errors
+   */
+  public LocalRiskCounts(Duration growthWindow, Duration window) {
+    this.growth = new RiskWindow(growthWindow.toMillis() / BUCKETS, 2 * BUCKETS + 1);
+    this.recent = new RiskWindow(window.toMillis() / BUCKETS, BUCKETS + 1);
   }
 
   /** The bucket length of the growth ring, in milliseconds. */

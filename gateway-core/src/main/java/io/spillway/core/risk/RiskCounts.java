@@ -1,4 +1,4 @@
-package io.spillway.shaping.risk;
+package io.spillway.core.risk;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 

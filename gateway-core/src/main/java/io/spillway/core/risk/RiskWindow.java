@@ -1,4 +1,4 @@
-package io.spillway.shaping.risk;
+package io.spillway.core.risk;
 
 import java.util.Arrays;
 import java.util.function.Consumer;
