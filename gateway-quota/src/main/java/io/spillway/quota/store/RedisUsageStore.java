@@ -136,7 +136,11 @@ public final class RedisUsageStore implements UsageStore {
   private record Pending(Hold hold, long actual) {}
 
   /** A spend amount not yet in Redis; {@code id} makes its write count once however often it is replayed. */
-  private record PendingSpend(String id, String month, String team, Tier tier, long nanos, boolean unpriced) {}
+  private record PendingSpend(String id, String month, String team, Tier tier, long nanos, boolean unpriced) {
+    MonthSpend asSpend() {
+      return new MonthSpend(Map.of(team, Map.of(tier, nanos)), unpriced ? Map.of(tier, 1L) : Map.of());
+    }
+  }
 
   private final RedisClient client;
   private final String location;
@@ -297,6 +301,8 @@ public final class RedisUsageStore implements UsageStore {
     if (up) {
       try {
         call(redis -> runSpend(redis, amount));
+        // Known to be in Redis now: counts in the figure used while Redis is away, until the next read.
+        lastKnownSpend.merge(month, amount.asSpend(), MonthSpend::plus);
         return;
       } catch (RuntimeException e) {
         markDown(e);
