@@ -2,6 +2,7 @@ package io.spillway.app.keys;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.BRONZE_KEY;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.SILVER_KEY;
@@ -97,6 +98,9 @@ class ModelAllowListGatewayTest {
       assertThat(refused.statusCode()).isEqualTo(403);
       assertThat(AdminKeys.json(refused).at("/error/code").asText()).isEqualTo("model_not_allowed");
       assertThat(listed(h, SILVER_KEY)).as("a config key without a list sees every model").hasSize(4);
+      JsonNode reviewers = AdminKeys.json(h.get("/admin/keys", ADMIN_TOKEN)).at("/keys/3");
+      assertThat(reviewers.get("team").asText()).isEqualTo("reviewers");
+      assertThat(reviewers.get("models").toString()).isEqualTo("[\"gpt-4o-mini\",\"text-embedding-3-small\"]");
     }
   }
 }
