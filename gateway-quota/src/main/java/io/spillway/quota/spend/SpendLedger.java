@@ -137,7 +137,10 @@ public final class SpendLedger implements AutoCloseable {
     String month = month();
     Tier tier = caller.tier();
     boolean unpriced = cloud && priced == null;
-    store.addSpend(month, caller.team(), tier, nanos, unpriced);
+    if (nanos > 0 || unpriced) {
+      // A free answer (local, or a price of 0) adds nothing: no store write.
+      store.addSpend(month, caller.team(), tier, nanos, unpriced);
+    }
     if (unpriced) {
       Counter.builder("spillway.spend.unpriced")
           .description("Cloud requests whose model has no price in spend.prices (counted as costing 0)")

@@ -37,6 +37,13 @@ public record MonthSpend(Map<String, Map<Tier, Long>> nanosByTeam, Map<Tier, Lon
     return unpricedByTier.getOrDefault(tier, 0L);
   }
 
+  /** These amounts with {@code team}'s replaced by {@code tiers} (a fresher read of one team). */
+  public MonthSpend withTeam(String team, Map<Tier, Long> tiers) {
+    Map<String, Map<Tier, Long>> teams = new TreeMap<>(nanosByTeam);
+    teams.put(team, tiers);
+    return new MonthSpend(teams, unpricedByTier);
+  }
+
   /** This month's amounts plus {@code other}'s (a shared store's last known totals plus local ones). */
   public MonthSpend plus(MonthSpend other) {
     Map<String, Map<Tier, Long>> teams = new TreeMap<>();

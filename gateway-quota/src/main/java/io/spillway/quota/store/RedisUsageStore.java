@@ -326,6 +326,29 @@ public final class RedisUsageStore implements UsageStore {
     return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month));
   }
 
+  /** One team's spend: one HMGET of its tiers (checked before every request of a team with a budget). */
+  @Override
+  public long teamSpend(String month, String team) {
+    if (up) {
+      try {
+        Tier[] tiers = Tier.values();
+        String[] fields = new String[tiers.length];
+        for (int i = 0; i < tiers.length; i++) {
+          fields[i] = team + "|" + tiers[i].tag();
+        }
+        List<KeyValue<String, String>> values = call(redis -> redis.hmget(tag(month) + ":spend", fields));
+        Map<Tier, Long> byTier = new EnumMap<>(Tier.class);
+        for (int i = 0; i < tiers.length; i++) {
+          byTier.put(tiers[i], longValue(values.get(i)));
+        }
+        lastKnownSpend.compute(month, (m, known) -> (known == null ? MonthSpend.EMPTY : known).withTeam(team, byTier));
+      } catch (RuntimeException e) {
+        markDown(e);
+      }
+    }
+    return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month)).team(team);
+  }
+
   private static MonthSpend parseSpend(Map<String, String> amounts, Map<String, String> unpriced) {
     Map<String, Map<Tier, Long>> teams = new TreeMap<>();
     amounts.forEach((field, nanos) -> {
