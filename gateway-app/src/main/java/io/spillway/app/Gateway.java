@@ -195,7 +195,7 @@ public final class Gateway implements AutoCloseable {
     reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
         "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
         "quota.alertWebhookTimeout");
-    this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, meters);
+    this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, usageStore, meters);
     reloader.register(named("spend", next -> spend.reload(next.spend(), next.quota())), "spend", "quota.alertAt",
         "quota.softAt", "quota.alertWebhook", "quota.alertWebhookTimeout");
     status.register("quota", () -> quotaReport());

@@ -71,6 +71,9 @@ final class ConfigValidator {
       } catch (IllegalArgumentException e) {
         problems.add(at + ".tier': " + e.getMessage());
       }
+      if (k.models().stream().anyMatch(m -> m == null || m.isBlank())) {
+        problems.add(at + ".models': a model name is empty");
+      }
     }
     QuotaConfig q = c.quota();
     if (q.monthlyTokens() < 0) {

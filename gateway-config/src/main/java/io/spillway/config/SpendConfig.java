@@ -9,7 +9,8 @@ import java.util.Map;
  * What requests cost in money: a price per model and optional monthly budgets per team.
  *
  * <p>The shipped prices ({@link #DEFAULT_PRICES}) are OpenAI's published standard-tier prices as
- * of {@value #DEFAULT_PRICES_AS_OF} (https://openai.com/api/pricing), in USD per million tokens.
+ * of {@value #DEFAULT_PRICES_AS_OF} (https://openai.com/api/pricing), in USD per million tokens;
+ * docs/spend.md says which figures could be confirmed again on 2026-12-01 and which not.
  * Prices change: an operator overrides or adds a model under {@code spend.prices}, or drops the
  * shipped table with {@code spend.defaultPrices: false}. A request served by the local backend
  * costs nothing whatever its model.

@@ -109,6 +109,17 @@ class ConfigLoaderTest {
         .hasMessageContaining("keys[0].tier");
     assertThatThrownBy(() -> loader.parse("gw.yaml", "keys:\n  - { team: a, tier: gold }\n"))
         .hasMessageContaining("exactly one of 'key' and 'keyHash'");
+    assertThatThrownBy(() -> loader.parse("gw.yaml", "keys:\n  - { team: a, tier: gold, key: k, models: [gpt-4o, ''] }\n"))
+        .hasMessageContaining("keys[0].models");
+  }
+
+  @Test
+  void aConfigKeyMayNameTheModelsItMayUse() {
+    GatewayConfig config = loader.parse("gw.yaml", "keys:\n  - { team: a, tier: gold, key: k, models: [gpt-4o-mini] }\n"
+        + "  - { team: b, tier: bronze, key: j }\n");
+
+    assertThat(config.keys().get(0).models()).containsExactly("gpt-4o-mini");
+    assertThat(config.keys().get(1).models()).isEmpty();
   }
 
   @Test

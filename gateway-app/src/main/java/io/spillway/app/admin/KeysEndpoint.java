@@ -75,13 +75,18 @@ public final class KeysEndpoint {
   private GatewayResponse list(ServerRequest request) {
     ObjectNode root = Json.object();
     ArrayNode list = root.putArray("keys");
-    for (Caller caller : configKeys.get().callers()) {
-      list.addObject()
+    KeyRegistry registry = configKeys.get();
+    for (Caller caller : registry.callers()) {
+      ObjectNode entry = list.addObject()
           .put("id", caller.keyId())
           .put("source", "config")
           .put("team", caller.team())
           .put("tier", caller.tier().tag())
           .put("fingerprint", caller.keyId());
+      List<String> models = registry.models(caller);
+      if (!models.isEmpty()) {
+        models.forEach(entry.putArray("models")::add);
+      }
     }
     String month = calendar.get().month().toString();
     for (ApiKey key : apiKeys.list()) {

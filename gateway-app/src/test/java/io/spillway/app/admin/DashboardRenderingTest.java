@@ -127,7 +127,7 @@ class DashboardRenderingTest {
   void spendShowsTheMonthsTotalAndTheTeamsAgainstTheirBudgets() throws Exception {
     String quota = QUOTA_SHAPES.get("object").strip();
     quota = quota.substring(0, quota.length() - 1) + """
-        ,"spend":{"month":"2026-11","currency":"USD","usd":1.5,"defaultPricesAsOf":"2025-08-07",
+        ,"spend":{"month":"2026-11","currency":"USD","store":"redis","usd":1.5,"defaultPricesAsOf":"2025-08-07",
           "teams":{"web":{"usd":1.2,"monthlyUsd":1.0,"usageRatio":1.2,"band":"hard","byTier":{"silver":1.2}},
                    "ci":{"usd":0.3,"byTier":{"gold":0.3}}}}}
         """;
@@ -137,7 +137,7 @@ class DashboardRenderingTest {
       await().atMost(Duration.ofSeconds(15)).until(() -> "1234".equals(chromium.eval(text("requests-total"))));
 
       assertThat(chromium.eval(text("spend"))).containsSubsequence("all teams (2026-11)", "$1.50",
-          "web", "$1.20 / $1.00 · 120 %", "ci", "$0.3000", "per replica", "2025-08-07");
+          "web", "$1.20 / $1.00 · 120 %", "ci", "$0.3000", "all replicas (redis)", "2025-08-07");
       assertThat(chromium.eval("String(document.querySelectorAll('#spend .bar').length)"))
           .as("a bar only for the team with a budget").isEqualTo("1");
       assertThat(chromium.errors()).isEmpty();

@@ -20,8 +20,10 @@ import java.util.function.Supplier;
  *
  * <p>Config-file keys are looked up first, then keys created through the admin API
  * ({@link ApiKeys}). An API key past its {@code expiresAt}, or a rotated key's old secret past its
- * overlap, gets 401 saying so; a model outside the key's allow-list gets 403
- * {@code model_not_allowed}. An API key's caller carries the key's id as {@code keyId}.
+ * overlap, gets 401 saying so. A key with a model allow-list (an API key's {@code models}, a config
+ * key's {@code keys[].models}) gets 403 {@code model_not_allowed} for another model and sees only
+ * its models in {@code GET /v1/models} ({@link ModelAllowList}). An API key's caller carries the
+ * key's id as {@code keyId}.
  */
 public final class AuthInterceptor implements Interceptor {
   public static final String EXPIRED_CODE = "api_key_expired";
@@ -49,11 +51,16 @@ public final class AuthInterceptor implements Interceptor {
           "You didn't provide an API key. Send your Spillway gateway key as 'Authorization: Bearer <key>'.",
           null, ErrorKind.INVALID_API_KEY.code(), null, null);
     }
-    Caller caller = registry.get().authenticate(key);
-    if (caller == null && apiKeys != null) {
+    KeyRegistry configKeys = registry.get();
+    Caller caller = configKeys.authenticate(key);
+    ModelAllowList allowed = null;
+    if (caller != null) {
+      allowed = new ModelAllowList(caller.keyId(), configKeys.models(caller));
+    } else if (apiKeys != null) {
       ApiKeys.Match match = apiKeys.authenticate(key);
       if (match != null) {
-        caller = admit(match, chain.request());
+        caller = admit(match);
+        allowed = new ModelAllowList(match.key().id(), match.key().models());
       }
     }
     if (caller == null) {
@@ -61,11 +68,17 @@ public final class AuthInterceptor implements Interceptor {
           "Incorrect API key provided. Use a Spillway gateway key issued to your team.", null,
           ErrorKind.INVALID_API_KEY.code(), null, null);
     }
-    chain.request().setAttribute(RequestAttributes.CALLER, caller);
-    return chain.proceed(chain.request());
+    GatewayRequest request = chain.request();
+    if (request.route() == Route.MODELS) {
+      request.setAttribute(RequestAttributes.CALLER, caller);
+      return allowed.filterListing(chain.proceed(request));
+    }
+    allowed.check(request.model());
+    request.setAttribute(RequestAttributes.CALLER, caller);
+    return chain.proceed(request);
   }
 
-  private Caller admit(ApiKeys.Match match, GatewayRequest request) {
+  private Caller admit(ApiKeys.Match match) {
     ApiKey key = match.key();
     Instant now = clock.instant();
     if (key.expired(now)) {
@@ -77,12 +90,6 @@ public final class AuthInterceptor implements Interceptor {
       throw new GatewayException(ErrorKind.INVALID_API_KEY, "This Spillway key (" + key.id()
           + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.",
           null, EXPIRED_CODE, null, null);
-    }
-    String model = request.model();
-    if (request.route() != Route.MODELS && model != null && !key.allows(model)) {
-      throw new GatewayException(ErrorKind.MODEL_NOT_ALLOWED, "This Spillway key (" + key.id()
-          + ") may not use the model '" + model + "'. It may use: " + String.join(", ", key.models()) + ".",
-          "model", ErrorKind.MODEL_NOT_ALLOWED.code(), null, null);
     }
     return new Caller(key.team(), key.tier(), key.id());
   }

@@ -34,7 +34,7 @@ public final class KeyHashes {
     if (entry.key() == null || entry.key().isEmpty()) {
       return entry;
     }
-    return new KeyConfig(null, hash(entry.key()), entry.team(), entry.tier());
+    return new KeyConfig(null, hash(entry.key()), entry.team(), entry.tier(), entry.models());
   }
 
   static byte[] digest(String key) {

@@ -24,15 +24,18 @@ public final class KeyRegistry {
 
   private final Map<ByteBuffer, Entry> byDigest;
   private final List<Caller> callers;
+  private final Map<String, List<String>> modelsByKeyId;
 
-  private KeyRegistry(Map<ByteBuffer, Entry> byDigest, List<Caller> callers) {
+  private KeyRegistry(Map<ByteBuffer, Entry> byDigest, List<Caller> callers, Map<String, List<String>> modelsByKeyId) {
     this.byDigest = byDigest;
     this.callers = callers;
+    this.modelsByKeyId = modelsByKeyId;
   }
 
   public static KeyRegistry from(List<KeyConfig> keys) {
     Map<ByteBuffer, Entry> byDigest = new HashMap<>();
     List<Caller> callers = new ArrayList<>();
+    Map<String, List<String>> models = new HashMap<>();
     for (KeyConfig key : keys) {
       if (key.disabled()) {
         log.warn("a key of team '{}' is empty (its environment variable is unset?); it admits nobody", key.team());
@@ -44,8 +47,11 @@ public final class KeyRegistry {
       Caller caller = new Caller(key.team(), Tier.parse(key.tier()), KeyHashes.fingerprint(digest));
       byDigest.put(ByteBuffer.wrap(digest), new Entry(digest, caller));
       callers.add(caller);
+      if (!key.models().isEmpty()) {
+        models.put(caller.keyId(), key.models());
+      }
     }
-    return new KeyRegistry(Map.copyOf(byDigest), List.copyOf(callers));
+    return new KeyRegistry(Map.copyOf(byDigest), List.copyOf(callers), Map.copyOf(models));
   }
 
   /** The caller a presented key belongs to, or null. */
@@ -56,6 +62,11 @@ public final class KeyRegistry {
       return null;
     }
     return entry.caller();
+  }
+
+  /** The models a configured key may use ({@code keys[].models}); empty for any. */
+  public List<String> models(Caller caller) {
+    return modelsByKeyId.getOrDefault(caller.keyId(), List.of());
   }
 
   /** Every configured caller (team, tier and fingerprint; never a key). */

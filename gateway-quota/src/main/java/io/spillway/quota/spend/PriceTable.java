@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  */
 final class PriceTable {
   private static final Pattern SNAPSHOT = Pattern.compile("-\\d{4}-\\d{2}-\\d{2}$");
-  private static final double PER_MILLION = 1_000_000.0;
+  /** USD per million tokens × this = nano-dollars per token. */
+  private static final double NANOS_PER_TOKEN_PER_USD_PER_MILLION = 1_000.0;
 
   private final Map<String, PriceConfig> prices;
 
@@ -33,13 +34,16 @@ final class PriceTable {
     return prices.containsKey(base) ? base : null;
   }
 
-  /** What {@code usage} of {@code pricedName} costs in USD. */
-  double cost(String pricedName, TokenUsage usage) {
+  /**
+   * What {@code usage} of {@code pricedName} costs in nano-dollars (10⁻⁹ USD), rounded to the
+   * nearest: exact for any price with at most three decimals per million tokens.
+   */
+  long costNanos(String pricedName, TokenUsage usage) {
     PriceConfig price = prices.get(pricedName);
     long cached = Math.max(0, Math.min(usage.cachedInput(), usage.input()));
     long uncached = Math.max(0, usage.input() - cached);
-    return (uncached * price.input() + cached * price.cachedInputOrInput()
-        + Math.max(0, usage.output()) * price.output()) / PER_MILLION;
+    return Math.round((uncached * price.input() + cached * price.cachedInputOrInput()
+        + Math.max(0, usage.output()) * price.output()) * NANOS_PER_TOKEN_PER_USD_PER_MILLION);
   }
 
   int size() {

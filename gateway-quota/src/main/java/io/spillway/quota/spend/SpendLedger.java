@@ -2,6 +2,7 @@ package io.spillway.quota.spend;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.SpendConfig;
@@ -13,15 +14,14 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.quota.pool.Band;
 import io.spillway.quota.pool.QuotaCalendar;
 import io.spillway.quota.pool.TokenUsage;
+import io.spillway.quota.store.MonthSpend;
+import io.spillway.quota.store.UsageStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.DoubleAdder;
 import java.util.function.Supplier;
 
 /**
@@ -39,47 +39,39 @@ import java.util.function.Supplier;
  * until the month resets. The request that crosses the budget is not cut short: the check is made
  * before a request starts, with what the team has spent so far.
  *
- * <p>The amounts live in this replica's memory: they start from 0 when the process starts and are
- * not shared between replicas (token usage, in the usage store, is). Thread-safe.
+ * <p>The amounts live in the {@link UsageStore}, beside the token usage, in nano-dollars per month,
+ * team and tier: durable with the embedded store, shared by every replica with Redis (which also
+ * announces each band once for the whole fleet). Thread-safe.
  */
 public final class SpendLedger implements AutoCloseable {
   private static final String CLOUD = "cloud";
   private static final String OTHER_MODEL = "other";
+  private static final double NANOS_PER_USD = 1e9;
 
   private record Settings(PriceTable prices, SpendConfig spend, double alertAt, double softAt, SpendAlerts alerts,
       String webhook, Duration webhookTimeout) {}
 
-  /** One month's amounts; a new month starts a new one. */
-  private static final class Month {
-    final String name;
-    final Map<String, Map<Tier, DoubleAdder>> byTeam = new ConcurrentHashMap<>();
-    final Map<Tier, AtomicLong> unpriced = new ConcurrentHashMap<>();
-    final Set<String> announced = ConcurrentHashMap.newKeySet();
-
-    Month(String name) {
-      this.name = name;
-    }
-
-    double team(String team) {
-      Map<Tier, DoubleAdder> tiers = byTeam.get(team);
-      return tiers == null ? 0 : tiers.values().stream().mapToDouble(DoubleAdder::sum).sum();
-    }
-  }
-
   private final Supplier<QuotaCalendar> calendar;
+  private final UsageStore store;
   private final MeterRegistry meters;
   private volatile Settings settings;
-  private volatile Month month;
 
   /**
    * @param calendar the quota pools' calendar (its month and time zone); read on every call so a
    *     reloaded {@code quota.timezone} applies
+   * @param store where the amounts are added and read: the usage store of the token pools
    */
-  public SpendLedger(SpendConfig spend, QuotaConfig quota, Supplier<QuotaCalendar> calendar, MeterRegistry meters) {
+  public SpendLedger(SpendConfig spend, QuotaConfig quota, Supplier<QuotaCalendar> calendar, UsageStore store,
+      MeterRegistry meters) {
     this.calendar = calendar;
+    this.store = store;
     this.meters = meters;
     this.settings = settings(spend, quota, null);
-    this.month = new Month(calendar.get().month().toString());
+    for (Tier tier : Tier.values()) {
+      Gauge.builder("spillway.spend.month.usd", this, l -> l.monthSpend().tier(tier) / NANOS_PER_USD)
+          .description("Money spent this quota month, USD, as the usage store holds it (every replica's with Redis)")
+          .tag("tier", tier.tag()).strongReference(true).register(meters);
+    }
   }
 
   private Settings settings(SpendConfig spend, QuotaConfig quota, Settings previous) {
@@ -99,18 +91,12 @@ public final class SpendLedger implements AutoCloseable {
     settings = settings(spend, quota, settings);
   }
 
-  private Month current() {
-    String name = calendar.get().month().toString();
-    Month m = month;
-    if (!m.name.equals(name)) {
-      synchronized (this) {
-        if (!month.name.equals(name)) {
-          month = new Month(name);
-        }
-        m = month;
-      }
-    }
-    return m;
+  private String month() {
+    return calendar.get().month().toString();
+  }
+
+  private MonthSpend monthSpend() {
+    return store.spend(month());
   }
 
   /**
@@ -123,15 +109,15 @@ public final class SpendLedger implements AutoCloseable {
     if (budget == null) {
       return;
     }
-    Month m = current();
-    double spent = m.team(caller.team());
+    String month = month();
+    double spent = store.teamSpend(month, caller.team()) / NANOS_PER_USD;
     if (spent >= budget.monthlyUsd()) {
       Counter.builder("spillway.spend.refused")
           .description("Requests refused because their team's money budget for the month is used up")
           .tag("tier", caller.tier().tag()).register(meters).increment();
       QuotaCalendar cal = calendar.get();
       throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, "The team '" + caller.team() + "' has used its money"
-          + " budget for " + m.name + " (" + SpendAlerts.usd(spent) + " of " + SpendAlerts.usd(budget.monthlyUsd())
+          + " budget for " + month + " (" + SpendAlerts.usd(spent) + " of " + SpendAlerts.usd(budget.monthlyUsd())
           + " USD). It resets at " + cal.resetAt() + ".", cal.untilReset());
     }
   }
@@ -146,13 +132,16 @@ public final class SpendLedger implements AutoCloseable {
     Settings s = settings;
     boolean cloud = CLOUD.equals(backend);
     String priced = s.prices().pricedName(model);
-    double cost = cloud && priced != null ? s.prices().cost(priced, usage) : 0.0;
-    Month m = current();
+    long nanos = cloud && priced != null ? s.prices().costNanos(priced, usage) : 0L;
+    double cost = nanos / NANOS_PER_USD;
+    String month = month();
     Tier tier = caller.tier();
-    m.byTeam.computeIfAbsent(caller.team(), t -> new ConcurrentHashMap<>())
-        .computeIfAbsent(tier, t -> new DoubleAdder()).add(cost);
-    if (cloud && priced == null) {
-      m.unpriced.computeIfAbsent(tier, t -> new AtomicLong()).incrementAndGet();
+    boolean unpriced = cloud && priced == null;
+    if (nanos > 0 || unpriced) {
+      // A free answer (local, or a price of 0) adds nothing: no store write.
+      store.addSpend(month, caller.team(), tier, nanos, unpriced);
+    }
+    if (unpriced) {
       Counter.builder("spillway.spend.unpriced")
           .description("Cloud requests whose model has no price in spend.prices (counted as costing 0)")
           .tag("tier", tier.tag()).register(meters).increment();
@@ -164,26 +153,26 @@ public final class SpendLedger implements AutoCloseable {
         .tag("model", priced != null ? priced : OTHER_MODEL)
         .register(meters)
         .increment(cost);
-    if (cost > 0) {
-      announceBands(s, m, caller.team());
+    if (nanos > 0) {
+      announceBands(s, month, caller.team());
     }
     return cost;
   }
 
-  private void announceBands(Settings s, Month m, String team) {
+  private void announceBands(Settings s, String month, String team) {
     SpendConfig.TeamBudgetConfig budget = s.spend().teams().get(team);
     if (budget == null) {
       return;
     }
-    double spent = m.team(team);
+    double spent = store.teamSpend(month, team) / NANOS_PER_USD;
     double limit = budget.monthlyUsd();
     Band band = band(spent, limit, s.alertAt(), s.softAt());
     QuotaCalendar cal = calendar.get();
     for (Band b : Band.values()) {
-      if (b == Band.OK || b.compareTo(band) > 0 || !m.announced.add(team + "|" + b.tag())) {
+      if (b == Band.OK || b.compareTo(band) > 0 || !store.claimSpendAlert(month, team, b.tag())) {
         continue;
       }
-      s.alerts().announce(new SpendAlerts.Alert(team, b, threshold(s, b), m.name, spent, limit, cal.resetAt(),
+      s.alerts().announce(new SpendAlerts.Alert(team, b, threshold(s, b), month, spent, limit, cal.resetAt(),
           cal.now()));
     }
   }
@@ -207,17 +196,18 @@ public final class SpendLedger implements AutoCloseable {
 
   /** USD spent this month by {@code team}, all tiers. */
   public double spent(String team) {
-    return current().team(team);
+    return store.teamSpend(month(), team) / NANOS_PER_USD;
   }
 
   /** The {@code spend} part of {@code GET /admin/quota}: this month per tier and per team. */
   public ObjectNode report() {
     Settings s = settings;
-    Month m = current();
+    String month = month();
+    MonthSpend m = store.spend(month);
     ObjectNode root = Json.object();
-    root.put("month", m.name);
+    root.put("month", month);
     root.put("currency", "USD");
-    root.put("scope", "replica");
+    root.put("store", store.status().kind());
     root.put("defaultPricesAsOf", SpendConfig.DEFAULT_PRICES_AS_OF);
     root.put("pricedModels", s.prices().size());
     Map<Tier, Double> tiers = new TreeMap<>();
@@ -225,15 +215,15 @@ public final class SpendLedger implements AutoCloseable {
       tiers.put(tier, 0.0);
     }
     ObjectNode teams = Json.object();
-    Set<String> names = new TreeSet<>(m.byTeam.keySet());
+    Set<String> names = new TreeSet<>(m.nanosByTeam().keySet());
     names.addAll(s.spend().teams().keySet());
     double total = 0;
     for (String team : names) {
       ObjectNode node = teams.putObject(team);
       ObjectNode byTier = node.putObject("byTier");
       double teamTotal = 0;
-      for (Map.Entry<Tier, DoubleAdder> e : m.byTeam.getOrDefault(team, Map.of()).entrySet()) {
-        double usd = e.getValue().sum();
+      for (Map.Entry<Tier, Long> e : new TreeMap<>(m.nanosByTeam().getOrDefault(team, Map.of())).entrySet()) {
+        double usd = e.getValue() / NANOS_PER_USD;
         byTier.put(e.getKey().tag(), usd);
         tiers.merge(e.getKey(), usd, Double::sum);
         teamTotal += usd;
@@ -250,7 +240,7 @@ public final class SpendLedger implements AutoCloseable {
     root.put("usd", total);
     ObjectNode tierNode = root.putObject("tiers");
     tiers.forEach((tier, usd) -> tierNode.putObject(tier.tag()).put("usd", usd)
-        .put("unpricedRequests", m.unpriced.getOrDefault(tier, new AtomicLong()).get()));
+        .put("unpricedRequests", m.unpriced(tier)));
     root.set("teams", teams);
     return root;
   }

@@ -18,10 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Durable usage in one H2 MVStore file ({@code <dir>/usage.mv.db}), for a single gateway.
+ * Durable usage and spend in one H2 MVStore file ({@code <dir>/usage.mv.db}), for a single gateway.
  *
  * <p>Requests count in memory (a {@link MemoryUsageStore}); a background thread writes the
- * settled counters to the file every {@code quota.flushInterval} and {@link #close} writes them a
+ * settled counters (tokens, and spend in nano-dollars per month, team and tier) to the file every {@code quota.flushInterval} and {@link #close} writes them a
  * last time. So a graceful stop loses nothing, and a {@code kill -9} loses at most the usage settled
  * since the last flush: one interval. Reservations of running requests are not written: after a
  * restart there are none.
@@ -37,6 +37,8 @@ public final class EmbeddedUsageStore implements UsageStore {
   private final MVMap<String, Long> poolUsed;
   private final MVMap<String, Long> teamUsed;
   private final MVMap<String, Boolean> alertsSent;
+  private final MVMap<String, Long> spendNanos;
+  private final MVMap<String, Long> spendUnpriced;
   private final MemoryUsageStore ledger = new MemoryUsageStore();
   private final ScheduledExecutorService flusher;
   private final Clock clock;
@@ -51,6 +53,8 @@ public final class EmbeddedUsageStore implements UsageStore {
     this.poolUsed = mv.openMap("poolUsed");
     this.teamUsed = mv.openMap("teamUsed");
     this.alertsSent = mv.openMap("alertsSent");
+    this.spendNanos = mv.openMap("spendNanos");
+    this.spendUnpriced = mv.openMap("spendUnpriced");
     load();
     this.flushedChanges = ledger.changes();
     this.flusher = Executors.newSingleThreadScheduledExecutor(
@@ -95,6 +99,17 @@ public final class EmbeddedUsageStore implements UsageStore {
       ledger.addTeamOnly(parts[0], parts[1], used);
     });
     alertsSent.keySet().forEach(ledger::markAlert);
+    spendNanos.forEach((key, nanos) -> {
+      // month|team|tier; a team name may itself contain '|'
+      int first = key.indexOf('|');
+      int last = key.lastIndexOf('|');
+      ledger.addSpendOnly(key.substring(0, first), key.substring(first + 1, last), Tier.parse(key.substring(last + 1)),
+          nanos);
+    });
+    spendUnpriced.forEach((key, count) -> {
+      String[] parts = key.split("\\|", 2);
+      ledger.addUnpriced(parts[0], Tier.parse(parts[1]), count);
+    });
   }
 
   @Override
@@ -122,6 +137,21 @@ public final class EmbeddedUsageStore implements UsageStore {
     return ledger.claimAlert(pool, band);
   }
 
+  @Override
+  public void addSpend(String month, String team, Tier tier, long nanos, boolean unpriced) {
+    ledger.addSpend(month, team, tier, nanos, unpriced);
+  }
+
+  @Override
+  public MonthSpend spend(String month) {
+    return ledger.spend(month);
+  }
+
+  @Override
+  public boolean claimSpendAlert(String month, String team, String band) {
+    return ledger.claimSpendAlert(month, team, band);
+  }
+
   /**
    * Writes the settled counters to the file and commits, if anything changed since the last flush.
    * Runs on the flush thread every interval and once more on close.
@@ -139,6 +169,8 @@ public final class EmbeddedUsageStore implements UsageStore {
     }
     ledger.forEachPoolUsed((key, used) -> poolUsed.put(key.month() + "|" + key.tier().tag(), used));
     ledger.forEachTeamUsed((month, team, used) -> teamUsed.put(month + "|" + team, used));
+    ledger.forEachSpend((month, team, tier, nanos) -> spendNanos.put(month + "|" + team + "|" + tier.tag(), nanos));
+    ledger.forEachUnpriced((month, team, tier, count) -> spendUnpriced.put(month + "|" + tier.tag(), count));
     for (String alert : ledger.alerts()) {
       alertsSent.putIfAbsent(alert, Boolean.TRUE);
     }

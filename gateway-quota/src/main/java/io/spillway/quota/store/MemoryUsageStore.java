@@ -1,5 +1,7 @@
 package io.spillway.quota.store;
 
+import io.spillway.core.pipeline.Tier;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,6 +29,11 @@ public final class MemoryUsageStore implements UsageStore {
   private final ConcurrentHashMap<PoolKey, Counter> pools = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ConcurrentHashMap<String, AtomicLong>> teams = new ConcurrentHashMap<>();
   private final Set<String> alerts = ConcurrentHashMap.newKeySet();
+  /** month → team → tier → nano-dollars. */
+  private final ConcurrentHashMap<String, ConcurrentHashMap<String, ConcurrentHashMap<Tier, AtomicLong>>> spend =
+      new ConcurrentHashMap<>();
+  /** month → tier → unpriced requests. */
+  private final ConcurrentHashMap<String, ConcurrentHashMap<Tier, AtomicLong>> unpriced = new ConcurrentHashMap<>();
   private final AtomicLong changes = new AtomicLong();
 
   @Override
@@ -116,6 +123,75 @@ public final class MemoryUsageStore implements UsageStore {
 
   static String alertKey(PoolKey pool, String band) {
     return pool.month() + "|" + pool.tier().tag() + "|" + band;
+  }
+
+  @Override
+  public void addSpend(String month, String team, Tier tier, long nanos, boolean unpricedRequest) {
+    addSpendOnly(month, team, tier, nanos);
+    if (unpricedRequest) {
+      addUnpriced(month, tier, 1);
+    }
+  }
+
+  /** Adds (or, negative, takes back) spend: a request, a loaded file, a written-back amount. */
+  void addSpendOnly(String month, String team, Tier tier, long nanos) {
+    spend.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
+        .computeIfAbsent(team, t -> new ConcurrentHashMap<>())
+        .computeIfAbsent(tier, t -> new AtomicLong())
+        .addAndGet(nanos);
+    changes.incrementAndGet();
+  }
+
+  void addUnpriced(String month, Tier tier, long requests) {
+    unpriced.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
+        .computeIfAbsent(tier, t -> new AtomicLong())
+        .addAndGet(requests);
+    changes.incrementAndGet();
+  }
+
+  @Override
+  public MonthSpend spend(String month) {
+    Map<String, Map<Tier, Long>> teams = new TreeMap<>();
+    spend.getOrDefault(month, new ConcurrentHashMap<>()).forEach((team, tiers) -> tiers.forEach((tier, nanos) -> {
+      if (nanos.get() != 0) {
+        teams.computeIfAbsent(team, t -> new EnumMap<>(Tier.class)).put(tier, nanos.get());
+      }
+    }));
+    Map<Tier, Long> unpricedByTier = new EnumMap<>(Tier.class);
+    unpriced.getOrDefault(month, new ConcurrentHashMap<>()).forEach((tier, n) -> {
+      if (n.get() != 0) {
+        unpricedByTier.put(tier, n.get());
+      }
+    });
+    return new MonthSpend(teams, unpricedByTier);
+  }
+
+  @Override
+  public boolean claimSpendAlert(String month, String team, String band) {
+    boolean claimed = alerts.add(spendAlertKey(month, team, band));
+    if (claimed) {
+      changes.incrementAndGet();
+    }
+    return claimed;
+  }
+
+  static String spendAlertKey(String month, String team, String band) {
+    return "spend|" + month + "|" + team + "|" + band;
+  }
+
+  void forEachSpend(SpendConsumer action) {
+    spend.forEach((month, teams) -> teams.forEach((team, tiers) ->
+        tiers.forEach((tier, nanos) -> action.accept(month, team, tier, nanos.get()))));
+  }
+
+  void forEachUnpriced(SpendConsumer action) {
+    unpriced.forEach((month, tiers) -> tiers.forEach((tier, n) -> action.accept(month, null, tier, n.get())));
+  }
+
+  @FunctionalInterface
+  interface SpendConsumer {
+    /** @param team null for unpriced request counts */
+    void accept(String month, String team, Tier tier, long value);
   }
 
   /** Marks an alert as already sent (loading a file). */

@@ -11,6 +11,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.spillway.config.Durations;
+import io.spillway.core.pipeline.Tier;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -20,11 +21,13 @@ import java.time.Instant;
 import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
@@ -48,7 +51,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code {spillway:quota:2026-11}:teams}: hash team → tokens used</li>
  *   <li>{@code {spillway:quota:2026-11}:alerts}: set of bands already announced</li>
  *   <li>{@code {spillway:quota:2026-11}:settled:<id>}: short-lived marker that makes a replayed
- *       settlement count once</li>
+ *       settlement (or spend amount) count once</li>
+ *   <li>{@code {spillway:quota:2026-11}:spend}: hash {@code <team>|<tier>} → nano-dollars spent</li>
+ *   <li>{@code {spillway:quota:2026-11}:spendUnpriced}: hash tier → cloud requests without a price</li>
+ *   <li>{@code {spillway:quota:2026-11}:spendAlerts}: set of {@code <team>|<band>} already announced</li>
  * </ul>
  * A month's keys expire {@value #MONTHS_KEPT} months after the month ends.
  *
@@ -107,6 +113,20 @@ public final class RedisUsageStore implements UsageStore {
       return {1, used, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
       """);
 
+  static final Script SPEND = new Script("""
+      -- KEYS: spend hash, unpriced hash, marker. ARGV: team|tier, nanos, tier, unpriced (0/1), marker ms, keep ms
+      if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then
+        return {0}
+      end
+      redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+      redis.call('PEXPIRE', KEYS[1], ARGV[6])
+      if ARGV[4] == '1' then
+        redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+        redis.call('PEXPIRE', KEYS[2], ARGV[6])
+      end
+      return {1}
+      """);
+
   record Script(String text, String sha) {
     Script(String text) {
       this(text, sha1(text));
@@ -114,6 +134,13 @@ public final class RedisUsageStore implements UsageStore {
   }
 
   private record Pending(Hold hold, long actual) {}
+
+  /** A spend amount not yet in Redis; {@code id} makes its write count once however often it is replayed. */
+  private record PendingSpend(String id, String month, String team, Tier tier, long nanos, boolean unpriced) {
+    MonthSpend asSpend() {
+      return new MonthSpend(Map.of(team, Map.of(tier, nanos)), unpriced ? Map.of(tier, 1L) : Map.of());
+    }
+  }
 
   private final RedisClient client;
   private final String location;
@@ -124,6 +151,8 @@ public final class RedisUsageStore implements UsageStore {
   private final Map<PoolKey, PoolUsage> lastKnown = new ConcurrentHashMap<>();
   private final Map<String, Map<String, Long>> lastKnownTeams = new ConcurrentHashMap<>();
   private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
+  private final Map<String, MonthSpend> lastKnownSpend = new ConcurrentHashMap<>();
+  private final Queue<PendingSpend> pendingSpend = new ConcurrentLinkedQueue<>();
   private final ScheduledExecutorService maintenance;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean up;
@@ -262,9 +291,98 @@ public final class RedisUsageStore implements UsageStore {
     return local.claimAlert(pool, band);
   }
 
+  /**
+   * Adds the amount with one script (HINCRBY under a once-only marker). While Redis is unreachable
+   * the amount counts locally and is queued, like a settlement, and written back when it returns.
+   */
+  @Override
+  public void addSpend(String month, String team, Tier tier, long nanos, boolean unpriced) {
+    PendingSpend amount = new PendingSpend(UUID.randomUUID().toString(), month, team, tier, nanos, unpriced);
+    if (up) {
+      try {
+        call(redis -> runSpend(redis, amount));
+        // Known to be in Redis now: counts in the figure used while Redis is away, until the next read.
+        lastKnownSpend.merge(month, amount.asSpend(), MonthSpend::plus);
+        return;
+      } catch (RuntimeException e) {
+        markDown(e);
+      }
+    }
+    pendingSpend.add(amount);
+    local.addSpend(month, team, tier, nanos, unpriced);
+  }
+
+  @Override
+  public MonthSpend spend(String month) {
+    if (up) {
+      try {
+        Map<String, String> amounts = call(redis -> redis.hgetall(tag(month) + ":spend"));
+        Map<String, String> unpriced = call(redis -> redis.hgetall(tag(month) + ":spendUnpriced"));
+        lastKnownSpend.put(month, parseSpend(amounts, unpriced));
+      } catch (RuntimeException e) {
+        markDown(e);
+      }
+    }
+    return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month));
+  }
+
+  /** One team's spend: one HMGET of its tiers (checked before every request of a team with a budget). */
+  @Override
+  public long teamSpend(String month, String team) {
+    if (up) {
+      try {
+        Tier[] tiers = Tier.values();
+        String[] fields = new String[tiers.length];
+        for (int i = 0; i < tiers.length; i++) {
+          fields[i] = team + "|" + tiers[i].tag();
+        }
+        List<KeyValue<String, String>> values = call(redis -> redis.hmget(tag(month) + ":spend", fields));
+        Map<Tier, Long> byTier = new EnumMap<>(Tier.class);
+        for (int i = 0; i < tiers.length; i++) {
+          byTier.put(tiers[i], longValue(values.get(i)));
+        }
+        lastKnownSpend.compute(month, (m, known) -> (known == null ? MonthSpend.EMPTY : known).withTeam(team, byTier));
+      } catch (RuntimeException e) {
+        markDown(e);
+      }
+    }
+    return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month)).team(team);
+  }
+
+  private static MonthSpend parseSpend(Map<String, String> amounts, Map<String, String> unpriced) {
+    Map<String, Map<Tier, Long>> teams = new TreeMap<>();
+    amounts.forEach((field, nanos) -> {
+      int bar = field.lastIndexOf('|');
+      teams.computeIfAbsent(field.substring(0, bar), t -> new EnumMap<>(Tier.class))
+          .put(Tier.parse(field.substring(bar + 1)), Long.parseLong(nanos));
+    });
+    Map<Tier, Long> unpricedByTier = new EnumMap<>(Tier.class);
+    unpriced.forEach((tier, n) -> unpricedByTier.put(Tier.parse(tier), Long.parseLong(n)));
+    return new MonthSpend(teams, unpricedByTier);
+  }
+
+  @Override
+  public boolean claimSpendAlert(String month, String team, String band) {
+    if (up) {
+      try {
+        String key = tag(month) + ":spendAlerts";
+        long keep = keepMillis(month);
+        long added = call(redis -> {
+          long n = redis.sadd(key, team + "|" + band);
+          redis.pexpire(key, keep);
+          return n;
+        });
+        return added == 1;
+      } catch (RuntimeException e) {
+        markDown(e);
+      }
+    }
+    return local.claimSpendAlert(month, team, band);
+  }
+
   @Override
   public StoreStatus status() {
-    return new StoreStatus("redis", location, up, pending.size());
+    return new StoreStatus("redis", location, up, pending.size() + pendingSpend.size());
   }
 
   /** Whether Redis answered the last call. */
@@ -281,6 +399,11 @@ public final class RedisUsageStore implements UsageStore {
     }
     if (up) {
       drain();
+    }
+    if (!pendingSpend.isEmpty()) {
+      long nanos = pendingSpend.stream().mapToLong(PendingSpend::nanos).sum();
+      log.error("Quota store Redis at {} is unreachable at shutdown: {} spend amounts ({} USD) counted by "
+          + "this replica while it was away are lost", location, pendingSpend.size(), nanos / 1e9);
     }
     if (!pending.isEmpty()) {
       long tokens = pending.stream().mapToLong(Pending::actual).sum();
@@ -303,9 +426,9 @@ public final class RedisUsageStore implements UsageStore {
         Duration away = Duration.between(downSince, clock.instant());
         log.warn("Quota store Redis at {} is reachable again (away {}); writing back {} settlements "
             + "counted locally meanwhile", location, Durations.format(away.truncatedTo(ChronoUnit.SECONDS)),
-            pending.size());
+            pending.size() + pendingSpend.size());
       }
-      if (up && !pending.isEmpty()) {
+      if (up && (!pending.isEmpty() || !pendingSpend.isEmpty())) {
         drain();
       }
     } catch (RuntimeException e) {
@@ -329,6 +452,28 @@ public final class RedisUsageStore implements UsageStore {
         local.addUsage(p.hold().pool(), p.hold().team(), -p.actual());
       }
     }
+    PendingSpend amount;
+    while (up && (amount = pendingSpend.peek()) != null) {
+      PendingSpend a = amount;
+      try {
+        call(redis -> runSpend(redis, a));
+      } catch (RuntimeException e) {
+        markDown(e);
+        return;
+      }
+      pendingSpend.poll();
+      local.addSpendOnly(a.month(), a.team(), a.tier(), -a.nanos());
+      if (a.unpriced()) {
+        local.addUnpriced(a.month(), a.tier(), -1);
+      }
+    }
+  }
+
+  private List<Long> runSpend(RedisCommands<String, String> redis, PendingSpend a) {
+    String[] keys = {tag(a.month()) + ":spend", tag(a.month()) + ":spendUnpriced",
+        tag(a.month()) + ":settled:spend:" + a.id()};
+    return eval(redis, SPEND, keys, a.team() + "|" + a.tier().tag(), Long.toString(a.nanos()), a.tier().tag(),
+        a.unpriced() ? "1" : "0", Long.toString(holdTimeout.toMillis()), Long.toString(keepMillis(a.month())));
   }
 
   private synchronized boolean tryConnect() {
@@ -421,7 +566,11 @@ public final class RedisUsageStore implements UsageStore {
 
   /** Milliseconds until a month's keys may go: {@value #MONTHS_KEPT} months after the month ends. */
   private long keepMillis(PoolKey pool) {
-    Instant until = YearMonth.parse(pool.month()).plusMonths(1 + MONTHS_KEPT).atDay(1)
+    return keepMillis(pool.month());
+  }
+
+  private long keepMillis(String month) {
+    Instant until = YearMonth.parse(month).plusMonths(1 + MONTHS_KEPT).atDay(1)
         .atStartOfDay(ZoneOffset.UTC).toInstant();
     return Math.max(holdTimeout.toMillis(), until.toEpochMilli() - clock.millis());
   }

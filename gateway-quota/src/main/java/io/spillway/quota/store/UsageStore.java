@@ -1,9 +1,10 @@
 package io.spillway.quota.store;
 
+import io.spillway.core.pipeline.Tier;
 import java.util.Map;
 
 /**
- * Where the month's token usage lives: {@code memory} (tests), {@code embedded:<dir>} (a durable
+ * Where the month's token usage and spend live: {@code memory} (tests), {@code embedded:<dir>} (a durable
  * file, the default) or {@code redis://host:port} (shared by every replica). Create one with
  * {@link UsageStores#open}.
  *
@@ -38,6 +39,28 @@ public interface UsageStore extends AutoCloseable {
    * band and month (across replicas for a shared store, across restarts for a durable one).
    */
   boolean claimAlert(PoolKey pool, String band);
+
+  /**
+   * Adds what a settled request cost to {@code team}'s spend in {@code tier} for {@code month}:
+   * additive and atomic (many replicas may add at once), in nano-dollars. {@code unpriced} counts a
+   * cloud request whose model had no price. Never loses an amount: when a shared store is
+   * unreachable it is kept and written back when the store returns, as settlements are.
+   */
+  void addSpend(String month, String team, Tier tier, long nanos, boolean unpriced);
+
+  /** The spend of {@code month}, per team and tier (for a shared store: every replica's). */
+  MonthSpend spend(String month);
+
+  /** Nano-dollars {@code team} spent in {@code month}, all tiers. */
+  default long teamSpend(String month, String team) {
+    return spend(month).team(team);
+  }
+
+  /**
+   * Claims the right to announce that {@code team}'s money budget reached {@code band} in
+   * {@code month}: true exactly once, as {@link #claimAlert}.
+   */
+  boolean claimSpendAlert(String month, String team, String band);
 
   StoreStatus status();
 

@@ -14,6 +14,7 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.quota.pool.QuotaCalendar;
 import io.spillway.quota.pool.TokenUsage;
+import io.spillway.quota.store.MemoryUsageStore;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Map;
@@ -26,7 +27,7 @@ class SpendLedgerTest {
 
   private SpendLedger ledger(Map<String, SpendConfig.TeamBudgetConfig> teams) {
     return new SpendLedger(new SpendConfig(null, null, teams), QuotaConfig.DEFAULTS, () -> calendar,
-        new SimpleMeterRegistry());
+        new MemoryUsageStore(), new SimpleMeterRegistry());
   }
 
   @Test

@@ -45,6 +45,28 @@ class EmbeddedUsageStoreTest {
   }
 
   @Test
+  void gracefulRestartKeepsSpendPerTeamAndTierUnpricedCountsAndSpendBands() {
+    try (EmbeddedUsageStore store = EmbeddedUsageStore.open(dir, NEVER_DURING_THE_TEST)) {
+      store.addSpend("2026-11", "web", Tier.SILVER, 30_000_000, false);
+      store.addSpend("2026-11", "web", Tier.SILVER, 12, false);
+      store.addSpend("2026-11", "a|b", Tier.GOLD, 7, false);
+      store.addSpend("2026-10", "web", Tier.SILVER, 1, false);
+      store.addSpend("2026-11", "sandbox", Tier.BRONZE, 0, true);
+      assertThat(store.claimSpendAlert("2026-11", "web", "alert")).isTrue();
+    }
+
+    try (EmbeddedUsageStore reopened = EmbeddedUsageStore.open(dir, NEVER_DURING_THE_TEST)) {
+      MonthSpend spend = reopened.spend("2026-11");
+      assertThat(spend.nanosByTeam().get("web")).containsExactly(java.util.Map.entry(Tier.SILVER, 30_000_012L));
+      assertThat(spend.team("a|b")).isEqualTo(7);
+      assertThat(spend.unpriced(Tier.BRONZE)).isEqualTo(1);
+      assertThat(reopened.teamSpend("2026-10", "web")).isEqualTo(1);
+      assertThat(reopened.claimSpendAlert("2026-11", "web", "alert")).isFalse();
+      assertThat(reopened.claimSpendAlert("2026-11", "web", "soft")).isTrue();
+    }
+  }
+
+  @Test
   void killMinusNineLosesOnlyWhatWasSettledSinceTheLastFlush() throws IOException {
     Path crashed = dir.resolve("after-kill");
     EmbeddedUsageStore store = EmbeddedUsageStore.open(dir.resolve("live"), NEVER_DURING_THE_TEST);

@@ -91,6 +91,50 @@ class RedisUsageStoreTest {
   }
 
   @Test
+  void replicasAddSpendToOneTotalPerTeamAndTierAndClaimEachSpendBandOnce() {
+    RedisUsageStore a = replica(false);
+    RedisUsageStore b = replica(false);
+
+    a.addSpend("2026-11", "web", Tier.SILVER, 30_000_000, false);
+    b.addSpend("2026-11", "web", Tier.SILVER, 20_000_000, false);
+    b.addSpend("2026-11", "web", Tier.GOLD, 5, false);
+    a.addSpend("2026-11", "sandbox", Tier.BRONZE, 0, true);
+
+    for (RedisUsageStore replica : List.of(a, b)) {
+      MonthSpend spend = replica.spend("2026-11");
+      assertThat(spend.nanosByTeam().get("web")).containsEntry(Tier.SILVER, 50_000_000L).containsEntry(Tier.GOLD, 5L);
+      assertThat(spend.team("web")).isEqualTo(50_000_005L);
+      assertThat(spend.unpriced(Tier.BRONZE)).isEqualTo(1);
+      assertThat(replica.teamSpend("2026-11", "web")).isEqualTo(50_000_005L);
+      assertThat(replica.spend("2026-12").team("web")).isZero();
+    }
+    assertThat(a.claimSpendAlert("2026-11", "web", "alert")).isTrue();
+    assertThat(b.claimSpendAlert("2026-11", "web", "alert")).isFalse();
+    assertThat(b.claimSpendAlert("2026-11", "ci", "alert")).isTrue();
+  }
+
+  @Test
+  void spendAddedWhileRedisIsAwayCountsLocallyAndIsWrittenBackOnce() {
+    RedisUsageStore store = replica(false);
+    store.addSpend("2026-11", "ci", Tier.BRONZE, 1_000, false);
+
+    redis.stop();
+    store.addSpend("2026-11", "ci", Tier.BRONZE, 250, true);
+    assertThat(store.status().healthy()).isFalse();
+    assertThat(store.status().pendingSettlements()).isEqualTo(1);
+    assertThat(store.teamSpend("2026-11", "ci")).as("last known plus local").isEqualTo(1_250);
+
+    redis.restart();
+    await("write-back after Redis returns").atMost(Duration.ofSeconds(20))
+        .until(() -> store.status().healthy() && store.status().pendingSettlements() == 0);
+
+    RedisUsageStore fresh = replica(false);
+    assertThat(fresh.teamSpend("2026-11", "ci")).isEqualTo(1_250);
+    assertThat(fresh.spend("2026-11").unpriced(Tier.BRONZE)).isEqualTo(1);
+    assertThat(store.teamSpend("2026-11", "ci")).as("no double count after write-back").isEqualTo(1_250);
+  }
+
+  @Test
   void whileRedisIsAwayLocalAccountingStillHonoursTheCeiling() {
     RedisUsageStore store = replica(false);
     use(store, BRONZE, "sandbox", 900);
