@@ -217,6 +217,47 @@ class CloudRoutesTest {
   }
 
   @Test
+  void whenLocalCannotServeTheOpenRoutesAreTriedOnceEachInOrder() {
+    primary.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
+    azure.stubFor(post(urlPathEqualTo(AZURE_CHAT)).willReturn(OpenAiStubs.atCapacity()));
+    for (int i = 0; i < 3; i++) {
+      chat(GatewayHarness.GOLD_KEY, "gpt-4o", false);
+    }
+    assertThat(breaker().get("routes").findValuesAsText("state")).containsExactly("open", "open");
+    h.ollama.resetAll();
+    h.ollama.stubFor(post(urlPathEqualTo("/v1/chat/completions")).willReturn(OpenAiStubs.json(500,
+        "{\"error\":{\"message\":\"model crashed\",\"type\":\"server_error\",\"param\":null,\"code\":null}}")));
+    azure.resetAll();
+    stubAzure(AZURE_TEXT);
+
+    HttpResponse<String> response = chat(GatewayHarness.SILVER_KEY, "gpt-4o", true);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("x-spillway-fallback")).hasValue("local_error");
+    assertThat(response.headers().firstValue("x-spillway-route")).hasValue("azure-eu");
+    assertThat(text(response, true)).isEqualTo(AZURE_TEXT);
+    primary.verify(4, postRequestedFor(urlPathEqualTo("/v1/chat/completions")));
+    assertThat(breaker().get("routes").findValuesAsText("state"))
+        .as("a fallback try is not the probe: neither breaker moves").containsExactly("open", "open");
+  }
+
+  @Test
+  void whenNoRouteAndNotLocalCanServeTheClientGets503WithTheEarliestRetryAfter() {
+    primary.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
+    azure.stubFor(post(urlPathEqualTo(AZURE_CHAT)).willReturn(OpenAiStubs.atCapacity()));
+    h.ollama.resetAll();
+    h.ollama.stubFor(post(urlPathEqualTo("/v1/chat/completions")).willReturn(OpenAiStubs.json(500,
+        "{\"error\":{\"message\":\"model crashed\",\"type\":\"server_error\",\"param\":null,\"code\":null}}")));
+
+    HttpResponse<String> response = chat(GatewayHarness.GOLD_KEY, "gpt-4o", false);
+
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.headers().firstValue("retry-after")).hasValue("1");
+    assertThat(json(response).at("/error/code").asText()).isEqualTo("model_at_capacity");
+    assertThat(response.headers().firstValue("x-spillway-backend")).hasValue("local");
+  }
+
+  @Test
   void anOperatorForcesOneRouteOrAll() {
     primary.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion(PRIMARY_TEXT)));
     stubAzure(AZURE_TEXT);
