@@ -216,8 +216,8 @@ public final class Router implements Terminal {
     if (!verdict.outcome().failsOver() || !config.retryLocally()) {
       return new RouteTry(answer(request, route, attempt), null);
     }
-    log.info("request {}: the cloud ({}) gave a {} answer ({}); moving on", request.id(),
-        Breaker.label(route.name()).replace("breaker", "route"), verdict.outcome().tag(), verdict.rule());
+    log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local", request.id(),
+        route.name(), verdict.outcome().tag(), verdict.rule());
     Counter.builder("spillway.failovers")
         .description("Requests moved on from a cloud route that could not serve them (to the next route or local)")
         .tags("reason", verdict.outcome().tag(), "route", route.name())
