@@ -80,12 +80,14 @@ import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
+import io.spillway.routing.cloud.CloudRoute;
+import io.spillway.config.CloudRouteConfig;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -126,6 +128,7 @@ public final class Gateway implements AutoCloseable {
   private final ApiKeys apiKeys;
   private final Breaker breaker;
   private final RiskCounts riskCounts;
+  private final List<CloudRoute> routes;
   private final Tracing tracing;
 
   private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
@@ -146,8 +149,8 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accessLog, "logging");
     // A new admin token is redacted from then on; the one it replaced still is (the cloud key only
     // changes with a restart).
-    reloader.register(named("redaction", next -> redactor.secrets(Arrays.asList(
-        config.cloud().apiKey(), config.admin().token(), next.admin().token()))), "admin.token");
+    reloader.register(named("redaction", next -> redactor.secrets(secrets(config, next.admin().token()))),
+        "admin.token");
 
     ReloadableRequestLimiter limiter =
         new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
@@ -161,7 +164,6 @@ public final class Gateway implements AutoCloseable {
     CapacityClassifier classifier = new CapacityClassifier(clock);
     CapacitySignal capacity = classifier::isCapacity;
     this.tracing = Tracing.from(config.traces(), clock);
-    Backend cloud = tracing.trace(metrics.meter(CloudBackend.create(config.cloud()), capacity), "openai", capacity);
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
@@ -173,16 +175,30 @@ public final class Gateway implements AutoCloseable {
     }
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
+    List<CloudRoute> cloudRoutes = new ArrayList<>();
+    for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
+      Backend backend = config.cloud().routes().isEmpty()
+          ? CloudBackend.create(config.cloud())
+          : CloudBackend.create(route, config.cloud());
+      Backend traced = tracing.trace(metrics.meter(backend, capacity), route.azure() ? "azure.ai.openai" : "openai",
+          capacity);
+      Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock, meters);
+      cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
+          route.azure() ? route.models().keySet() : null));
+    }
+    this.routes = List.copyOf(cloudRoutes);
+    Backend cloud = routes.get(0).backend();
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
-    this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
+    this.breaker = routes.get(0).breaker();
+    List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", breaker::snapshot);
+    status.register("routes", () -> routesStatus(config));
     this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     Router router = Router.builder()
-        .cloud(cloud)
+        .routes(routes)
         .local(meteredLocal)
-        .breaker(breaker)
         .classifier(classifier)
         .admission(admission)
         .failover(config.failover())
@@ -215,7 +231,7 @@ public final class Gateway implements AutoCloseable {
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
-    PressureSignals pressure = pressure(breaker, quota);
+    PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
     // The risk index keeps its windows and settings from start-up; which tiers it shapes applies.
@@ -244,26 +260,26 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
-    BreakerAdmin.register(admin, breaker, audit);
+    BreakerAdmin.register(admin, breakers, audit);
     CacheAdmin.register(admin, cache, audit);
 
-    HttpRoutes.Builder routes = HttpRoutes.builder();
+    HttpRoutes.Builder httpRoutes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
+      httpRoutes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
           observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
     }
-    routes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
-    routes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
+    httpRoutes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
+    httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
-    routes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
+    httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
         usageStore::status, config.quota(), breaker, risk::mode));
     if (config.metrics().enabled()) {
-      routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
+      httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
     AdminApi adminApi = admin.build();
     reloader.register(adminApi, "admin");
     Dashboard dashboard = new Dashboard();
-    routes.get("/dashboard", request -> {
+    httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
         throw GatewayException.of(ErrorKind.NOT_FOUND,
             "The dashboard is off: set admin.token in the config to turn it on", null);
@@ -275,8 +291,8 @@ public final class Gateway implements AutoCloseable {
       adminApi.paths().forEach(endpoints::add);
       return Json.object().set("endpoints", endpoints);
     });
-    routes.prefix("/admin/", adminApi);
-    this.server = new GatewayServer(config.server(), RedactingService.wrap(routes.build(), redactor), clock,
+    httpRoutes.prefix("/admin/", adminApi);
+    this.server = new GatewayServer(config.server(), RedactingService.wrap(httpRoutes.build(), redactor), clock,
         connectionBudget);
   }
 
@@ -315,9 +331,32 @@ public final class Gateway implements AutoCloseable {
     return models;
   }
 
-  /** The secrets no answer and no access-log line may show: the cloud key and the admin token. */
+  /** The secrets no answer and no access-log line may show: every cloud route's key and the admin token. */
   private static Redactor redactor(GatewayConfig config) {
-    return Redactor.of(Arrays.asList(config.cloud().apiKey(), config.admin().token()));
+    return Redactor.of(secrets(config, null));
+  }
+
+  /** Every cloud route's key and the admin token, and {@code newAdminToken} when a reload brings one. */
+  private static List<String> secrets(GatewayConfig config, String newAdminToken) {
+    List<String> secrets = new ArrayList<>();
+    config.cloud().effectiveRoutes().forEach(route -> secrets.add(route.apiKey()));
+    secrets.add(config.admin().token());
+    secrets.add(newAdminToken);
+    return secrets;
+  }
+
+  /** {@code routes} of {@code GET /admin/status}: each cloud route in order, with its breaker. */
+  private ArrayNode routesStatus(GatewayConfig config) {
+    ArrayNode out = Json.MAPPER.createArrayNode();
+    List<CloudRouteConfig> configured = config.cloud().effectiveRoutes();
+    for (int i = 0; i < routes.size(); i++) {
+      ObjectNode route = out.addObject()
+          .put("name", routes.get(i).name())
+          .put("kind", configured.get(i).kind())
+          .put("baseUrl", configured.get(i).baseUrl());
+      route.set("breaker", routes.get(i).breaker().snapshot());
+    }
+    return out;
   }
 
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -354,13 +393,19 @@ public final class Gateway implements AutoCloseable {
     return new LocalRequestLimiter(policy, clock);
   }
 
-  /** What shaping asks about pressure: the breaker and the quota pools. */
-  private static PressureSignals pressure(Breaker breaker, QuotaPools quota) {
+  /**
+   * What shaping asks about pressure: the breakers and the quota pools. The cloud is degraded while
+   * no route's breaker is closed (one route still taking traffic is no reason to push requests local).
+   */
+  private static PressureSignals pressure(List<Breaker> breakers, QuotaPools quota) {
     return new PressureSignals() {
       @Override
       public boolean cloudDegraded() {
-        Breaker.State state = breaker.state();
-        return state == Breaker.State.OPEN || state == Breaker.State.HALF_OPEN || state == Breaker.State.FORCED_OPEN;
+        return breakers.stream().allMatch(breaker -> {
+          Breaker.State state = breaker.state();
+          return state == Breaker.State.OPEN || state == Breaker.State.HALF_OPEN
+              || state == Breaker.State.FORCED_OPEN;
+        });
       }
 
       @Override
@@ -465,9 +510,14 @@ public final class Gateway implements AutoCloseable {
     return apiKeys;
   }
 
-  /** The capacity breaker the router asks: this replica's own, or the fleet's with Redis. */
+  /** The first cloud route's capacity breaker: this replica's own, or the fleet's with Redis. */
   public Breaker breaker() {
     return breaker;
+  }
+
+  /** The cloud routes in the order they are tried, each with its backend and breaker. */
+  public List<CloudRoute> routes() {
+    return routes;
   }
 
   /** {@code GET /admin/quota}: the token pools, per-team tokens, and this month's spend. */
@@ -494,7 +544,7 @@ public final class Gateway implements AutoCloseable {
     spend.close();
     usageStore.close();
     apiKeys.close();
-    breaker.close();
+    routes.forEach(route -> route.breaker().close());
     riskCounts.close();
     tracing.close();
   }

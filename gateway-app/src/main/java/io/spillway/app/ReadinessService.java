@@ -66,7 +66,8 @@ final class ReadinessService implements HttpService {
     boolean cloudUsable = cloudConfigured(cloud);
     out.putObject("cloud").put("configured", cloudUsable);
     if (!cloudUsable) {
-      reasons.add("cloud: no cloud.apiKey for " + cloud.baseUrl());
+      reasons.add(cloud.routes().isEmpty() ? "cloud: no cloud.apiKey for " + cloud.baseUrl()
+          : "cloud: no route has an apiKey (cloud.routes[].apiKey)");
     }
     boolean localUsable = false;
     if (local == null) {
@@ -114,8 +115,12 @@ final class ReadinessService implements HttpService {
         Headers.of("content-type", GatewayResponse.JSON, "retry-after", Long.toString(retryAfter)), Json.toBytes(out));
   }
 
-  /** A cloud endpoint is usable with a key, or without one when it is not OpenAI's own API. */
+  /**
+   * A cloud route is usable with a key, or without one when it is not OpenAI's own API; the cloud is
+   * configured when any route is.
+   */
   static boolean cloudConfigured(CloudConfig cloud) {
-    return cloud.apiKey() != null || !cloud.baseUrl().startsWith("https://api.openai.com");
+    return cloud.effectiveRoutes().stream()
+        .anyMatch(route -> route.apiKey() != null || !route.baseUrl().startsWith("https://api.openai.com"));
   }
 }

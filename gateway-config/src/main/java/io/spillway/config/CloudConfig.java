@@ -1,13 +1,19 @@
 package io.spillway.config;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The cloud endpoint (OpenAI or any OpenAI-compatible API).
+ * The cloud side: one endpoint (the shorthand {@code baseUrl}, {@code apiKey}) or an ordered list of
+ * {@link CloudRouteConfig routes} tried one after another before the local backend. The shorthand is
+ * a one-route list whose route is named {@value #SHORTHAND_ROUTE}; setting it beside {@code routes}
+ * is an error.
  *
  * @param timeout the whole call for buffered responses; the longest silence between events for streams
  * @param maxResponseSize a buffered upstream body larger than this is refused with 502
  * @param maxIdleConnections idle upstream connections kept for reuse
+ * @param routes empty: the shorthand's one route
  */
 public record CloudConfig(
     String baseUrl,
@@ -15,17 +21,44 @@ public record CloudConfig(
     Duration timeout,
     Duration connectTimeout,
     DataSize maxResponseSize,
-    Integer maxIdleConnections) {
+    Integer maxIdleConnections,
+    List<CloudRouteConfig> routes) {
 
-  public static final CloudConfig DEFAULTS = new CloudConfig(null, null, null, null, null, null);
+  public static final CloudConfig DEFAULTS = new CloudConfig(null, null, null, null, null, null, null);
+  /** The name of the one route the shorthand ({@code cloud.baseUrl}, {@code cloud.apiKey}) describes. */
+  public static final String SHORTHAND_ROUTE = "cloud";
+  static final String OPENAI_BASE_URL = "https://api.openai.com/v1";
 
   public CloudConfig {
-    baseUrl = baseUrl != null ? stripTrailingSlash(baseUrl) : "https://api.openai.com/v1";
+    routes = routes != null ? List.copyOf(routes) : List.of();
+    if (!routes.isEmpty() && (baseUrl != null || (apiKey != null && !apiKey.isBlank()))) {
+      throw new IllegalArgumentException("cloud.baseUrl and cloud.apiKey (one route) cannot be combined with"
+          + " cloud.routes (a list); move them into a route (cloud.routes[0].baseUrl, cloud.routes[0].apiKey)");
+    }
+    baseUrl = baseUrl != null ? stripTrailingSlash(baseUrl) : OPENAI_BASE_URL;
     apiKey = apiKey == null || apiKey.isBlank() ? null : apiKey;
     timeout = timeout != null ? timeout : Duration.ofSeconds(120);
     connectTimeout = connectTimeout != null ? connectTimeout : Duration.ofSeconds(10);
     maxResponseSize = maxResponseSize != null ? maxResponseSize : DataSize.ofMebibytes(32);
     maxIdleConnections = maxIdleConnections != null ? maxIdleConnections : 256;
+  }
+
+  /** The old constructor, without routes: the shorthand's one route. */
+  public CloudConfig(String baseUrl, String apiKey, Duration timeout, Duration connectTimeout,
+      DataSize maxResponseSize, Integer maxIdleConnections) {
+    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, maxIdleConnections, null);
+  }
+
+  /**
+   * The routes in the order they are tried: {@code cloud.routes}, or the shorthand as one
+   * {@code openai} route named {@value #SHORTHAND_ROUTE}; each with its timeout filled in.
+   */
+  public List<CloudRouteConfig> effectiveRoutes() {
+    if (routes.isEmpty()) {
+      return List.of(new CloudRouteConfig(SHORTHAND_ROUTE, CloudRouteConfig.OPENAI, baseUrl, apiKey, null, Map.of(),
+          timeout));
+    }
+    return routes.stream().map(route -> route.withDefaultTimeout(timeout)).toList();
   }
 
   static String stripTrailingSlash(String url) {

@@ -30,8 +30,14 @@ public final class SelfReference {
     if (listenPort <= 0) {
       return warnings;
     }
-    check(warnings, "cloud.baseUrl", config.cloud().baseUrl(), config.server().host(), listenPort,
-        "Set SPILLWAY_CLOUD_BASE_URL (or cloud.baseUrl) to the real cloud endpoint");
+    if (config.cloud().routes().isEmpty()) {
+      check(warnings, "cloud.baseUrl", config.cloud().baseUrl(), config.server().host(), listenPort,
+          "Set SPILLWAY_CLOUD_BASE_URL (or cloud.baseUrl) to the real cloud endpoint");
+    }
+    for (int i = 0; i < config.cloud().routes().size(); i++) {
+      check(warnings, "cloud.routes[" + i + "].baseUrl", config.cloud().routes().get(i).baseUrl(),
+          config.server().host(), listenPort, "Point the route at its real cloud endpoint");
+    }
     if (config.local().enabled()) {
       check(warnings, "local.baseUrl", config.local().baseUrl(), config.server().host(), listenPort,
           "Point it at the local model server (Ollama listens on port 11434)");
@@ -41,6 +47,9 @@ public final class SelfReference {
 
   private static void check(
       List<String> warnings, String key, String url, String serverHost, int listenPort, String remedy) {
+    if (url == null) {
+      return;
+    }
     URI uri;
     try {
       uri = URI.create(url);

@@ -8,9 +8,9 @@ import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 
 /**
  * The router's answers when no backend serves a request: what the client reads, with which status
@@ -18,11 +18,12 @@ import java.time.Duration;
  * is charged to, in {@code x-spillway-backend} and on the request. Thread-safe.
  */
 final class Refusals {
-  private final Breaker breaker;
+  /** The breakers' {@code Retry-After}: the earliest any cloud route takes requests again (see {@code Breaker#retryAfter}). */
+  private final UnaryOperator<Duration> retryAfter;
   private final Counter unavailable;
 
-  Refusals(Breaker breaker, MeterRegistry meters) {
-    this.breaker = breaker;
+  Refusals(UnaryOperator<Duration> retryAfter, MeterRegistry meters) {
+    this.retryAfter = retryAfter;
     this.unavailable = Counter.builder("spillway.router.unavailable")
         .description("Requests neither backend could serve (answered 503 with Retry-After)")
         .register(meters);
@@ -39,7 +40,7 @@ final class Refusals {
    * breaker (the time to the next probe, or the cloud's own longer wait).
    */
   GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
-    Duration retryAfter = breaker.retryAfter(upstreamWait);
+    Duration retryAfter = this.retryAfter.apply(upstreamWait);
     String message = what + ". Retry after " + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
     unavailable.increment();
     return error(request, backend, GatewayException.of(ErrorKind.CAPACITY, message, retryAfter));
@@ -54,7 +55,7 @@ final class Refusals {
    */
   GatewayResponse unsupported(GatewayRequest request, UnsupportedOnLocalException unsupported, String backend,
       String cloudSide, Verdict cloudVerdict) {
-    Duration retryAfter = breaker.retryAfter(cloudVerdict.retryAfter());
+    Duration retryAfter = this.retryAfter.apply(cloudVerdict.retryAfter());
     long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
     String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
         + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
@@ -71,6 +72,17 @@ final class Refusals {
   static GatewayResponse forcedLocal(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
     String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
         + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
+    return error(request, local, new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
+        UnsupportedOnLocalException.CODE, null, null));
+  }
+
+  /**
+   * Local cannot serve the request and no cloud route takes its model (an azure route without a
+   * deployment for it): 400 without {@code Retry-After}, as waiting will not help.
+   */
+  static GatewayResponse noRoute(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
+    String message = unsupported.getMessage() + " No cloud route serves the model '" + request.model()
+        + "', so the cloud is not tried; " + unsupported.remedy() + ".";
     return error(request, local, new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
         UnsupportedOnLocalException.CODE, null, null));
   }

@@ -24,7 +24,9 @@ import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
+import io.spillway.routing.cloud.CloudRoute;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +36,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The terminal stage: picks the backend for a request, calls it through the admission gate, and
  * fails over between the cloud and the local backend when one of them cannot serve.
+ *
+ * <p>The cloud is an ordered list of {@link CloudRoute routes}, each with its own breaker. A request
+ * goes to the first route that takes it (its breaker closed, or it is that route's probe; an azure
+ * route only takes models it has a deployment for); a capacity answer or transient failure there
+ * moves it to the next such route, and after the last one to local. Below, "the cloud" is whichever
+ * route is tried; with one route (the {@code cloud.baseUrl} shorthand) everything reads as before.
  *
  * <ul>
  *   <li>The {@link Breaker} decides first: closed → cloud, open → local, half-open → one probe to the
@@ -58,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *       probe when the cloud may serve it then, 400 without {@code Retry-After} while forced open.
  *       Rate-limit, quota and final answers pass through as they are, with {@code Retry-After} on
  *       every 429 and 503.
- *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND}.
+ *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND};
+ *       one charged to a cloud route also carries {@value #ROUTE_HEADER} with the route's name.
  * </ul>
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
@@ -68,13 +77,14 @@ import org.slf4j.LoggerFactory;
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
   public static final String BACKEND_HEADER = "x-spillway-backend";
+  /** The cloud route that served (or, for an error, was tried last): its name from {@code cloud.routes}. */
+  public static final String ROUTE_HEADER = "x-spillway-route";
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
   public static final String FALLBACK_HEADER = "x-spillway-fallback";
   static final String LOCAL_NAME = "local";
 
-  private final Backend cloud;
+  private final List<CloudRoute> routes;
   private final Backend local;
-  private final Breaker breaker;
   private final CapacityClassifier classifier;
   private final AdmissionGate gate;
   private final FailoverConfig config;
@@ -83,19 +93,46 @@ public final class Router implements Terminal {
   private final Refusals refusals;
 
   private Router(Builder b) {
-    this.cloud = Objects.requireNonNull(b.cloud, "cloud");
+    if (b.routes != null) {
+      this.routes = List.copyOf(b.routes);
+    } else {
+      Breaker breaker = Objects.requireNonNull(b.breaker, "breaker");
+      this.routes = List.of(CloudRoute.openAi(breaker.route(), Objects.requireNonNull(b.cloud, "cloud"), breaker));
+    }
+    if (routes.isEmpty()) {
+      throw new IllegalArgumentException("at least one cloud route");
+    }
     this.local = b.local;
-    this.breaker = Objects.requireNonNull(b.breaker, "breaker");
     this.classifier = Objects.requireNonNull(b.classifier, "classifier");
     this.gate = b.gate != null ? b.gate : AdmissionGate.OPEN;
     this.config = Objects.requireNonNull(b.config, "config");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
     this.meters = Objects.requireNonNull(b.meters, "meters");
-    this.refusals = new Refusals(breaker, meters);
+    this.refusals = new Refusals(this::retryAfter, meters);
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** The cloud routes in the order they are tried. */
+  public List<CloudRoute> routes() {
+    return routes;
+  }
+
+  /**
+   * The {@code Retry-After} for a client no backend served: the earliest time any route's breaker
+   * lets a request through again (or the upstream's own longer wait); see {@link Breaker#retryAfter}.
+   */
+  private Duration retryAfter(Duration upstream) {
+    Duration shortest = null;
+    for (CloudRoute route : routes) {
+      Duration wait = route.breaker().retryAfter(upstream);
+      if (shortest == null || wait.compareTo(shortest) < 0) {
+        shortest = wait;
+      }
+    }
+    return shortest;
   }
 
   /** Warms the local backend as soon as a capacity streak starts, so the switch does not pay a cold load. */
@@ -112,56 +149,90 @@ public final class Router implements Terminal {
     });
   }
 
+  /** A route the request went past, with the ticket its breaker gave (a local one, or a cloud one it preferred not to use). */
+  private record Passed(CloudRoute route, Breaker.Ticket ticket) {}
+
+  /** A route that answered this request with a capacity answer or a transient failure. */
+  private record RouteFailure(CloudRoute route, Attempt attempt, Verdict verdict) {}
+
+  /** One route's try: the client's answer, or the failure to carry on from; exactly one is set. */
+  private record RouteTry(GatewayResponse response, RouteFailure failure) {}
+
   @Override
   public GatewayResponse handle(GatewayRequest request) {
     if (request.route() == Route.MODELS) {
       return models(request);
     }
-    Breaker.Ticket ticket = breaker.acquire();
     boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
-    if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
-      return cloudFirst(request, ticket);
+    List<Passed> passed = new ArrayList<>();
+    RouteFailure failed = null;
+    for (CloudRoute route : routes) {
+      if (!route.serves(request)) {
+        continue;
+      }
+      Breaker.Ticket ticket = route.breaker().acquire();
+      if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
+        RouteTry tried = tryRoute(request, route, ticket);
+        if (tried.response() != null) {
+          release(passed);
+          return tried.response();
+        }
+        failed = tried.failure();
+      } else {
+        passed.add(new Passed(route, ticket));
+      }
     }
-    String situation;
-    if (ticket.forcedLocal()) {
-      situation = "An operator has forced all traffic to the local backend";
-    } else if (ticket.cloud()) {
-      situation = "This request was routed to the local backend";
-    } else {
-      situation = "Traffic is on the local backend while the cloud is at capacity";
+    if (failed != null) {
+      release(passed);
+      return afterRoutesFailed(request, failed);
     }
-    return localFirst(request, ticket, situation);
+    return localFirst(request, passed);
   }
 
-  /** The cloud, and on a capacity answer or transient failure the local backend once. */
-  private GatewayResponse cloudFirst(GatewayRequest request, Breaker.Ticket ticket) {
+  private static void release(List<Passed> passed) {
+    passed.forEach(p -> p.route().breaker().release(p.ticket()));
+  }
+
+  /**
+   * One route, as the request's turn comes to it: its answer is the client's unless it is a capacity
+   * answer or a transient failure (and {@code failover.retryLocally} is on), which moves the request
+   * on to the next route and then local.
+   */
+  private RouteTry tryRoute(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket) {
     Attempt attempt;
     try {
-      attempt = attempt(cloud, request);
+      attempt = attempt(route.backend(), request);
     } catch (GatewayException refused) {
-      breaker.release(ticket);
-      return Refusals.error(request, cloud.name(), refused);
+      route.breaker().release(ticket);
+      return new RouteTry(routed(request, route, Refusals.error(request, route.backend().name(), refused)), null);
     } catch (RuntimeException | Error e) {
-      breaker.release(ticket);
+      route.breaker().release(ticket);
       throw e;
     }
     if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
-      return clientGone(request, ticket, attempt);
+      return new RouteTry(clientGone(request, route, ticket, attempt), null);
     }
-    Verdict verdict = recordCloud(ticket, attempt);
+    Verdict verdict = recordCloud(route, ticket, attempt);
     if (!verdict.outcome().failsOver() || !config.retryLocally()) {
-      return answer(request, cloud.name(), attempt);
+      return new RouteTry(answer(request, route, attempt), null);
     }
-    log.info("request {}: the cloud gave a {} answer ({}); retrying on the local backend",
-        request.id(), verdict.outcome().tag(), verdict.rule());
+    log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local", request.id(),
+        route.name(), verdict.outcome().tag(), verdict.rule());
     Counter.builder("spillway.failovers")
-        .description("Requests retried on the local backend after the cloud could not serve them")
-        .tag("reason", verdict.outcome().tag())
+        .description("Requests moved on from a cloud route that could not serve them (to the next route or local)")
+        .tags("reason", verdict.outcome().tag(), "route", route.name())
         .register(meters)
         .increment();
+    return new RouteTry(null, new RouteFailure(route, attempt, verdict));
+  }
+
+  /** Every route that took the request failed it: the local backend once. */
+  private GatewayResponse afterRoutesFailed(GatewayRequest request, RouteFailure failed) {
+    Verdict verdict = failed.verdict();
+    log.info("request {}: retrying on the local backend", request.id());
     LocalTry tried = tryLocal(request, true);
     if (tried.served() != null) {
-      return answer(request, local.name(), tried.served());
+      return answer(request, null, tried.served());
     }
     if (tried.refusedByGate() != null) {
       return tried.refusedByGate();
@@ -173,98 +244,132 @@ public final class Router implements Terminal {
     }
     if (verdict.outcome() == Outcome.TRANSIENT) {
       // "At capacity" would not say what happened: the cloud could not be reached at all.
-      return answer(request, cloud.name(), attempt);
+      return answer(request, failed.route(), failed.attempt());
     }
     return refusals.unavailable(request, LOCAL_NAME, "The cloud model is at capacity, and " + failure.words() + " either",
         verdict.retryAfter());
   }
 
-  /**
-   * The local backend; when it cannot serve and the breaker was not forced open by an operator, the
-   * cloud once. {@code situation} starts the error message if neither serves.
-   */
-  private GatewayResponse localFirst(GatewayRequest request, Breaker.Ticket ticket, String situation) {
-    LocalTry tried = tryLocal(request, false);
-    if (tried.failure() == null) {
-      breaker.release(ticket);
-      return tried.served() != null ? answer(request, local.name(), tried.served()) : tried.refusedByGate();
+  /** What a request sent local first says when no backend serves it. */
+  private static String situation(GatewayRequest request, List<Passed> passed) {
+    if (passed.isEmpty()) {
+      return "No cloud route serves the model '" + request.model() + "', so it went to the local backend";
     }
-    LocalFailure failure = tried.failure();
-    if (ticket.forcedLocal()) {
-      breaker.release(ticket);
-      if (failure.unsupported() != null) {
-        return Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME);
-      }
-      return refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
+    if (passed.stream().allMatch(p -> p.ticket().forcedLocal())) {
+      return "An operator has forced all traffic to the local backend";
     }
-    return fallBackToCloud(request, ticket, situation, failure);
+    if (passed.stream().anyMatch(p -> p.ticket().cloud())) {
+      return "This request was routed to the local backend";
+    }
+    return "Traffic is on the local backend while the cloud is at capacity";
   }
 
   /**
-   * The cloud, once, for a request local could not serve. A cloud ticket (breaker closed, the request
-   * only preferred local) is recorded as any cloud answer is; a local ticket (breaker open, or
-   * half-open with the probe out) is not: this try is not the probe, so neither its capacity answer
-   * nor its success moves the breaker.
+   * The local backend; when it cannot serve, the routes it went past once each, in order, except
+   * those an operator forced open. Those are released unused.
+   */
+  private GatewayResponse localFirst(GatewayRequest request, List<Passed> passed) {
+    String situation = situation(request, passed);
+    LocalTry tried = tryLocal(request, false);
+    if (tried.failure() == null) {
+      release(passed);
+      return tried.served() != null ? answer(request, null, tried.served()) : tried.refusedByGate();
+    }
+    LocalFailure failure = tried.failure();
+    List<Passed> fallbacks = new ArrayList<>();
+    List<Passed> forced = new ArrayList<>();
+    passed.forEach(p -> (p.ticket().forcedLocal() ? forced : fallbacks).add(p));
+    release(forced);
+    if (fallbacks.isEmpty()) {
+      if (failure.unsupported() != null) {
+        return passed.isEmpty()
+            ? Refusals.noRoute(request, failure.unsupported(), LOCAL_NAME)
+            : Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME);
+      }
+      return refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
+    }
+    return fallBackToCloud(request, fallbacks, situation, failure);
+  }
+
+  /**
+   * The routes the request went past, once each, for a request local could not serve. A cloud ticket
+   * (breaker closed, the request only preferred local) is recorded as any cloud answer is; a local
+   * ticket (breaker open, or half-open with the probe out) is not: this try is not the probe, so
+   * neither its capacity answer nor its success moves the breaker.
    */
   private GatewayResponse fallBackToCloud(
-      GatewayRequest request, Breaker.Ticket ticket, String situation, LocalFailure failure) {
+      GatewayRequest request, List<Passed> fallbacks, String situation, LocalFailure failure) {
     log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
     Counter.builder("spillway.router.fallbacks")
         .description("Requests tried on the cloud because the local backend could not serve them, by cause")
         .tag("cause", failure.cause().tag())
         .register(meters)
         .increment();
-    Attempt attempt;
-    try {
-      attempt = attempt(cloud, request);
-    } catch (GatewayException refused) {
-      breaker.release(ticket);
-      return withFallback(Refusals.error(request, cloud.name(), refused), failure);
-    } catch (RuntimeException | Error e) {
-      breaker.release(ticket);
-      throw e;
+    RouteFailure last = null;
+    for (int i = 0; i < fallbacks.size(); i++) {
+      CloudRoute route = fallbacks.get(i).route();
+      Breaker.Ticket ticket = fallbacks.get(i).ticket();
+      List<Passed> rest = fallbacks.subList(i + 1, fallbacks.size());
+      Attempt attempt;
+      try {
+        attempt = attempt(route.backend(), request);
+      } catch (GatewayException refused) {
+        route.breaker().release(ticket);
+        release(rest);
+        return withFallback(routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure);
+      } catch (RuntimeException | Error e) {
+        route.breaker().release(ticket);
+        release(rest);
+        throw e;
+      }
+      if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
+        release(rest);
+        return clientGone(request, route, ticket, attempt);
+      }
+      Verdict verdict = recordCloud(route, ticket, attempt);
+      if (!verdict.outcome().failsOver()) {
+        release(rest);
+        return withFallback(answer(request, route, attempt), failure);
+      }
+      last = new RouteFailure(route, attempt, verdict);
     }
-    if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
-      return clientGone(request, ticket, attempt);
-    }
-    Verdict verdict = recordCloud(ticket, attempt);
-    if (!verdict.outcome().failsOver()) {
-      return withFallback(answer(request, cloud.name(), attempt), failure);
-    }
+    Verdict verdict = last.verdict();
+    GatewayResponse refused;
     if (failure.unsupported() != null) {
-      return withFallback(refusals.unsupported(request, failure.unsupported(), cloud.name(),
-          "The cloud, tried instead, " + FailureWords.of(verdict), verdict), failure);
+      refused = refusals.unsupported(request, failure.unsupported(), last.route().backend().name(),
+          "The cloud, tried instead, " + FailureWords.of(verdict), verdict);
+    } else if (verdict.outcome() == Outcome.TRANSIENT) {
+      return withFallback(answer(request, last.route(), last.attempt()), failure);
+    } else {
+      refused = refusals.unavailable(request, last.route().backend().name(),
+          situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
+          verdict.retryAfter());
     }
-    if (verdict.outcome() == Outcome.TRANSIENT) {
-      return withFallback(answer(request, cloud.name(), attempt), failure);
-    }
-    return withFallback(refusals.unavailable(request, cloud.name(),
-        situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
-        verdict.retryAfter()), failure);
+    return withFallback(routed(request, last.route(), refused), failure);
   }
 
   /**
    * The cloud call of a client that has gone: it was cancelled, or it failed with nobody waiting, so
-   * there is no failover. Only a real capacity answer tells the breaker something about the cloud.
+   * there is no failover. Only a real capacity answer tells the breaker something about the route.
    */
-  private GatewayResponse clientGone(GatewayRequest request, Breaker.Ticket ticket, Attempt attempt) {
+  private GatewayResponse clientGone(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket, Attempt attempt) {
     if (attempt.verdict().outcome() == Outcome.CAPACITY) {
-      recordCloud(ticket, attempt);
+      recordCloud(route, ticket, attempt);
     } else {
-      breaker.release(ticket);
+      route.breaker().release(ticket);
     }
     attempt.discard();
-    return Refusals.error(request, cloud.name(), clientClosed());
+    return routed(request, route, Refusals.error(request, route.backend().name(), clientClosed()));
   }
 
-  /** Reports the cloud's answer to the breaker (a no-op for a local ticket) and counts capacity answers. */
-  private Verdict recordCloud(Breaker.Ticket ticket, Attempt attempt) {
+  /** Reports a route's answer to its breaker (a no-op for a local ticket) and counts capacity answers. */
+  private Verdict recordCloud(CloudRoute route, Breaker.Ticket ticket, Attempt attempt) {
     Verdict verdict = attempt.verdict();
-    breaker.record(ticket, verdict);
+    route.breaker().record(ticket, verdict);
     if (verdict.outcome() == Outcome.CAPACITY) {
       Counter.builder("spillway.breaker.capacity.answers")
-          .description("Capacity answers from the cloud, by the classifier row that matched")
-          .tag("rule", verdict.rule())
+          .description("Capacity answers from the cloud, by cloud route and the classifier row that matched")
+          .tags("rule", verdict.rule(), "route", route.name())
           .register(meters)
           .increment();
     }
@@ -328,34 +433,54 @@ public final class Router implements Terminal {
         "Embeddings API", "model");
   }
 
+  /**
+   * The model list: from the first route that takes traffic and can list models (not an azure
+   * route), else the local map.
+   */
   private GatewayResponse models(GatewayRequest request) {
-    Breaker.State state = breaker.state();
-    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
-        || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN;
-    if (!trafficIsLocal) {
-      try {
-        Attempt attempt = attempt(cloud, request);
-        if (!attempt.verdict().outcome().failsOver()) {
-          return answer(request, cloud.name(), attempt);
+    if (!Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))) {
+      for (CloudRoute route : routes) {
+        Breaker.State state = route.breaker().state();
+        if (!route.serves(request) || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN) {
+          continue;
         }
-      } catch (GatewayException refused) {
-        // Admission is full: the model list does not need the cloud, the local map answers.
+        try {
+          Attempt attempt = attempt(route.backend(), request);
+          if (!attempt.verdict().outcome().failsOver()) {
+            return answer(request, route, attempt);
+          }
+        } catch (GatewayException refused) {
+          // Admission is full: the model list does not need the cloud, the local map answers.
+          break;
+        }
       }
     }
     request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
     return localModels.response().withHeader(BACKEND_HEADER, LOCAL_NAME);
   }
 
-  /** The answer the client gets from {@code backend}: its response, or its failure as an error body. */
-  private GatewayResponse answer(GatewayRequest request, String backend, Attempt attempt) {
+  /**
+   * The answer the client gets from a cloud {@code route}, or from local when {@code route} is null:
+   * its response, or its failure as an error body.
+   */
+  private GatewayResponse answer(GatewayRequest request, CloudRoute route, Attempt attempt) {
+    String backend = route != null ? route.backend().name() : local.name();
     request.setAttribute(RequestAttributes.BACKEND, backend);
     GatewayResponse response = attempt.response() != null ? attempt.response() : GatewayResponse.error(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
-      Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter() : breaker.retryAfter(null);
+      Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter()
+          : route != null ? route.breaker().retryAfter(null) : retryAfter(null);
       response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
     }
-    return response.withHeader(BACKEND_HEADER, backend);
+    response = response.withHeader(BACKEND_HEADER, backend);
+    return route != null ? routed(request, route, response) : response;
+  }
+
+  /** Names the cloud route a response is charged to, in {@value #ROUTE_HEADER} and on the request. */
+  private static GatewayResponse routed(GatewayRequest request, CloudRoute route, GatewayResponse response) {
+    request.setAttribute(RequestAttributes.CLOUD_ROUTE, route.name());
+    return response.withHeader(ROUTE_HEADER, route.name());
   }
 
   private static GatewayResponse withFallback(GatewayResponse response, LocalFailure failure) {
@@ -481,6 +606,7 @@ public final class Router implements Terminal {
 
   /** Builds a {@link Router}; every part is required except {@code local} (null: no local backend) and {@code gate}. */
   public static final class Builder {
+    private List<CloudRoute> routes;
     private Backend cloud;
     private Backend local;
     private Breaker breaker;
@@ -492,6 +618,13 @@ public final class Router implements Terminal {
 
     private Builder() {}
 
+    /** The cloud routes in the order they are tried; replaces {@link #cloud} and {@link #breaker}. */
+    public Builder routes(List<CloudRoute> routes) {
+      this.routes = routes;
+      return this;
+    }
+
+    /** The one cloud route's backend (with {@link #breaker}), when there is no list of {@link #routes}. */
     public Builder cloud(Backend cloud) {
       this.cloud = cloud;
       return this;
@@ -535,12 +668,14 @@ public final class Router implements Terminal {
 
     public Router build() {
       Router router = new Router(this);
-      breaker.addListener(new Breaker.Listener() {
-        @Override
-        public void streakStarted() {
-          router.warmUpLocal();
-        }
-      });
+      for (CloudRoute route : router.routes) {
+        route.breaker().addListener(new Breaker.Listener() {
+          @Override
+          public void streakStarted() {
+            router.warmUpLocal();
+          }
+        });
+      }
       return router;
     }
   }

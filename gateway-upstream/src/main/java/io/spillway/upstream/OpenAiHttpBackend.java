@@ -71,6 +71,7 @@ public final class OpenAiHttpBackend implements Backend {
 
   private final String name;
   private final UpstreamSettings config;
+  private final UpstreamDialect dialect;
   private final OkHttpClient[] clients;
   /** Calls whose exchange is open: from the request until the answer is read or its stream closed. */
   private final AtomicInteger open = new AtomicInteger();
@@ -79,22 +80,30 @@ public final class OpenAiHttpBackend implements Backend {
 
   /** A backend whose calls spread over {@value #POOL_SHARDS} connection pools. */
   public OpenAiHttpBackend(String name, UpstreamSettings config) {
-    this(name, config, sharded(defaultClient(config), config));
+    this(name, config, UpstreamDialect.OPENAI);
+  }
+
+  /** A backend addressed in {@code dialect} (OpenAI's own, or Azure OpenAI's deployment URLs). */
+  public OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect) {
+    this(name, config, dialect, sharded(defaultClient(config), config));
   }
 
   /** A backend that makes every call with {@code client}. */
   public OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient client) {
-    this(name, config, new OkHttpClient[] {client});
+    this(name, config, UpstreamDialect.OPENAI, new OkHttpClient[] {client});
   }
 
-  private OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient[] clients) {
+  private OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect, OkHttpClient[] clients) {
     this.name = name;
     this.config = config;
+    this.dialect = dialect;
     this.clients = clients;
-    for (Route route : Route.values()) {
-      HttpUrl url = HttpUrl.parse(config.baseUrl() + route.upstreamPath());
-      if (url != null) {
-        urls.put(route, url);
+    if (!dialect.urlPerModel()) {
+      for (Route route : Route.values()) {
+        HttpUrl url = dialect.url(config.baseUrl(), route, null);
+        if (url != null) {
+          urls.put(route, url);
+        }
       }
     }
   }
@@ -298,7 +307,8 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   private Request toUpstream(GatewayRequest request) {
-    HttpUrl url = urls.get(request.route());
+    HttpUrl url = dialect.urlPerModel() ? dialect.url(config.baseUrl(), request.route(), request.model())
+        : urls.get(request.route());
     Request.Builder builder = url != null
         ? new Request.Builder().url(url)
         : new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
@@ -315,7 +325,7 @@ public final class OpenAiHttpBackend implements Backend {
       traceContext.forEach(builder::header);
     }
     if (config.apiKey() != null) {
-      builder.header("Authorization", "Bearer " + config.apiKey());
+      dialect.authorize(builder, config.apiKey());
     }
     builder.header("X-Request-ID", RequestIds.fresh());
     builder.header("X-Client-Request-ID", request.id());

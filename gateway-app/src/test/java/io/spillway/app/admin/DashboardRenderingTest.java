@@ -54,6 +54,10 @@ class DashboardRenderingTest {
           """);
 
   static HttpServer serve(String quota) throws IOException {
+    return serve(STATUS, quota);
+  }
+
+  static HttpServer serve(String statusJson, String quota) throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", exchange -> {
       String path = exchange.getRequestURI().getPath();
@@ -70,7 +74,7 @@ class DashboardRenderingTest {
         body = "{}".getBytes(StandardCharsets.UTF_8);
       } else {
         String json = switch (path) {
-          case "/admin/status" -> STATUS;
+          case "/admin/status" -> statusJson;
           case "/admin/series" -> SERIES;
           case "/admin/quota" -> quota;
           default -> null;
@@ -123,6 +127,32 @@ class DashboardRenderingTest {
       server.stop(0);
     }
   }
+  @org.junit.jupiter.api.Test
+  void cloudRoutesAreListedInOrderWithTheirStatesAndServingNamesTheRouteInUse() throws Exception {
+    String status = STATUS.strip();
+    status = status.substring(0, status.length() - 1) + """
+        ,"routes":[
+          {"name":"openai","kind":"openai","baseUrl":"https://api.openai.com/v1","breaker":{"route":"openai",
+           "state":"open","override":"auto","nextProbeAt":"2026-11-10T10:10:00Z"}},
+          {"name":"azure-eu","kind":"azure","baseUrl":"https://eu.openai.azure.com","breaker":{"route":"azure-eu",
+           "state":"closed","override":"auto","nextProbeAt":null}}]}
+        """;
+    HttpServer server = serve(status.replace("\"serving\":\"cloud\",", ""), QUOTA_SHAPES.get("array"));
+    try (HeadlessChromium chromium = HeadlessChromium.start()) {
+      chromium.navigate("http://127.0.0.1:" + server.getAddress().getPort() + "/dashboard#token=" + TOKEN);
+      await().atMost(Duration.ofSeconds(15)).until(() -> "1234".equals(chromium.eval(text("requests-total"))));
+
+      assertThat(chromium.eval(text("routes"))).containsSubsequence("openai (openai): open", "probe at",
+          "azure-eu (azure): closed");
+      assertThat(chromium.eval("Array.from(document.querySelectorAll('#routes li')).map(li => li.className).join(',')"))
+          .isEqualTo("bad,ok");
+      assertThat(chromium.eval(text("serving"))).isEqualTo("cloud (azure-eu)");
+      assertThat(chromium.errors()).isEmpty();
+    } finally {
+      server.stop(0);
+    }
+  }
+
   @org.junit.jupiter.api.Test
   void spendShowsTheMonthsTotalAndTheTeamsAgainstTheirBudgets() throws Exception {
     String quota = QUOTA_SHAPES.get("object").strip();

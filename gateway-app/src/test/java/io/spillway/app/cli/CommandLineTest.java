@@ -85,6 +85,30 @@ class CommandLineTest {
   }
 
   @Test
+  void theShippedTwoRouteExampleIsValidAndItsRouteKeysAreMasked() throws IOException {
+    Path example = Path.of("..", "config", "routes.example.yaml");
+    Result result = run("", "check-config", "--config", example.toString());
+    assertThat(result.err()).isEmpty();
+    assertThat(result.exit()).isZero();
+    assertThat(result.out()).contains("name: openai").contains("name: azure-eu").contains("kind: azure");
+  }
+
+  @Test
+  void checkConfigNamesTheRouteAndKeyOfARouteProblem() throws IOException {
+    Path config = dir.resolve("routes.yaml");
+    Files.writeString(config, """
+        cloud:
+          routes:
+            - { name: openai, baseUrl: "https://api.openai.com/v1", apiKey: sk-route-one-secret }
+            - { name: azure-eu, kind: azure, baseUrl: "https://eu.openai.azure.com", models: { gpt-4o: eu } }
+        """);
+    Result result = run("", "check-config", "--config", config.toString());
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.err()).contains(config.toString()).contains("cloud.routes[1].apiVersion")
+        .doesNotContain("sk-route-one-secret");
+  }
+
+  @Test
   void checkConfigWarnsWhenTheCloudIsTheGatewaysOwnListener() throws IOException {
     Path config = dir.resolve("self.yaml");
     Files.writeString(config, """

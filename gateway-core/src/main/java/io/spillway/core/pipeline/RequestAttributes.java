@@ -18,6 +18,9 @@ public final class RequestAttributes {
   /** Set by the router: the backend that served the request ({@code cloud} or {@code local}). */
   public static final Attribute<String> BACKEND = Attribute.of("backend");
 
+  /** Set by the router when a cloud route served (or last refused) the request: the route's name. */
+  public static final Attribute<String> CLOUD_ROUTE = Attribute.of("cloudRoute");
+
   /**
    * Set by the local backend: the request fields it could not honour and left out (a parameter such
    * as {@code reasoning}, a tool such as {@code tools.web_search}), in the order found; also the

@@ -8,8 +8,8 @@ import io.spillway.routing.capacity.Verdict;
 import java.util.Locale;
 
 /**
- * The capacity breaker the router asks, per request, whether the cloud or the local backend serves
- * it: closed (cloud), open for a while after {@code failover.capacityStreak} capacity answers in a
+ * The capacity breaker of one cloud route, which the router asks, per request, whether that route
+ * or what comes after it (the next route, then the local backend) serves it: closed (cloud), open for a while after {@code failover.capacityStreak} capacity answers in a
  * row (local), half-open (exactly one probe to the cloud decides), and an operator's override.
  *
  * <p>Two implementations: {@link LocalBreaker}, this replica's own state machine (the default), and
@@ -19,6 +19,14 @@ import java.util.Locale;
  * a caller wait longer than {@code failover.fleetTimeout} on a shared store.
  */
 public interface Breaker extends AutoCloseable {
+  /** The route name of the one-route shorthand ({@code cloud.baseUrl}); its fleet keys are the original ones. */
+  String DEFAULT_ROUTE = "cloud";
+
+  /** What a log line calls this breaker: {@code breaker} for the default route, else {@code breaker of route <name>}. */
+  static String label(String route) {
+    return DEFAULT_ROUTE.equals(route) ? "breaker" : "breaker of route " + route;
+  }
+
   /** The breaker's state, as shown in the admin API, history and metric tags. */
   enum State {
     CLOSED,
@@ -207,6 +215,9 @@ public interface Breaker extends AutoCloseable {
       return tag;
     }
   }
+
+  /** The name of the cloud route this breaker guards ({@value #DEFAULT_ROUTE} for the shorthand). */
+  String route();
 
   void addListener(Listener listener);
 

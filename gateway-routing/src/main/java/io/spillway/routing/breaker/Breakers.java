@@ -16,10 +16,15 @@ public final class Breakers {
    * replica's own breaker for anything else ({@code embedded:<dir>}, {@code memory}).
    */
   public static Breaker create(String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    return create(Breaker.DEFAULT_ROUTE, store, config, clock, meters);
+  }
+
+  /** The breaker of the cloud route named {@code route}, picked as above; each route has its own. */
+  public static Breaker create(String route, String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
     if (isRedis(store)) {
-      return FleetBreaker.connect(store, config, clock, meters);
+      return FleetBreaker.connect(route, store, config, clock, meters);
     }
-    return new LocalBreaker(config, clock, meters);
+    return new LocalBreaker(route, config, clock, meters);
   }
 
   /**

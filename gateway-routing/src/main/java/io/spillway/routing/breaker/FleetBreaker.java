@@ -74,11 +74,31 @@ public final class FleetBreaker implements Breaker {
   /** Pub/sub channels are not per database: the database index is part of the name. */
   static final String CHANNEL_PREFIX = "spillway:breaker:changes:";
 
+  /**
+   * The Redis state key of {@code route}'s breaker: the original {@value #STATE_KEY} for the default
+   * route, {@code {spillway:breaker:<route>}:state} for any other.
+   */
+  static String stateKey(String route) {
+    return DEFAULT_ROUTE.equals(route) ? STATE_KEY : "{spillway:breaker:" + route + "}:state";
+  }
+
+  static String historyKey(String route) {
+    return DEFAULT_ROUTE.equals(route) ? HISTORY_KEY : "{spillway:breaker:" + route + "}:history";
+  }
+
+  static String channelPrefix(String route) {
+    return DEFAULT_ROUTE.equals(route) ? CHANNEL_PREFIX : "spillway:breaker:" + route + ":changes:";
+  }
+
   /** What a ticket issued by the fleet breaker carries: the probe's id, or null. */
   private record FleetToken(String probeId) {}
 
   private record Reply(boolean granted, FleetState state) {}
 
+  private final String route;
+  private final String label;
+  private final String stateKey;
+  private final String historyKey;
   private final FailoverConfig config;
   private final Clock clock;
   private final MeterRegistry meters;
@@ -101,14 +121,18 @@ public final class FleetBreaker implements Breaker {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> changes;
 
-  private FleetBreaker(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  private FleetBreaker(String route, String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    this.route = route;
+    this.label = Breaker.label(route);
+    this.stateKey = stateKey(route);
+    this.historyKey = historyKey(route);
     this.config = config;
     this.clock = clock;
     this.meters = meters;
     RedisURI redisUri = RedisURI.create(uri);
     redisUri.setTimeout(config.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.channel = CHANNEL_PREFIX + redisUri.getDatabase();
+    this.channel = channelPrefix(route) + redisUri.getDatabase();
     this.client = RedisClient.create(redisUri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(false)
@@ -116,14 +140,16 @@ public final class FleetBreaker implements Breaker {
         .socketOptions(SocketOptions.builder().connectTimeout(config.fleetTimeout()).build())
         .timeoutOptions(TimeoutOptions.enabled(config.fleetTimeout()))
         .build());
-    this.fallback = new LocalBreaker(config, clock, meters, false);
+    this.fallback = new LocalBreaker(route, config, clock, meters, false);
     this.worker = Executors.newSingleThreadScheduledExecutor(
-        Thread.ofPlatform().name("spillway-fleet-breaker").daemon(true).factory());
+        Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());
     Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
-        .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
+        .description("Breaker state per cloud route: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
+        .tag("route", route)
         .register(meters);
     Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
         .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
+        .tag("route", route)
         .register(meters);
     for (Mode mode : List.of(Mode.FLEET, Mode.LOCAL_FALLBACK)) {
       Gauge.builder("spillway.breaker.mode", this, b -> b.mode() == mode ? 1 : 0)
@@ -138,16 +164,30 @@ public final class FleetBreaker implements Breaker {
    * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
   public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
-    FleetBreaker breaker = new FleetBreaker(uri, config, clock, meters);
+    return connect(DEFAULT_ROUTE, uri, config, clock, meters);
+  }
+
+  /**
+   * The fleet's breaker of the cloud route {@code route}: its own Redis keys and channel (see
+   * {@link #stateKey}), so each route opens and probes on its own across the fleet.
+   */
+  public static FleetBreaker connect(String route, String uri, FailoverConfig config, Clock clock,
+      MeterRegistry meters) {
+    FleetBreaker breaker = new FleetBreaker(route, uri, config, clock, meters);
     breaker.awaySince = clock.instant();
     breaker.away = true;
     if (!breaker.rejoin()) {
-      log.warn("breaker: the fleet's breaker in Redis at {} is unreachable at start ({}); this replica decides "
-          + "on its own (local-fallback) until Redis answers", breaker.location, breaker.awayCause);
+      log.warn("{}: the fleet's breaker in Redis at {} is unreachable at start ({}); this replica decides "
+          + "on its own (local-fallback) until Redis answers", breaker.label, breaker.location, breaker.awayCause);
     }
     long every = Math.max(1, config.fleetRefresh().toMillis());
     breaker.worker.scheduleWithFixedDelay(breaker::maintain, every, every, TimeUnit.MILLISECONDS);
     return breaker;
+  }
+
+  @Override
+  public String route() {
+    return route;
   }
 
   @Override
@@ -247,8 +287,8 @@ public final class FleetBreaker implements Breaker {
         return reply.state().at(now());
       }
     }
-    log.warn("breaker: the override '{}' applies to this replica only: Redis at {} is unreachable",
-        override.tag(), location);
+    log.warn("{}: the override '{}' applies to this replica only: Redis at {} is unreachable",
+        label, override.tag(), location);
     return fallback.override(override);
   }
 
@@ -319,6 +359,7 @@ public final class FleetBreaker implements Breaker {
     Instant now = now();
     State state = observe(s, now);
     ObjectNode json = Json.object();
+    json.put("route", route);
     json.put("mode", Mode.FLEET.tag());
     json.put("state", state.effective().tag());
     json.put("override", currentOverride().tag());
@@ -391,7 +432,7 @@ public final class FleetBreaker implements Breaker {
   }
 
   private Reply eval(StatefulRedisConnection<String, String> c, String op, String... args) {
-    String[] keys = {STATE_KEY, HISTORY_KEY};
+    String[] keys = {stateKey, historyKey};
     String[] argv = new String[5 + args.length];
     argv[0] = Long.toString(clock.millis());
     argv[1] = Integer.toString(config.historySize());
@@ -443,10 +484,10 @@ public final class FleetBreaker implements Breaker {
           : state != s.state() ? "localFor elapsed; the next request probes the cloud"
           : !s.reason().isEmpty() ? s.reason()
           : "the fleet's breaker in Redis started afresh (closed)";
-      log.warn("breaker {} -> {} (fleet): {}", before.tag(), state.tag(), reason);
+      log.warn("{} {} -> {} (fleet): {}", label, before.tag(), state.tag(), reason);
       Counter.builder("spillway.breaker.transitions")
           .description("Breaker transitions")
-          .tags("from", before.tag(), "to", state.tag())
+          .tags("from", before.tag(), "to", state.tag(), "route", route)
           .register(meters)
           .increment();
       Transition transition = Transition.find(before, state);
@@ -469,9 +510,9 @@ public final class FleetBreaker implements Breaker {
     awaySince = now;
     awayCause = cause.toString();
     away = true;
-    log.warn("breaker: Redis at {} did not answer (timeout {}; {}); this replica decides on its own "
+    log.warn("{}: Redis at {} did not answer (timeout {}; {}); this replica decides on its own "
         + "(local-fallback) from the last shared state ({}) until Redis answers again",
-        location, Durations.format(config.fleetTimeout()), cause.toString(), s.at(now).tag());
+        label, location, Durations.format(config.fleetTimeout()), cause.toString(), s.at(now).tag());
   }
 
   /**
@@ -515,7 +556,7 @@ public final class FleetBreaker implements Breaker {
       loadHistory(c);
     } catch (RuntimeException e) {
       awayCause = e.toString();
-      log.debug("breaker: Redis at {} still unreachable: {}", location, e.toString());
+      log.debug("{}: Redis at {} still unreachable: {}", label, location, e.toString());
       return false;
     }
     synchronized (this) {
@@ -528,8 +569,8 @@ public final class FleetBreaker implements Breaker {
       away = false;
       if (outage) {
         Duration gone = Duration.between(awaySince, now).truncatedTo(ChronoUnit.SECONDS);
-        log.warn("breaker: Redis at {} answers again (away {}); this replica follows the fleet's breaker "
-            + "again, now {}", location, Durations.format(gone), shared.at(now).tag());
+        log.warn("{}: Redis at {} answers again (away {}); this replica follows the fleet's breaker "
+            + "again, now {}", label, location, Durations.format(gone), shared.at(now).tag());
         awayCause = null;
       }
       observe(shared, now, outage ? "Redis answers again; the fleet's breaker decides" : null);
@@ -542,7 +583,7 @@ public final class FleetBreaker implements Breaker {
       List<String> fields = List.of(message.split("\\|", 9));
       accept(FleetState.parse(fields));
     } catch (RuntimeException e) {
-      log.warn("breaker: ignoring a malformed change on {}: {}", channel, e.toString());
+      log.warn("{}: ignoring a malformed change on {}: {}", label, channel, e.toString());
     }
   }
 
@@ -563,7 +604,7 @@ public final class FleetBreaker implements Breaker {
         }
       }
     } catch (RuntimeException e) {
-      log.error("breaker: fleet maintenance failed", e);
+      log.error("{}: fleet maintenance failed", label, e);
     }
   }
 
@@ -581,7 +622,7 @@ public final class FleetBreaker implements Breaker {
 
   private void loadHistory(StatefulRedisConnection<String, String> c) {
     List<HistoryEntry> entries = new ArrayList<>();
-    for (String line : c.sync().lrange(HISTORY_KEY, 0, -1)) {
+    for (String line : c.sync().lrange(historyKey, 0, -1)) {
       String[] parts = line.split("\\|", 4);
       entries.add(new HistoryEntry(State.valueOf(parts[0].toUpperCase(Locale.ROOT)),
           State.valueOf(parts[1].toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(parts[2])), parts[3]));

@@ -65,6 +65,7 @@ import org.slf4j.LoggerFactory;
 public final class LocalBreaker implements Breaker {
   private static final Logger log = LoggerFactory.getLogger(LocalBreaker.class);
 
+  private final String route;
   private final FailoverConfig config;
   private final Clock clock;
   private final MeterRegistry meters;
@@ -72,15 +73,22 @@ public final class LocalBreaker implements Breaker {
   private final Deque<HistoryEntry> history = new ArrayDeque<>();
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
+  /** The breaker of the one-route shorthand's route ({@value Breaker#DEFAULT_ROUTE}). */
   public LocalBreaker(FailoverConfig config, Clock clock, MeterRegistry meters) {
-    this(config, clock, meters, true);
+    this(DEFAULT_ROUTE, config, clock, meters, true);
+  }
+
+  /** The breaker of the cloud route named {@code route}; its meters carry the tag {@code route}. */
+  public LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters) {
+    this(route, config, clock, meters, true);
   }
 
   /**
    * {@code gauges}: whether this breaker registers the state and streak gauges; the fleet breaker's
    * fallback does not (the fleet breaker's gauges report whichever decides).
    */
-  LocalBreaker(FailoverConfig config, Clock clock, MeterRegistry meters, boolean gauges) {
+  LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters, boolean gauges) {
+    this.route = route;
     this.config = config;
     this.clock = clock;
     this.meters = meters;
@@ -93,11 +101,18 @@ public final class LocalBreaker implements Breaker {
         .tag("mode", Mode.LOCAL.tag())
         .register(meters);
     Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
-        .description("Breaker state: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
+        .description("Breaker state per cloud route: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
+        .tag("route", route)
         .register(meters);
     Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
         .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
+        .tag("route", route)
         .register(meters);
+  }
+
+  @Override
+  public String route() {
+    return route;
   }
 
   public void addListener(Listener listener) {
@@ -292,6 +307,7 @@ public final class LocalBreaker implements Breaker {
   public ObjectNode snapshot() {
     Phase current = current();
     ObjectNode json = Json.object();
+    json.put("route", route);
     json.put("mode", Mode.LOCAL.tag());
     json.put("state", current.state().effective().tag());
     json.put("override", currentOverride(current).tag());
@@ -345,10 +361,10 @@ public final class LocalBreaker implements Breaker {
       return;
     }
     Transition transition = Transition.between(from.state(), to.state());
-    log.warn("breaker {} -> {}: {}", from.state().tag(), to.state().tag(), reason);
+    log.warn("{} {} -> {}: {}", Breaker.label(route), from.state().tag(), to.state().tag(), reason);
     Counter.builder("spillway.breaker.transitions")
         .description("Breaker transitions")
-        .tags("from", from.state().tag(), "to", to.state().tag())
+        .tags("from", from.state().tag(), "to", to.state().tag(), "route", route)
         .register(meters)
         .increment();
     synchronized (history) {

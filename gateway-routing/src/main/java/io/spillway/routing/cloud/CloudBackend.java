@@ -1,17 +1,37 @@
 package io.spillway.routing.cloud;
 
 import io.spillway.config.CloudConfig;
+import io.spillway.config.CloudRouteConfig;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.upstream.AzureDialect;
 import io.spillway.upstream.OpenAiHttpBackend;
+import io.spillway.upstream.UpstreamDialect;
 import io.spillway.upstream.UpstreamSettings;
 
-/** The cloud endpoint: an OpenAI-compatible upstream called with the company's key. */
+/**
+ * A cloud endpoint: an OpenAI-compatible upstream called with the company's key. Every route's
+ * backend is named {@value #NAME} (the admission gate, {@code x-spillway-backend} and the backend
+ * metrics tag count the cloud as one side); which route served is told apart by {@link CloudRoute#name()}.
+ */
 public final class CloudBackend {
   public static final String NAME = "cloud";
 
   private CloudBackend() {}
 
+  /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}). */
   public static Backend create(CloudConfig config) {
     return new OpenAiHttpBackend(NAME, UpstreamSettings.from(config));
+  }
+
+  /**
+   * One route's upstream: OpenAI's addressing for kind {@code openai}, Azure's for {@code azure};
+   * the requested model is rewritten through the route's {@code models} map on the way.
+   */
+  public static Backend create(CloudRouteConfig route, CloudConfig cloud) {
+    UpstreamSettings settings = new UpstreamSettings(route.baseUrl(), route.apiKey(), route.timeout(),
+        cloud.connectTimeout(), cloud.maxResponseSize(), cloud.maxIdleConnections());
+    UpstreamDialect dialect = route.azure() ? new AzureDialect(route.apiVersion()) : UpstreamDialect.OPENAI;
+    Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect);
+    return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());
   }
 }
