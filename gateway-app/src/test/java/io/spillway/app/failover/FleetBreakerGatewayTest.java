@@ -333,6 +333,35 @@ class FleetBreakerGatewayTest {
     }
   }
 
+  /** Load runs meanwhile: Redis crashes, every replica degrades as documented, Redis returns. */
+  private void loadThroughTheOutage(AtomicInteger answered) {
+    await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= 10);
+    redis.crash();
+
+    everyReplicaReadyzShows("/breaker/mode", "local-fallback");
+    everyReplicaReadyzShows("/risk/mode", "local-fallback");
+    int beforeRestart = answered.get();
+    await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= beforeRestart + 15);
+    // What quota.md promises while Redis is away with quota.failClosed: false: each replica keeps
+    // serving (/readyz 200), shows the store unhealthy, and queues what it settles.
+    await("every replica counts usage locally and queues it").atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(replicas).allSatisfy(r -> {
+          HttpResponse<String> ready = r.get("/readyz", null);
+          assertThat(ready.statusCode()).isEqualTo(200);
+          assertThat(json(ready).at("/quotaStore/healthy").asBoolean()).isFalse();
+          JsonNode store = json(r.get("/admin/quota", ADMIN_TOKEN)).get("store");
+          assertThat(store.get("healthy").asBoolean()).isFalse();
+          assertThat(store.get("pendingSettlements").asInt()).isPositive();
+          assertThat(r.get("/metrics", null).body()).contains("spillway_quota_store_healthy 0.0");
+        }));
+    redis.startAgain();
+
+    everyReplicaReadyzShows("/breaker/mode", "fleet");
+    everyReplicaReadyzShows("/risk/mode", "fleet");
+    int afterRestart = answered.get();
+    await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= afterRestart + 10);
+  }
+
   long teamUsed(GatewayHarness replica, String team) {
     return json(replica.get("/admin/quota", ADMIN_TOKEN)).at("/teams/" + team + "/used").asLong();
   }
@@ -361,32 +390,11 @@ class FleetBreakerGatewayTest {
           return servedKeys;
         }));
       }
-      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= 10);
-      redis.crash();
-
-      everyReplicaReadyzShows("/breaker/mode", "local-fallback");
-      everyReplicaReadyzShows("/risk/mode", "local-fallback");
-      int beforeRestart = answered.get();
-      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= beforeRestart + 15);
-      // What quota.md promises while Redis is away with quota.failClosed: false: each replica keeps
-      // serving (/readyz 200), shows the store unhealthy, and queues what it settles.
-      await("every replica counts usage locally and queues it").atMost(Duration.ofSeconds(10))
-          .untilAsserted(() -> assertThat(replicas).allSatisfy(r -> {
-            HttpResponse<String> ready = r.get("/readyz", null);
-            assertThat(ready.statusCode()).isEqualTo(200);
-            assertThat(json(ready).at("/quotaStore/healthy").asBoolean()).isFalse();
-            JsonNode store = json(r.get("/admin/quota", ADMIN_TOKEN)).get("store");
-            assertThat(store.get("healthy").asBoolean()).isFalse();
-            assertThat(store.get("pendingSettlements").asInt()).isPositive();
-            assertThat(r.get("/metrics", null).body()).contains("spillway_quota_store_healthy 0.0");
-          }));
-      redis.startAgain();
-
-      everyReplicaReadyzShows("/breaker/mode", "fleet");
-      everyReplicaReadyzShows("/risk/mode", "fleet");
-      int afterRestart = answered.get();
-      await().atMost(Duration.ofSeconds(20)).until(() -> answered.get() >= afterRestart + 10);
-      running.set(false);
+      try {
+        loadThroughTheOutage(answered);
+      } finally {
+        running.set(false); // a failed wait fails the test; it must not leave the clients running forever
+      }
     }
 
     List<String> served = new ArrayList<>();
