@@ -8,6 +8,8 @@ import java.time.Clock;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One server of the local pool: its {@link LocalBackend} (readiness, keep-warm, context windows),
@@ -15,6 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Thread-safe.
  */
 public final class PooledServer {
+  private static final Logger log = LoggerFactory.getLogger(PooledServer.class);
+
   private final LocalBackend backend;
   private final CircuitBreaker breaker;
   private final AtomicInteger outstanding = new AtomicInteger();
@@ -22,6 +26,16 @@ public final class PooledServer {
   public PooledServer(LocalBackend backend, LocalServerBreakerConfig breakerConfig, Clock clock) {
     this.backend = backend;
     this.breaker = ServerBreakers.create(backend.serverName(), breakerConfig, clock);
+    breaker.getEventPublisher().onStateTransition(event -> {
+      switch (event.getStateTransition().getToState()) {
+        case OPEN -> log.warn("local server {} taken out of the selection (breaker open): {}", name(),
+            breaker.getMetrics().getFailureRate() >= 0
+                ? breaker.getMetrics().getFailureRate() + "% of its latest calls failed" : "it refused a connection");
+        case HALF_OPEN -> log.info("local server {}: trying it again (breaker half-open)", name());
+        case CLOSED -> log.info("local server {} is back in the selection (breaker closed)", name());
+        default -> log.info("local server {}: breaker {}", name(), event.getStateTransition());
+      }
+    });
   }
 
   public String name() {
@@ -78,6 +92,16 @@ public final class PooledServer {
 
   void succeeded(long startNanos) {
     breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Takes the server out at once: it refused a connection, so it is down, not merely failing some
+   * calls. It gets requests again through half-open trial calls once the wait in open has passed.
+   */
+  void takeOut() {
+    if (breaker.getState() != CircuitBreaker.State.OPEN) {
+      breaker.transitionToOpenState();
+    }
   }
 
   void failed(long startNanos, Throwable cause) {

@@ -17,8 +17,9 @@ import java.util.function.Consumer;
  * the server's own "model not found" answer, with its fix, reaches the client). They are tried in
  * this order: model loaded first, then fewest outstanding requests, ties taken in turn. A server
  * whose breaker refuses the call is skipped. A call that could not connect never reached the server
- * and goes on to the next candidate; anything else is the answer. The breaker learns every outcome:
- * connection failures, timeouts and HTTP 5xx are failures; a stream's outcome is known when it ends.
+ * and goes on to the next candidate, and takes that server out at once (its breaker opens); anything
+ * else is the answer. The breaker learns every outcome: timeouts, broken streams and HTTP 5xx are
+ * failures; a stream's outcome is known when it ends.
  * Thread-safe.
  */
 public final class ServerSelection {
@@ -70,6 +71,7 @@ public final class ServerSelection {
         server.end();
         server.failed(start, e);
         if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+          server.takeOut();
           lastConnectFailure = e;
           continue;
         }
