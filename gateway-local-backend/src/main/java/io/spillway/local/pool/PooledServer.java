@@ -104,6 +104,11 @@ public final class PooledServer {
     }
   }
 
+  /** The call was refused before it was sent: the breaker learns nothing from it. */
+  void released() {
+    breaker.releasePermission();
+  }
+
   void failed(long startNanos, Throwable cause) {
     breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
   }

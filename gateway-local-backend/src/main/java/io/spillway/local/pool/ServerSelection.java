@@ -79,7 +79,7 @@ public final class ServerSelection {
       } catch (RuntimeException e) {
         // A refusal before the call (the request does not fit, or cannot be translated): not the server's fault.
         server.end();
-        server.succeeded(start);
+        server.released();
         throw e;
       }
       if (response.isStream()) {
