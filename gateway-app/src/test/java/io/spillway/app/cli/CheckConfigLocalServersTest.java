@@ -29,7 +29,7 @@ class CheckConfigLocalServersTest {
     Result result = checkConfig(RepositoryFiles.root().resolve("config/gpus.example.yaml"));
 
     assertThat(result.exit()).as(result.err()).isZero();
-    assertThat(result.out()).contains("name: \"gpu-a\"", "name: \"gpu-b\"", "http://gpu-b:11434", "serverBreaker")
+    assertThat(result.out()).contains("- name: gpu-a", "- name: gpu-b", "http://gpu-b:11434", "serverBreaker")
         .doesNotContain("  baseUrl: \"http://gpu-a:11434\"\n  models");
   }
 

@@ -222,7 +222,9 @@ class LocalServersTest {
     List<HttpResponse<String>> after = concurrently(10, i -> chat("gpt-4o", i % 2 == 0));
     assertThat(after).as("new requests go to the survivor").allMatch(LocalServersTest::complete);
     assertThat(pool().ready()).isTrue();
-    assertThat(server("gpu-a").backend().ready()).isFalse();
+    // Out of the selection: its breaker opened on the broken streams, or a refused connection marked it unreachable.
+    assertThat(!server("gpu-a").backend().ready() || server("gpu-a").breakerState().equals("open"))
+        .as(() -> server("gpu-a").toJson(true).toString()).isTrue();
 
     a.restart();
     clock.advance(Duration.ofSeconds(11));
