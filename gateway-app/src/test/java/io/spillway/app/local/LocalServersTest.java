@@ -204,7 +204,8 @@ class LocalServersTest {
   void aBoxKilledMidLoadLosesOnlyItsOwnStreamsAndRejoinsOnceItAnswers() {
     GpuBox a = box(GpuBox.ollama("gpu-a", List.of(QWEN, LLAMA), List.of(QWEN), 3000));
     GpuBox b = box(GpuBox.ollama("gpu-b", List.of(QWEN, LLAMA), List.of(QWEN), 3000));
-    startGateway("serverBreaker: { window: 4, waitInOpen: 10s, halfOpenCalls: 1 }");
+    // A stream cut off by the dead box ends within local.timeout (the wait for its next event), not the client's.
+    startGateway("timeout: 5s\nserverBreaker: { window: 4, waitInOpen: 10s, halfOpenCalls: 1 }");
 
     List<CompletableFuture<HttpResponse<String>>> inFlight = IntStream.range(0, 10)
         .mapToObj(i -> CompletableFuture.supplyAsync(() -> chat("gpt-4o", true), clients)).toList();
