@@ -11,7 +11,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
-import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalPool;
 import io.spillway.quota.store.StoreStatus;
 import io.spillway.routing.breaker.Breaker;
 import java.time.Duration;
@@ -25,13 +25,15 @@ import java.util.function.Supplier;
  * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor
  * limit). The local part carries the readiness snapshot, missing models with their fix included; the
  * local server's address and the store's are not shown here (this endpoint needs no token).
+ * With several local servers ({@code local.servers}) it is ready while at least one of them is,
+ * and {@code local.servers} lists each with its readiness, breaker state and outstanding requests.
  * The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet}, or
  * {@code local-fallback} while the fleet's Redis does not answer); it does not change readiness.
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
   private final LocalConfig localConfig;
-  private final LocalBackend local;
+  private final LocalPool local;
   private final ConnectionBudget connections;
   private final Supplier<StoreStatus> store;
   private final boolean failClosed;
@@ -43,7 +45,7 @@ final class ReadinessService implements HttpService {
    * unreachable shared store makes the replica not ready (Retry-After: {@code quota.flushInterval},
    * how often the store tries again).
    */
-  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, ConnectionBudget connections,
+  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalPool local, ConnectionBudget connections,
       Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker) {
     this.cloud = cloud;
     this.localConfig = localConfig;
@@ -69,7 +71,7 @@ final class ReadinessService implements HttpService {
       out.putObject("local").put("enabled", false);
       reasons.add("local: switched off (local.enabled: false)");
     } else {
-      out.set("local", local.readiness().toJson(false));
+      out.set("local", local.toJson(false));
       localUsable = local.ready();
       if (!localUsable) {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
