@@ -54,8 +54,8 @@ import io.spillway.core.tokens.TokenCounter;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
-import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
+import io.spillway.local.LocalPool;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
@@ -118,7 +118,7 @@ public final class Gateway implements AutoCloseable {
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
   private final ScheduledExecutorService localScheduler;
-  private final LocalBackend local;
+  private final LocalPool local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
   private final ResponseCache cache;
@@ -164,14 +164,15 @@ public final class Gateway implements AutoCloseable {
     CapacityClassifier classifier = new CapacityClassifier(clock);
     CapacitySignal capacity = classifier::isCapacity;
     this.tracing = Tracing.from(config.traces(), clock);
-    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+    // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
+    this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock,
             localScheduler, meters)
         : null;
     if (local != null) {
-      status.register("local", () -> local.readiness().toJson(true));
+      status.register("local", () -> local.toJson(true));
     }
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
@@ -491,7 +492,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
-  public LocalBackend local() {
+  public LocalPool local() {
     return local;
   }
 

@@ -73,6 +73,11 @@ public final class ConfigLoader {
     if (!tree.isObject()) {
       throw new ConfigException(source + ": the top level must be a mapping of sections");
     }
+    JsonNode localSection = tree.path("local");
+    if (localSection.has("servers") && localSection.has("baseUrl")) {
+      throw new ConfigException(source + ": key 'local.servers': cannot be combined with local.baseUrl (the"
+          + " one-server shorthand); list every server under local.servers and remove local.baseUrl");
+    }
     JsonNode interpolated = interpolate(source, "", tree);
     GatewayConfig config;
     try {

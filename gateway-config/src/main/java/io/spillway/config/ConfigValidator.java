@@ -227,6 +227,45 @@ final class ConfigValidator {
       }
     });
     checkContext(problems, local.context());
+    checkServers(problems, local);
+  }
+
+  /** Each of {@code local.servers} by its index, and the per-server breaker. */
+  private static void checkServers(List<String> problems, LocalConfig local) {
+    Set<String> names = new java.util.HashSet<>();
+    for (int i = 0; i < local.servers().size(); i++) {
+      LocalServerConfig server = local.servers().get(i);
+      String at = "local.servers[" + i + "]";
+      if (server == null) {
+        problems.add("key '" + at + "': an empty entry; each server needs name and baseUrl");
+        continue;
+      }
+      if (server.name() == null || server.name().isBlank()) {
+        problems.add("key '" + at + ".name': every server needs a name (it names the server in status and metrics)");
+      } else if (!names.add(server.name())) {
+        problems.add("key '" + at + ".name': '" + server.name() + "' names two servers");
+      }
+      if (server.kind() != null && !Set.of("ollama", "openai").contains(server.kind())) {
+        problems.add("key '" + at + ".kind': '" + server.kind() + "' is not one of ollama, openai");
+      }
+      if (server.baseUrl() == null) {
+        problems.add("key '" + at + ".baseUrl': every server needs a baseUrl");
+      } else {
+        checkUrl(problems, at + ".baseUrl", server.baseUrl());
+      }
+    }
+    LocalServerBreakerConfig b = local.serverBreaker();
+    if (b.failureRateThreshold() < 1 || b.failureRateThreshold() > 100) {
+      problems.add("key 'local.serverBreaker.failureRateThreshold': " + b.failureRateThreshold()
+          + " is not a percentage (1-100)");
+    }
+    if (b.window() < 1) {
+      problems.add("key 'local.serverBreaker.window': must be at least 1 call");
+    }
+    if (b.halfOpenCalls() < 1) {
+      problems.add("key 'local.serverBreaker.halfOpenCalls': must be at least 1");
+    }
+    checkPositive(problems, "local.serverBreaker.waitInOpen", b.waitInOpen());
   }
 
   /** The smallest context window Spillway accepts for a local model. */

@@ -2,6 +2,7 @@ package io.spillway.config;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,6 +19,10 @@ import java.util.Map;
  *     {@code chat} (translated to {@code /v1/chat/completions}, which every OpenAI-compatible server
  *     has) or {@code native} (forwarded to the server's own {@code /v1/responses})
  * @param context how requests are fitted to the local model's context window
+ * @param servers several GPU servers, each with its name, kind and base URL; empty when the
+ *     one-server shorthand ({@code kind} and {@code baseUrl}) is used. {@link #serverList()} gives
+ *     the servers either way
+ * @param serverBreaker the failure-rate breaker each server has of its own
  */
 public record LocalConfig(
     Boolean enabled,
@@ -29,13 +34,15 @@ public record LocalConfig(
     Duration timeout,
     Duration keepAlive,
     String responsesApi,
-    LocalContextConfig context) {
+    LocalContextConfig context,
+    List<LocalServerConfig> servers,
+    LocalServerBreakerConfig serverBreaker) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
   public static final LocalConfig DEFAULTS =
-      new LocalConfig(null, null, null, null, null, null, null, null, null, null);
+      new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null);
 
   /** {@code responsesApi}: translate the Responses API to chat completions (the default). */
   public static final String RESPONSES_VIA_CHAT = "chat";
@@ -46,7 +53,13 @@ public record LocalConfig(
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
     kind = kind != null ? kind : "ollama";
+    servers = servers == null ? List.of() : List.copyOf(servers);
+    if (baseUrl == null && !servers.isEmpty() && servers.get(0).baseUrl() != null) {
+      // Code that knows one server only (and log lines) see the first of the list.
+      baseUrl = servers.get(0).baseUrl();
+    }
     baseUrl = baseUrl != null ? CloudConfig.stripTrailingSlash(baseUrl) : "http://127.0.0.1:11434";
+    serverBreaker = serverBreaker != null ? serverBreaker : LocalServerBreakerConfig.DEFAULTS;
     if (models == null) {
       models = new LinkedHashMap<>();
       models.put("default", LocalModel.named("qwen2.5-coder:7b"));
@@ -61,6 +74,43 @@ public record LocalConfig(
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
     responsesApi = responsesApi != null ? responsesApi : RESPONSES_VIA_CHAT;
     context = context != null ? context : LocalContextConfig.DEFAULTS;
+  }
+
+  /** One server ({@code kind}, {@code baseUrl}) with the default per-server breaker. */
+  public LocalConfig(
+      Boolean enabled,
+      String kind,
+      String baseUrl,
+      Map<String, LocalModel> models,
+      Duration keepWarmEvery,
+      Duration checkEvery,
+      Duration timeout,
+      Duration keepAlive,
+      String responsesApi,
+      LocalContextConfig context) {
+    this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, context,
+        null, null);
+  }
+
+  /**
+   * The servers to use: {@code local.servers} (each without a kind taking {@code local.kind}), or
+   * for the one-server shorthand a list of one named {@value LocalServerConfig#SHORTHAND_NAME}.
+   */
+  public List<LocalServerConfig> serverList() {
+    if (servers.isEmpty()) {
+      return List.of(new LocalServerConfig(LocalServerConfig.SHORTHAND_NAME, kind, baseUrl));
+    }
+    return servers.stream().map(s -> s.withKind(kind)).toList();
+  }
+
+  /**
+   * This config as one server sees it: {@code kind} and {@code baseUrl} are the server's, and the
+   * list is empty. Everything else (models, timeouts, context fitting) is shared.
+   */
+  public LocalConfig forServer(LocalServerConfig server) {
+    LocalServerConfig resolved = server.withKind(kind);
+    return new LocalConfig(enabled, resolved.kind(), resolved.baseUrl(), models, keepWarmEvery, checkEvery, timeout,
+        keepAlive, responsesApi, context, null, serverBreaker);
   }
 
   /** Models given by name only; {@code responsesApi} and context fitting by their defaults. */

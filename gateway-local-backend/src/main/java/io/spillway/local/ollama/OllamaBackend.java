@@ -406,7 +406,32 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         }
       }
     }
-    return new Probe(true, version, missing, problems);
+    return new Probe(true, version, missing, problems, running(wanted));
+  }
+
+  /**
+   * Which of {@code wanted} are loaded in memory now: Ollama's {@code GET /api/ps} lists the running
+   * models ({@code models[].name} / {@code .model}). Empty when it cannot tell.
+   */
+  private List<String> running(List<String> wanted) {
+    Set<String> running = new HashSet<>();
+    try (Response response = probeClient.newCall(get("/api/ps")).execute()) {
+      if (!response.isSuccessful()) {
+        return List.of();
+      }
+      for (JsonNode model : parse(readBounded(response.body())).path("models")) {
+        for (String field : List.of("name", "model")) {
+          String name = Json.text(model, field);
+          if (name != null) {
+            running.add(normalize(name));
+          }
+        }
+      }
+    } catch (IOException | UpstreamException e) {
+      log.debug("listing the Ollama server's running models failed", e);
+      return List.of();
+    }
+    return wanted.stream().filter(model -> running.contains(normalize(model))).toList();
   }
 
   /**

@@ -161,7 +161,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
           }
         }
       }
-      return new Probe(true, null, missing, problems);
+      // These servers keep what they serve loaded: a listed model is a loaded one.
+      List<String> loaded = wanted.stream().filter(served::contains).toList();
+      return new Probe(true, null, missing, problems, loaded);
     } catch (IOException e) {
       if (e instanceof com.fasterxml.jackson.core.JsonProcessingException) {
         return new Probe(true, null, List.of(), List.of("The local server's /v1/models answer is not JSON."));
