@@ -46,7 +46,9 @@ final class ConfigValidator {
     } else {
       checkRoutes(problems, c.cloud().routes());
     }
-    checkUrl(problems, "local.baseUrl", c.local().baseUrl());
+    if (c.local().servers().isEmpty()) {
+      checkUrl(problems, "local.baseUrl", c.local().baseUrl()); // with servers, each is checked by its index
+    }
     if (!Set.of("ollama", "openai").contains(c.local().kind())) {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
