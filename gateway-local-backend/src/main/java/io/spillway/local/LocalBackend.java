@@ -163,7 +163,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
   public GatewayResponse call(GatewayRequest request) {
     GatewayRequest outgoing = request;
     boolean cut = false;
-    if (request.route() != Route.MODELS && request.route() != Route.EMBEDDINGS) {
+    if (request.route() != Route.EMBEDDINGS) {
       ContextFitter.Fit fit = fit(request);
       outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
       outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());

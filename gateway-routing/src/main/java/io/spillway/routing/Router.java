@@ -114,9 +114,6 @@ public final class Router implements Terminal {
 
   @Override
   public GatewayResponse handle(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return models(request);
-    }
     Breaker.Ticket ticket = breaker.acquire();
     boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
     if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
@@ -328,23 +325,6 @@ public final class Router implements Terminal {
         "Embeddings API", "model");
   }
 
-  private GatewayResponse models(GatewayRequest request) {
-    Breaker.State state = breaker.state();
-    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
-        || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN;
-    if (!trafficIsLocal) {
-      try {
-        Attempt attempt = attempt(cloud, request);
-        if (!attempt.verdict().outcome().failsOver()) {
-          return answer(request, cloud.name(), attempt);
-        }
-      } catch (GatewayException refused) {
-        // Admission is full: the model list does not need the cloud, the local map answers.
-      }
-    }
-    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    return localModels.response().withHeader(BACKEND_HEADER, LOCAL_NAME);
-  }
 
   /** The answer the client gets from {@code backend}: its response, or its failure as an error body. */
   private GatewayResponse answer(GatewayRequest request, String backend, Attempt attempt) {

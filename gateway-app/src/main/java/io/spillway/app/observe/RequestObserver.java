@@ -10,9 +10,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
-import io.spillway.core.server.HttpService;
-import io.spillway.core.server.ServerRequest;
 import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
@@ -26,8 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.MDC;
 
 /**
- * The first stage of the pipeline, before authentication: counts and times every request, and
- * writes its access-log line once the answer is complete — for a stream, when the stream ends,
+ * The first stage of the pipeline, before parsing and authentication: counts and times every
+ * request (a malformed one the parse stage refuses too), and writes its access-log line once the
+ * answer is complete — for a stream, when the stream ends,
  * fails or the client goes away. Puts the request id in the logging MDC ({@code requestId}) while
  * the request runs, so every log line of the request carries it.
  *
@@ -37,9 +35,6 @@ public final class RequestObserver implements Interceptor {
   /** The response header by which the cache stage says {@code hit}, {@code miss} or {@code joined}. */
   public static final String CACHE_HEADER = "x-spillway-cache";
   private static final int MAX_COMPLETION_CHARS = 64 * 1024;
-
-  /** Whether the current request reached this stage; read by {@link #rejections}. */
-  private static final ThreadLocal<Boolean> ENTERED = new ThreadLocal<>();
 
   private final GatewayMetrics metrics;
   private final AccessLog accessLog;
@@ -56,7 +51,6 @@ public final class RequestObserver implements Interceptor {
   @Override
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
-    ENTERED.set(Boolean.TRUE);
     long start = ticker.nanos();
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
@@ -122,42 +116,6 @@ public final class RequestObserver implements Interceptor {
   }
 
   /**
-   * Wraps an endpoint so that a request it refuses before the pipeline runs (unparseable JSON, wrong
-   * content type, a missing field) is counted and logged like every other one.
-   */
-  public HttpService rejections(Route route, HttpService endpoint) {
-    return request -> {
-      ENTERED.remove();
-      long start = ticker.nanos();
-      try {
-        return endpoint.serve(request);
-      } catch (GatewayException e) {
-        if (ENTERED.get() == null) {
-          rejected(route, request, e, ticker.nanos() - start);
-        }
-        throw e;
-      } finally {
-        ENTERED.remove();
-      }
-    };
-  }
-
-  private void rejected(Route route, ServerRequest request, GatewayException e, long nanos) {
-    String tag = route.tag();
-    metrics.countRequest(tag, "none", "none", "none", outcome(e.status()), statusClass(e.status()));
-    metrics.recordRequestDuration(tag, "none", "none", false, nanos);
-    metrics.series().recordRequest();
-    MDC.put("requestId", request.requestId());
-    try {
-      accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
-          e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          errorName(e), null, null, null, null));
-    } finally {
-      MDC.remove("requestId");
-    }
-  }
-
-  /**
    * For a request whose client has gone: the {@code cancelled} outcome, or the {@code client_closed}
    * error; else {@code otherwise}.
    */
@@ -196,6 +154,8 @@ public final class RequestObserver implements Interceptor {
   /** What is known about one request while it is answered; finished exactly once. */
   private final class Observation {
     private final GatewayRequest request;
+    /** The request as parsed (the client's model and body), or null when it was refused as malformed. */
+    private GatewayRequest parsed;
     private final long start;
     private final long answeredAt;
     private final boolean payloads;
@@ -267,6 +227,7 @@ public final class RequestObserver implements Interceptor {
         promptTokens = tapped[0];
         completionTokens = tapped[1];
       }
+      parsed = request.attribute(RequestAttributes.PARSED);
       Caller caller = request.attribute(RequestAttributes.CALLER);
       String tier = caller == null ? "none" : caller.tier().name().toLowerCase(Locale.ROOT);
       String cacheStatus = cache != null ? cache : "none";
@@ -275,7 +236,7 @@ public final class RequestObserver implements Interceptor {
         backend = "hit".equals(cacheStatus) ? "cache" : "none";
       }
       String backendTag = metrics.backendTag(backend);
-      String model = request.model();
+      String model = parsed == null ? null : parsed.model();
       String resolvedOutcome = outcome != null ? outcome : outcome(finalStatus);
       boolean answeredByTheCloud = "success".equals(resolvedOutcome) && CloudBackend.NAME.equals(backend);
       String modelTag = caller == null ? "none" : metrics.modelTag(model, answeredByTheCloud);
@@ -284,12 +245,14 @@ public final class RequestObserver implements Interceptor {
       long upstreamNanos = upstream == null ? 0 : upstream;
       long gatewayNanos = Math.max(0, (answeredAt - start) - upstreamNanos);
       long total = end - start;
-      boolean stream = firstByteAt >= 0 || request.stream();
+      boolean stream = firstByteAt >= 0 || (parsed != null && parsed.stream());
       List<String> degraded = request.attribute(RequestAttributes.DEGRADED, List.of());
 
       metrics.countRequest(route, backendTag, tier, modelTag, resolvedOutcome, statusClass(finalStatus));
       metrics.recordRequestDuration(route, backendTag, tier, stream, total);
-      metrics.recordGatewayDuration(route, gatewayNanos);
+      if (parsed != null) {
+        metrics.recordGatewayDuration(route, gatewayNanos); // a refused malformed request has no gateway part
+      }
       if (firstByteAt >= 0) {
         metrics.recordFirstByte(route, backendTag, firstByteAt - start);
       }
@@ -336,7 +299,7 @@ public final class RequestObserver implements Interceptor {
           degraded,
           cacheStatus,
           error,
-          payloads ? promptOf(request) : null,
+          payloads && parsed != null ? promptOf(parsed) : null,
           payloads ? completion.toString() : null,
           costOf(request),
           request.attribute(ObserveAttributes.TRACE_ID));

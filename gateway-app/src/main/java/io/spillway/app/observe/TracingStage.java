@@ -16,7 +16,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
@@ -54,7 +53,7 @@ final class TracingStage implements Interceptor {
     Span span = tracer.spanBuilder(GenAi.spanName(request.route(), model))
         .setParent(parent)
         .setSpanKind(SpanKind.SERVER)
-        .setAttribute(GenAi.HTTP_METHOD, request.route() == Route.MODELS ? "GET" : "POST")
+        .setAttribute(GenAi.HTTP_METHOD, request.route().method())
         .setAttribute(GenAi.HTTP_ROUTE, request.route().path())
         .setAttribute(GenAi.REQUEST_ID, request.id())
         .startSpan();

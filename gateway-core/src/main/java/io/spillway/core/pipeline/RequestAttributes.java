@@ -6,6 +6,14 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
 public final class RequestAttributes {
+  /**
+   * Set by the first stage (the parse stage of a model call, the query stage of the model list) once
+   * the request is read and well-formed: the request as the client sent it, body parsed. Stages
+   * outside it (the observer) read the client's model and body from here. Absent for a request
+   * refused as malformed.
+   */
+  public static final Attribute<GatewayRequest> PARSED = Attribute.of("parsed");
+
   /** Set by authentication: who is calling. Always present past the auth stage. */
   public static final Attribute<Caller> CALLER = Attribute.of("caller");
 

@@ -40,12 +40,12 @@ final class ShapingAttributes {
   private ShapingAttributes() {}
 
   /**
-   * The tier whose rules shape {@code request}, or null when shaping leaves it alone: a model list,
-   * embeddings (their vectors must not change), or a request without a caller.
+   * The tier whose rules shape {@code request}, or null when shaping leaves it alone: embeddings
+   * (their vectors must not change), or a request without a caller.
    */
   static Tier tierToShape(GatewayRequest request) {
     Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (request.route() == Route.MODELS || request.route() == Route.EMBEDDINGS || caller == null) {
+    if (request.route() == Route.EMBEDDINGS || caller == null) {
       return null;
     }
     return caller.tier();

@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code insufficient_quota}) and, when the usage is settled, records what the request cost and sets
  * {@link RequestAttributes#COST_USD}.
  *
- * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
- * is not accounted.
+ * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). The model list
+ * does not pass here (it has its own service).
  */
 public final class QuotaInterceptor implements Interceptor {
   private final QuotaPools pools;
@@ -55,7 +55,7 @@ public final class QuotaInterceptor implements Interceptor {
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (caller == null || request.route() == Route.MODELS) {
+    if (caller == null) {
       return chain.proceed(request);
     }
     TokenEstimator.Estimate estimate = estimator.estimate(request);

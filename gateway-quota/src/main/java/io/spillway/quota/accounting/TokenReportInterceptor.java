@@ -6,7 +6,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.ResetFormat;
@@ -24,7 +23,7 @@ import io.spillway.quota.ratelimit.ResetFormat;
  * records a stream with its usage chunk (it counts the tokens a hit saves) while each client still
  * gets exactly the stream it asked for. A {@link GatewayException} from a later stage is turned
  * into its error response here (as the front end would render it). Reads the pools' cached view, so
- * it costs no store call. {@code GET /v1/models} is left alone.
+ * it costs no store call. The model list does not pass here.
  */
 public final class TokenReportInterceptor implements Interceptor {
   public static final String LIMIT = "x-ratelimit-limit-tokens";
@@ -41,7 +40,7 @@ public final class TokenReportInterceptor implements Interceptor {
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (caller == null || request.route() == Route.MODELS) {
+    if (caller == null) {
       return chain.proceed(request);
     }
     GatewayResponse response;

@@ -286,11 +286,4 @@ class QuotaInterceptorTest {
     assertThat(upstream.get()).isNull();
   }
 
-  @Test
-  void theModelListIsNotAccounted() {
-    GatewayResponse response = run(BRONZE, request(Route.MODELS, "{}"), request -> json("{\"object\":\"list\",\"data\":[]}"));
-
-    assertThat(response.headers().contains("x-ratelimit-limit-tokens")).isFalse();
-    assertThat(pool(Tier.BRONZE)).extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(0L, 0L);
-  }
 }
