@@ -27,6 +27,7 @@ import java.util.Set;
 import io.spillway.core.api.ModelQueryStage;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.api.ParseStage;
 import io.spillway.core.cache.ResponseCache;
 import io.spillway.core.config.ConfigLoader;
@@ -101,10 +102,11 @@ import org.slf4j.LoggerFactory;
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
  * <p>Pipeline order: observe (metrics, access log) → parse → trace (when {@code traces.endpoint} is
- * set) → loop guard → auth → token report → cache → shaping → rate limits → quota → router (terminal,
- * metered; admission is entered by the router per backend call). The model list
+ * set) → loop guard → auth → token report → cache → outcome headers → shaping → rate limits → quota
+ * → router (terminal, metered; admission is entered by the router per backend call). The model list
  * ({@code GET /v1/models[/{id}]}) has a pipeline of its own: observe → model query → trace → loop
- * guard → auth → rate limits → {@link ModelsService}.
+ * guard → auth → rate limits → outcome headers → {@link ModelsService}. Stages talk through typed
+ * request attributes and the request's {@link io.spillway.core.pipeline.RequestOutcome}.
  *
  * <p>For the parts that other components plug into: {@link #meters()} (pass it to
  * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
@@ -220,10 +222,10 @@ public final class Gateway implements AutoCloseable {
     interceptors.addAll(frontStages);
     models.addAll(frontStages);
     interceptors.add(new TokenReportInterceptor(quota));
-    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
     PressureSignals pressure = pressure(breaker, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
@@ -241,6 +243,7 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
+    models.add(new OutcomeHeaders());
     Pipeline modelList = new Pipeline(models, metrics.meter(
         new ModelsService(cloud, breaker, classifier, admission, localModels, meters)));
 

@@ -12,6 +12,7 @@ import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.capacity.CapacityClassifier;
@@ -27,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * the cloud answers at capacity or cannot be reached, or when the admission gate is full, the
  * {@link LocalModelList}. For {@code /v1/models/{id}} it picks the entry out of that list, or answers
  * 404 {@code model_not_found}; a failed listing reaches the client as it is. Every answer names its
- * source in {@code x-spillway-backend} and {@link RequestAttributes#BACKEND}. The caller
- * ({@link RequestAttributes#CALLER}) is on the request. Thread-safe.
+ * source in the {@link RequestOutcome} (the headers stage writes {@code x-spillway-backend}). The
+ * caller ({@link RequestAttributes#CALLER}) is on the request. The list is never cached: its cache
+ * status is {@code bypass}, as every answer past authentication states one. Thread-safe.
  */
 public final class ModelsService implements Terminal {
   private final Backend cloud;
@@ -50,6 +52,7 @@ public final class ModelsService implements Terminal {
 
   @Override
   public GatewayResponse handle(GatewayRequest request) {
+    RequestOutcome.of(request).cache(RequestOutcome.CacheStatus.BYPASS); // the model list is never cached
     GatewayResponse list = list(request);
     ModelQuery query = request.attribute(ModelQuery.KEY);
     if (query == null || !query.single() || !list.isSuccessful() || list.isStream()) {
@@ -64,9 +67,7 @@ public final class ModelsService implements Terminal {
         }
       }
     }
-    String backend = list.headers().get(Router.BACKEND_HEADER);
-    GatewayResponse missing = GatewayResponse.error(query.notFound());
-    return backend == null ? missing : missing.withHeader(Router.BACKEND_HEADER, backend);
+    return GatewayResponse.error(query.notFound());
   }
 
   private GatewayResponse list(GatewayRequest request) {
@@ -77,8 +78,8 @@ public final class ModelsService implements Terminal {
         return fromCloud;
       }
     }
-    request.setAttribute(RequestAttributes.BACKEND, Router.LOCAL_NAME);
-    return localModels.response().withHeader(Router.BACKEND_HEADER, Router.LOCAL_NAME);
+    RequestOutcome.of(request).servedBy(Router.LOCAL_NAME);
+    return localModels.response();
   }
 
   /** The cloud's list, or null when the local list answers instead (gate full, capacity, unreachable). */
@@ -109,13 +110,13 @@ public final class ModelsService implements Terminal {
     if (verdict.outcome().failsOver()) {
       return null;
     }
-    request.setAttribute(RequestAttributes.BACKEND, cloud.name());
+    RequestOutcome.of(request).servedBy(cloud.name());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
       Duration wait = verdict.retryAfter() != null ? verdict.retryAfter() : breaker.retryAfter(null);
       response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
     }
-    return response.withHeader(Router.BACKEND_HEADER, cloud.name());
+    return response;
   }
 
   /** Waits in the admission gate; a client that goes away meanwhile ends the wait. */

@@ -14,7 +14,7 @@ import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
@@ -81,17 +81,18 @@ class ModelsServiceTest {
     GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
 
     assertThat(response.status()).isEqualTo(200);
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).cache()).isEqualTo(RequestOutcome.CacheStatus.BYPASS);
     assertThat(body(response).path("data").findValuesAsText("id")).containsExactly("gpt-4o", "gpt-4o-mini");
-    assertThat(request.attribute(RequestAttributes.BACKEND)).isEqualTo("cloud");
   }
 
   @Test
   void theLocalMapAnswersWhileTheBreakerIsOpenWithoutAskingTheCloud() {
     breaker.override(Breaker.OverrideMode.OPEN);
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(query(null));
+    GatewayRequest request = query(null);
+    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
 
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
     assertThat(body(response).path("data").findValuesAsText("id"))
         .containsExactly("gpt-4o-mini", "qwen2.5-coder:7b", "llama3.2:3b");
     assertThat(body(response).path("data").get(0).path("owned_by").asText()).isEqualTo(LocalModelList.OWNER);
@@ -102,10 +103,11 @@ class ModelsServiceTest {
   void aCloudCapacityAnswerGivesTheLocalMap() {
     String capacity = "{\"error\":{\"message\":\"Selected model is at capacity. Please try a different model.\","
         + "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
-    GatewayResponse response = service(json(503, capacity), AdmissionGate.OPEN).handle(query(null));
+    GatewayRequest request = query(null);
+    GatewayResponse response = service(json(503, capacity), AdmissionGate.OPEN).handle(request);
 
     assertThat(response.status()).isEqualTo(200);
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
   }
 
   @Test
@@ -113,37 +115,41 @@ class ModelsServiceTest {
     AdmissionGate full = (backend, request) -> {
       throw GatewayException.of(ErrorKind.RATE_LIMITED, "the waiting area is full", null);
     };
-    GatewayResponse response = service(json(200, CLOUD_LIST), full).handle(query(null));
+    GatewayRequest request = query(null);
+    GatewayResponse response = service(json(200, CLOUD_LIST), full).handle(request);
 
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
     assertThat(cloudCalls).hasValue(0);
   }
 
   @Test
   void oneModelIsPickedOutOfTheList() {
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(query("gpt-4o-mini"));
+    GatewayRequest request = query("gpt-4o-mini");
+    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(body(response).path("id").asText()).isEqualTo("gpt-4o-mini");
     assertThat(body(response).path("object").asText()).isEqualTo("model");
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
   }
 
   @Test
   void aModelNotInTheListIsNotFoundNamingTheBackend() {
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(query("gpt-9"));
+    GatewayRequest request = query("gpt-9");
+    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
 
     assertThat(response.status()).isEqualTo(404);
     assertThat(body(response).path("error").path("code").asText()).isEqualTo("model_not_found");
     assertThat(body(response).path("error").path("message").asText()).contains("'gpt-9'");
-    assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
   }
 
   @Test
   void aFailedCloudListingReachesTheClientAsItIs() {
     String unauthorized = "{\"error\":{\"message\":\"bad key\",\"type\":\"invalid_request_error\",\"param\":null,"
         + "\"code\":\"invalid_api_key\"}}";
-    GatewayResponse response = service(json(401, unauthorized), AdmissionGate.OPEN).handle(query("gpt-4o"));
+    GatewayRequest request = query("gpt-4o");
+    GatewayResponse response = service(json(401, unauthorized), AdmissionGate.OPEN).handle(request);
 
     assertThat(response.status()).isEqualTo(401);
     assertThat(body(response).path("error").path("code").asText()).isEqualTo("invalid_api_key");

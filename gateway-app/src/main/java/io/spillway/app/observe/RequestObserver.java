@@ -2,6 +2,7 @@ package io.spillway.app.observe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
@@ -32,8 +33,6 @@ import org.slf4j.MDC;
  * <p>Never changes the request or the answer; it only wraps a stream to see it pass.
  */
 public final class RequestObserver implements Interceptor {
-  /** The response header by which the cache stage says {@code hit}, {@code miss} or {@code joined}. */
-  public static final String CACHE_HEADER = "x-spillway-cache";
   private static final int MAX_COMPLETION_CHARS = 64 * 1024;
 
   private final GatewayMetrics metrics;
@@ -69,7 +68,6 @@ public final class RequestObserver implements Interceptor {
         throw e;
       }
       Observation o = new Observation(request, start, ticker.nanos(), payloads);
-      o.cache = response.headers().get(CACHE_HEADER);
       if (response.isStream()) {
         o.status = response.status();
         return response.withStream(new ObservedStream(response.stream(), o, disconnect));
@@ -85,34 +83,6 @@ public final class RequestObserver implements Interceptor {
     } finally {
       MDC.remove("requestId");
     }
-  }
-
-  /**
-   * A stage to place inside any stage that may strip the usage chunk from a stream (quota's token
-   * report does when the client did not ask for usage): it notes the stream's usage for this
-   * observer's log line and metrics, and changes nothing.
-   */
-  public Interceptor usageTap() {
-    return chain -> {
-      GatewayRequest request = chain.request();
-      GatewayResponse response = chain.proceed(request);
-      if (!response.isStream()) {
-        return response;
-      }
-      return response.withStream(new ForwardingEventStream(response.stream()) {
-        @Override
-        public SseEvent next() {
-          SseEvent event = delegate.next();
-          if (event != null) {
-            long[] usage = Usage.ofEvent(event);
-            if (usage != null) {
-              request.setAttribute(ObserveAttributes.STREAM_USAGE, usage);
-            }
-          }
-          return event;
-        }
-      });
-    };
   }
 
   /**
@@ -165,7 +135,6 @@ public final class RequestObserver implements Interceptor {
     private volatile long completionTokens = -1;
     private volatile int status;
     private String errorCode;
-    private String cache;
     private final StringBuilder completion;
 
     Observation(GatewayRequest request, long start, long answeredAt, boolean payloads) {
@@ -222,16 +191,17 @@ public final class RequestObserver implements Interceptor {
       if (!finished.compareAndSet(false, true)) {
         return;
       }
-      long[] tapped = request.attribute(ObserveAttributes.STREAM_USAGE);
-      if (tapped != null && promptTokens < 0 && completionTokens < 0) {
-        promptTokens = tapped[0];
-        completionTokens = tapped[1];
+      RequestOutcome what = RequestOutcome.of(request);
+      RequestOutcome.Usage reported = what.usage(); // seen before token reporting took any usage chunk out
+      if (reported != null && promptTokens < 0 && completionTokens < 0) {
+        promptTokens = reported.promptTokens();
+        completionTokens = reported.completionTokens();
       }
       parsed = request.attribute(RequestAttributes.PARSED);
       Caller caller = request.attribute(RequestAttributes.CALLER);
       String tier = caller == null ? "none" : caller.tier().name().toLowerCase(Locale.ROOT);
-      String cacheStatus = cache != null ? cache : "none";
-      String backend = request.attribute(RequestAttributes.BACKEND);
+      String cacheStatus = what.cache() != null ? what.cache().tag() : "none";
+      String backend = what.backend();
       if (backend == null) {
         backend = "hit".equals(cacheStatus) ? "cache" : "none";
       }
@@ -246,7 +216,7 @@ public final class RequestObserver implements Interceptor {
       long gatewayNanos = Math.max(0, (answeredAt - start) - upstreamNanos);
       long total = end - start;
       boolean stream = firstByteAt >= 0 || (parsed != null && parsed.stream());
-      List<String> degraded = request.attribute(RequestAttributes.DEGRADED, List.of());
+      List<String> degraded = what.degraded();
 
       metrics.countRequest(route, backendTag, tier, modelTag, resolvedOutcome, statusClass(finalStatus));
       metrics.recordRequestDuration(route, backendTag, tier, stream, total);

@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
 import java.util.ArrayList;
@@ -14,8 +15,8 @@ import java.util.List;
 
 /**
  * The typed values the shaping stages hand to each other on the request: no stage calls another or
- * reads another's headers. Shared with the rest of the pipeline: {@link RequestAttributes#DEGRADED},
- * {@link RequestAttributes#LOW_SIGNAL}, {@link RequestAttributes#PREFER_LOCAL} and
+ * reads another's headers. Shared with the rest of the pipeline: the degraded steps of the
+ * {@link RequestOutcome}, {@link RequestAttributes#LOW_SIGNAL}, {@link RequestAttributes#PREFER_LOCAL} and
  * {@link RequestAttributes#MODEL_REWRITTEN_FROM}.
  *
  * <p>Every step judges the request as the client sent it (its texts, its stop sequences, its output
@@ -95,10 +96,8 @@ final class ShapingAttributes {
     return request.body().deepCopy();
   }
 
-  /** Appends {@code steps} to the request's {@link RequestAttributes#DEGRADED} list. */
+  /** Appends {@code steps} to the degraded steps of the request's {@link RequestOutcome}. */
   static void addDegraded(GatewayRequest request, Collection<String> steps) {
-    List<String> all = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-    all.addAll(steps);
-    request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(all));
+    RequestOutcome.of(request).degrade(List.copyOf(steps));
   }
 }

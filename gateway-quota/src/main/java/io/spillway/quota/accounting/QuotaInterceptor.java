@@ -2,11 +2,12 @@ package io.spillway.quota.accounting;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.shaping.TokenTally;
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). The model list
  * does not pass here (it has its own service).
  */
-public final class QuotaInterceptor implements Interceptor {
+public final class QuotaInterceptor extends CallerStage {
   private final QuotaPools pools;
   private final TokenEstimator estimator;
   private final SpendLedger spend;
@@ -52,12 +53,8 @@ public final class QuotaInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  protected GatewayResponse intercept(Chain chain, Caller caller) {
     GatewayRequest request = chain.request();
-    Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (caller == null) {
-      return chain.proceed(request);
-    }
     TokenEstimator.Estimate estimate = estimator.estimate(request);
     Reservation reservation;
     try {
@@ -78,12 +75,15 @@ public final class QuotaInterceptor implements Interceptor {
     }
 
     boolean askForUsage = asksUpstreamForUsage(request);
+    if (askForUsage) {
+      RequestOutcome.of(request).askedUpstreamForUsage(); // token reporting takes the chunk out again
+    }
     GatewayRequest upstream = askForUsage ? request.withBody(askForUsage(request.body())) : request;
 
     GatewayResponse response;
     try {
       response = chain.proceed(upstream);
-      backend.set(request.attribute(RequestAttributes.BACKEND));
+      backend.set(RequestOutcome.of(request).backend());
     } catch (GatewayException e) {
       reservation.release();
       return GatewayResponse.error(e);
