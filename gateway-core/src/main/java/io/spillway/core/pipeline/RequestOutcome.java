@@ -35,7 +35,6 @@ public final class RequestOutcome {
   private volatile CacheStatus cache;
   private volatile List<String> degraded = List.of();
   private volatile List<String> droppedParams = List.of();
-  private volatile boolean usageAskedOfUpstream;
   private volatile Usage usage;
 
   /** The request's outcome, made on first use. */
@@ -107,18 +106,6 @@ public final class RequestOutcome {
 
   public void dropped(List<String> params) {
     this.droppedParams = List.copyOf(params);
-  }
-
-  /**
-   * Whether quota accounting asked the upstream for a usage chunk the client did not ask for (token
-   * reporting then takes it out of the client's stream).
-   */
-  public boolean usageAskedOfUpstream() {
-    return usageAskedOfUpstream;
-  }
-
-  public void askedUpstreamForUsage() {
-    this.usageAskedOfUpstream = true;
   }
 
   /** The usage a stream reported, or null (a buffered answer carries its own in its body). */

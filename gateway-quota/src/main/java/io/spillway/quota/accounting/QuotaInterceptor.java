@@ -1,15 +1,12 @@
 package io.spillway.quota.accounting;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import io.spillway.core.shaping.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
@@ -74,11 +71,10 @@ public final class QuotaInterceptor extends CallerStage {
       reservation.onSettled(usage -> cost.set(spend.record(caller, backend.get(), model, usage)));
     }
 
-    boolean askForUsage = asksUpstreamForUsage(request);
-    if (askForUsage) {
-      RequestOutcome.of(request).askedUpstreamForUsage(); // token reporting takes the chunk out again
-    }
-    GatewayRequest upstream = askForUsage ? request.withBody(askForUsage(request.body())) : request;
+    // Token reporting takes the usage chunk out again by the same rule.
+    GatewayRequest upstream = StreamUsageOption.addedBySpillway(request)
+        ? request.withBody(StreamUsageOption.askingForUsage(request.body()))
+        : request;
 
     GatewayResponse response;
     try {
@@ -117,27 +113,6 @@ public final class QuotaInterceptor extends CallerStage {
         return completion.count(text);
       }
     });
-  }
-
-  /**
-   * Whether Spillway asks the upstream for a usage chunk that the client did not ask for: a
-   * chat/completions or completions stream without {@code stream_options.include_usage: true}.
-   */
-  static boolean asksUpstreamForUsage(GatewayRequest request) {
-    if (!request.stream() || request.route() == Route.RESPONSES) {
-      return false;
-    }
-    JsonNode options = request.body().get("stream_options");
-    return options == null || !options.path("include_usage").asBoolean(false);
-  }
-
-  /** A copy of the body that asks the upstream to end the stream with a usage chunk. */
-  static ObjectNode askForUsage(ObjectNode body) {
-    ObjectNode copy = body.deepCopy();
-    JsonNode options = copy.get("stream_options");
-    ObjectNode streamOptions = options instanceof ObjectNode existing ? existing : copy.putObject("stream_options");
-    streamOptions.put("include_usage", true);
-    return copy;
   }
 
   @Override

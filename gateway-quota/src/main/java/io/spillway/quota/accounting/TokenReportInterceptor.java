@@ -21,7 +21,7 @@ import io.spillway.quota.ratelimit.ResetFormat;
  * {@code x-ratelimit-reset-tokens} (time until the month resets). A stream's reported usage is noted
  * in the {@link RequestOutcome} (for the access log, metrics and traces) as it passes, and a
  * chat/completions or completions stream then loses the usage-only chunk that quota accounting asked
- * the upstream for when the client did not ask for it itself (as the outcome says).
+ * the upstream for when the client did not ask for it itself ({@link StreamUsageOption}).
  *
  * <p>Placed right after authentication, ahead of the response cache, the request rate limits and
  * token accounting: their answers (cache hits and 429s included) get the headers, and the cache
@@ -48,7 +48,7 @@ public final class TokenReportInterceptor extends CallerStage {
     if (response.isStream()) {
       RequestOutcome outcome = RequestOutcome.of(request);
       EventStream noted = new UsageNotingStream(response.stream(), outcome);
-      response = response.withStream(outcome.usageAskedOfUpstream() ? new UsageChunkFilter(noted) : noted);
+      response = response.withStream(StreamUsageOption.addedBySpillway(request) ? new UsageChunkFilter(noted) : noted);
     }
     PoolSnapshot pool = pools.snapshot(caller.tier());
     return response.withHeaders(response.headers().toBuilder()
