@@ -3,6 +3,7 @@ package io.spillway.routing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -14,6 +15,7 @@ import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
@@ -58,7 +60,8 @@ import org.slf4j.LoggerFactory;
  *       probe when the cloud may serve it then, 400 without {@code Retry-After} while forced open.
  *       Rate-limit, quota and final answers pass through as they are, with {@code Retry-After} on
  *       every 429 and 503.
- *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND}.
+ *   <li>Every answer names its backend in the {@link RequestOutcome} (the headers stage writes it as
+ *       {@code x-spillway-backend}), and a fallback its cause.
  * </ul>
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
@@ -67,9 +70,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
-  public static final String BACKEND_HEADER = "x-spillway-backend";
+  public static final String BACKEND_HEADER = OutcomeHeaders.BACKEND;
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
-  public static final String FALLBACK_HEADER = "x-spillway-fallback";
+  public static final String FALLBACK_HEADER = OutcomeHeaders.FALLBACK;
   static final String LOCAL_NAME = "local";
 
   private final Backend cloud;
@@ -114,9 +117,6 @@ public final class Router implements Terminal {
 
   @Override
   public GatewayResponse handle(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return models(request);
-    }
     Breaker.Ticket ticket = breaker.acquire();
     boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
     if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
@@ -219,7 +219,7 @@ public final class Router implements Terminal {
       attempt = attempt(cloud, request);
     } catch (GatewayException refused) {
       breaker.release(ticket);
-      return withFallback(Refusals.error(request, cloud.name(), refused), failure);
+      return withFallback(request, Refusals.error(request, cloud.name(), refused), failure);
     } catch (RuntimeException | Error e) {
       breaker.release(ticket);
       throw e;
@@ -229,16 +229,16 @@ public final class Router implements Terminal {
     }
     Verdict verdict = recordCloud(ticket, attempt);
     if (!verdict.outcome().failsOver()) {
-      return withFallback(answer(request, cloud.name(), attempt), failure);
+      return withFallback(request, answer(request, cloud.name(), attempt), failure);
     }
     if (failure.unsupported() != null) {
-      return withFallback(refusals.unsupported(request, failure.unsupported(), cloud.name(),
+      return withFallback(request, refusals.unsupported(request, failure.unsupported(), cloud.name(),
           "The cloud, tried instead, " + FailureWords.of(verdict), verdict), failure);
     }
     if (verdict.outcome() == Outcome.TRANSIENT) {
-      return withFallback(answer(request, cloud.name(), attempt), failure);
+      return withFallback(request, answer(request, cloud.name(), attempt), failure);
     }
-    return withFallback(refusals.unavailable(request, cloud.name(),
+    return withFallback(request, refusals.unavailable(request, cloud.name(),
         situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
         verdict.retryAfter()), failure);
   }
@@ -328,38 +328,22 @@ public final class Router implements Terminal {
         "Embeddings API", "model");
   }
 
-  private GatewayResponse models(GatewayRequest request) {
-    Breaker.State state = breaker.state();
-    boolean trafficIsLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
-        || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN;
-    if (!trafficIsLocal) {
-      try {
-        Attempt attempt = attempt(cloud, request);
-        if (!attempt.verdict().outcome().failsOver()) {
-          return answer(request, cloud.name(), attempt);
-        }
-      } catch (GatewayException refused) {
-        // Admission is full: the model list does not need the cloud, the local map answers.
-      }
-    }
-    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    return localModels.response().withHeader(BACKEND_HEADER, LOCAL_NAME);
-  }
 
   /** The answer the client gets from {@code backend}: its response, or its failure as an error body. */
   private GatewayResponse answer(GatewayRequest request, String backend, Attempt attempt) {
-    request.setAttribute(RequestAttributes.BACKEND, backend);
+    RequestOutcome.of(request).servedBy(backend);
     GatewayResponse response = attempt.response() != null ? attempt.response() : GatewayResponse.error(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
       Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter() : breaker.retryAfter(null);
       response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
     }
-    return response.withHeader(BACKEND_HEADER, backend);
+    return response;
   }
 
-  private static GatewayResponse withFallback(GatewayResponse response, LocalFailure failure) {
-    return response.withHeader(FALLBACK_HEADER, failure.cause().tag());
+  private static GatewayResponse withFallback(GatewayRequest request, GatewayResponse response, LocalFailure failure) {
+    RequestOutcome.of(request).fellBack(failure.cause().tag());
+    return response;
   }
 
   /**

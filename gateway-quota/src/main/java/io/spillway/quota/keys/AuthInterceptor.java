@@ -8,7 +8,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.function.Supplier;
@@ -79,7 +78,7 @@ public final class AuthInterceptor implements Interceptor {
           null, EXPIRED_CODE, null, null);
     }
     String model = request.model();
-    if (request.route() != Route.MODELS && model != null && !key.allows(model)) {
+    if (model != null && !key.allows(model)) {
       throw new GatewayException(ErrorKind.MODEL_NOT_ALLOWED, "This Spillway key (" + key.id()
           + ") may not use the model '" + model + "'. It may use: " + String.join(", ", key.models()) + ".",
           "model", ErrorKind.MODEL_NOT_ALLOWED.code(), null, null);
