@@ -24,8 +24,11 @@ import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
 import java.util.Set;
-import io.spillway.core.api.ModelEndpoint;
+import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.ParseStage;
 import io.spillway.cache.ResponseCache;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.Durations;
@@ -75,6 +78,7 @@ import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
 import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
+import io.spillway.routing.ModelsService;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breakers;
@@ -100,8 +104,12 @@ import org.slf4j.LoggerFactory;
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: observe (metrics, access log) → trace (when {@code traces.endpoint} is set) → loop guard → auth → cache → shaping → quota →
- * admission → router (terminal, metered).
+ * <p>Pipeline order: observe (metrics, access log) → parse → trace (when {@code traces.endpoint} is
+ * set) → loop guard → auth → token report → cache → outcome headers → shaping → rate limits → quota
+ * → router (terminal, metered; admission is entered by the router per backend call). The model list
+ * ({@code GET /v1/models[/{id}]}) has a pipeline of its own: observe → model query → trace → loop
+ * guard → auth → rate limits → outcome headers → {@link ModelsService}. Stages talk through typed
+ * request attributes and the request's {@link io.spillway.core.pipeline.RequestOutcome}.
  *
  * <p>For the parts that other components plug into: {@link #meters()} (pass it to
  * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
@@ -197,13 +205,14 @@ public final class Gateway implements AutoCloseable {
     this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
+    LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
     Router router = Router.builder()
         .routes(routes)
         .local(meteredLocal)
         .classifier(classifier)
         .admission(admission)
         .failover(config.failover())
-        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .localModels(localModels)
         .meters(meters)
         .build();
 
@@ -220,18 +229,23 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
+    interceptors.add(new ParseStage());
+    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
+    List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
-      interceptors.add(tracing.stage());
+      frontStages.add(tracing.stage());
     }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
-    interceptors.add(new LoopGuard(maxHops::get));
-    interceptors.add(new AuthInterceptor(keys::get, apiKeys, clock));
+    frontStages.add(new LoopGuard(maxHops::get));
+    frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
+    interceptors.addAll(frontStages);
+    models.addAll(frontStages);
     interceptors.add(new TokenReportInterceptor(quota));
-    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
@@ -240,13 +254,18 @@ public final class Gateway implements AutoCloseable {
     shapingKeys.add("shaping.risk.tiers");
     reloader.register(shaping, shapingKeys.toArray(String[]::new));
     interceptors.addAll(shaping.stages());
-    interceptors.add(new RateLimitInterceptor(requestLimiter));
+    RateLimitInterceptor rateLimits = new RateLimitInterceptor(requestLimiter);
+    interceptors.add(rateLimits);
+    models.add(rateLimits);
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
         next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
             next.shaping().maxTokenizedChars()), spend));
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
+    models.add(new OutcomeHeaders());
+    Pipeline modelList = new Pipeline(models, metrics.meter(
+        new ModelsService(routes, classifier, admission, localModels, meters)));
 
     Duration capacityWindow = config.metrics().capacityWindow();
     status.register("traffic", () -> Json.object()
@@ -266,10 +285,13 @@ public final class Gateway implements AutoCloseable {
 
     HttpRoutes.Builder httpRoutes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      httpRoutes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
-          observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
+      if (route.hasBody()) {
+        httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
+      }
     }
-    httpRoutes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
+    ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
+    httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
+    httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
     httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,

@@ -3,6 +3,7 @@ package io.spillway.local;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.Durations;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.LocalServerConfig;
@@ -14,7 +15,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.shaping.ShapingStages;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.context.ContextFitter;
 import io.spillway.local.context.ContextWindows;
@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every request is fitted to the mapped model's context window before it goes out (see
  * {@link ContextFitter}): its {@code num_ctx} is set in {@link ContextFitter#NUM_CTX} for Ollama, and
- * when anything was cut the answer's {@code x-spillway-degraded} (and
- * {@link RequestAttributes#DEGRADED}) names {@value ContextFitter#STEP}. A conversation that cannot
+ * when anything was cut the request's {@link RequestOutcome} names {@value ContextFitter#STEP} among
+ * its degraded steps (the headers stage writes them as {@code x-spillway-degraded}). A conversation that cannot
  * be made to fit is refused with 503 {@code unsupported_on_local}. Each model's window is asked of
  * the server by the readiness probe, once, off the request path.
  *
@@ -183,8 +183,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   public GatewayResponse call(GatewayRequest request) {
     GatewayRequest outgoing = request;
     boolean cut = false;
-    String localModel = request.route() == Route.MODELS ? null : models.map(request.model());
-    if (request.route() != Route.MODELS && request.route() != Route.EMBEDDINGS) {
+    String localModel = models.map(request.model());
+    if (request.route() != Route.EMBEDDINGS) {
       ContextFitter.Fit fit = fit(request);
       outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
       outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
@@ -207,10 +207,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
       readiness.updateAndGet(r -> r.withLoaded(localModel));
     }
     if (cut && response.status() < 400) {
-      List<String> degraded = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-      degraded.add(ContextFitter.STEP);
-      request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(degraded));
-      response = response.withHeader(ShapingStages.DEGRADED_HEADER, String.join(",", degraded));
+      RequestOutcome.of(request).degrade(ContextFitter.STEP); // the headers stage writes x-spillway-degraded
     }
     return response;
   }

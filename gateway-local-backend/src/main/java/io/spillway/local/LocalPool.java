@@ -80,7 +80,7 @@ public final class LocalPool implements Backend, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    String localModel = request.route() == Route.MODELS ? models.defaultModel() : models.map(request.model());
+    String localModel = models.map(request.model());
     return selection.call(request, localModel, this::counted);
   }
 

@@ -1,7 +1,6 @@
 package io.spillway.local.ollama;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -64,8 +63,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
  *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused
  *       ({@link io.spillway.core.error.UnsupportedOnLocalException}, which the router answers);
- *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs);
- *   <li>{@code /v1/models} → the models {@code local.models} serves.
+ *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs).
  * </ul>
  *
  * <p>Requested models are mapped by {@link ModelMapping}; the answer names the model that served it.
@@ -99,7 +97,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
   private final String keepAlive;
-  private final long listedAt;
   private final Counter dropped;
 
   /** @param cloud supplies the connect timeout and the largest buffered answer accepted */
@@ -114,7 +111,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
         .build();
     this.keepAlive = keepAlive(config.keepAlive());
-    this.listedAt = clock.instant().getEpochSecond();
     this.dropped = TranslatedRequest.droppedCounter(meters);
   }
 
@@ -135,9 +131,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return modelList();
-    }
     String requested = request.model();
     String localModel = models.map(requested);
     Routed routed = route(request);
@@ -306,16 +299,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     }
     throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
         "The " + NAME + " backend (Ollama) answered with something that is not a JSON object", null);
-  }
-
-  private GatewayResponse modelList() {
-    ObjectNode out = Json.object();
-    out.put("object", "list");
-    ArrayNode data = out.putArray("data");
-    for (String id : models.servedNames()) {
-      data.addObject().put("id", id).put("object", "model").put("created", listedAt).put("owned_by", "local");
-    }
-    return GatewayResponse.json(200, Json.toBytes(out));
   }
 
   @Override

@@ -87,9 +87,6 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return delegate.call(request);
-    }
     String requested = request.model();
     String local = models.map(requested);
     if (request.route() == Route.RESPONSES && LocalConfig.RESPONSES_VIA_CHAT.equals(config.responsesApi())) {
