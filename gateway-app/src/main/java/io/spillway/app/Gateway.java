@@ -262,8 +262,8 @@ public final class Gateway implements AutoCloseable {
     Dashboard dashboard = new Dashboard();
     routes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
-        throw GatewayException.of(ErrorKind.NOT_FOUND,
-            "The dashboard is off: set admin.token in the config to turn it on", null);
+        throw ErrorKind.NOT_FOUND.exception(
+            "The dashboard is off: set admin.token in the config to turn it on");
       }
       return dashboard.serve(request);
     });

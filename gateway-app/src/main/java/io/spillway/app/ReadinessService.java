@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.config.CloudConfig;
 import io.spillway.core.config.LocalConfig;
 import io.spillway.core.config.QuotaConfig;
+import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -99,7 +100,7 @@ final class ReadinessService implements HttpService {
     if (ready) {
       return GatewayResponse.json(200, Json.toBytes(out));
     }
-    long retryAfter = GatewayResponse.retryAfterSeconds(
+    long retryAfter = ErrorMapper.retryAfterSeconds(
         storeUsable ? localConfig.checkEvery() : storeRetry);
     return GatewayResponse.buffered(503,
         Headers.of("content-type", GatewayResponse.JSON, "retry-after", Long.toString(retryAfter)), Json.toBytes(out));

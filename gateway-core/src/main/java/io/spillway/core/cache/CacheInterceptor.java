@@ -2,6 +2,7 @@ package io.spillway.core.cache;
 
 import io.spillway.core.cache.CachePolicy.Decision;
 import io.spillway.core.cache.InFlightCall.Outcome;
+import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
@@ -103,7 +104,7 @@ final class CacheInterceptor implements Interceptor {
       }
       case Outcome.Failed failed -> {
         cache.metrics.request("coalesced", request.route());
-        return tagged(GatewayResponse.error(failed.error()), "miss");
+        return tagged(ErrorMapper.toResponse(failed.error()), "miss");
       }
       case Outcome.Alone alone -> {}
     }
@@ -129,7 +130,7 @@ final class CacheInterceptor implements Interceptor {
         call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      return tagged(GatewayResponse.error(e), "miss");
+      return tagged(ErrorMapper.toResponse(e), "miss");
     } catch (RuntimeException | Error e) {
       if (call != null) {
         call.complete(new Outcome.Alone());
@@ -253,7 +254,7 @@ final class CacheInterceptor implements Interceptor {
     try {
       return chain.proceed(request);
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
   }
 

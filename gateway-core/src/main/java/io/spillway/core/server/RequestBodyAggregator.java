@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -87,7 +88,7 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
     if (answerPending.getAsBoolean()) {
       ctx.fireChannelRead(new HttpRequestHandler.Refusal(
-          GatewayResponse.error(GatewayException.of(ErrorKind.REQUEST_TOO_LARGE, tooLargeMessage(), null))));
+          ErrorMapper.toResponse(ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()))));
     } else {
       // The client may still be sending the body: linger, so the 413 is not lost to a reset.
       LingeringClose.after(ctx.writeAndFlush(tooLarge()));

@@ -3,6 +3,7 @@ package io.spillway.core.cache;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.config.CacheConfig;
+import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -72,7 +73,7 @@ final class CacheFixture {
     try {
       return pipeline.execute(request);
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -105,7 +106,7 @@ class PriorityAdmissionGateTest {
     await().until(() -> bronzeFailure.get() != null);
     GatewayException timeout = (GatewayException) bronzeFailure.get();
     assertThat(timeout.kind()).isEqualTo(ErrorKind.QUEUE_TIMEOUT);
-    GatewayResponse answer = GatewayResponse.error(timeout);
+    GatewayResponse answer = ErrorMapper.toResponse(timeout);
     assertThat(answer.status()).isEqualTo(429);
     assertThat(Long.parseLong(answer.headers().get("retry-after"))).isBetween(1L, 5L);
     assertThat(timeout.toError().code()).isEqualTo("queue_timeout");
@@ -127,7 +128,7 @@ class PriorityAdmissionGateTest {
         .isInstanceOfSatisfying(GatewayException.class, e -> {
           assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE);
           assertThat(e.code()).isEqualTo("queue_full");
-          GatewayResponse answer = GatewayResponse.error(e);
+          GatewayResponse answer = ErrorMapper.toResponse(e);
           assertThat(answer.status()).isEqualTo(503);
           assertThat(answer.headers().get("retry-after")).isNotNull();
         });
