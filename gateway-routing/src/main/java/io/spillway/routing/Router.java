@@ -383,7 +383,7 @@ public final class Router implements Terminal {
     }
     if (!response.isStream()) {
       permit.close();
-      return timed(backend, start, Attempt.answered(response, classifier.classify(response)));
+      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
     }
     EventStream stream = response.stream();
     SseEvent first;
