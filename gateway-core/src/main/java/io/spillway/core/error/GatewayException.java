@@ -16,10 +16,6 @@ public class GatewayException extends RuntimeException {
   private final String code;
   private final Duration retryAfter;
 
-  public GatewayException(ErrorKind kind, String message) {
-    this(kind, message, null, kind.code(), null, null);
-  }
-
   public GatewayException(
       ErrorKind kind, String message, String param, String code, Duration retryAfter, Throwable cause) {
     super(message, cause, false, false);
@@ -60,7 +56,10 @@ public class GatewayException extends RuntimeException {
     return code;
   }
 
-  /** How long the client should wait before retrying, or null when retrying will not help. */
+  /**
+   * How long the client should wait before retrying, or null when this failure does not say (a 429
+   * or 503 then asks for {@link ErrorMapper#DEFAULT_RETRY_AFTER}; other kinds send no wait).
+   */
   public Duration retryAfter() {
     return retryAfter;
   }
