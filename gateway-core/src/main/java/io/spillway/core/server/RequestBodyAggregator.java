@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.error.OpenAiError;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -100,9 +99,7 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   }
 
   private FullHttpResponse tooLarge() {
-    byte[] body =
-        new OpenAiError(tooLargeMessage(), ErrorKind.REQUEST_TOO_LARGE.type(), null, ErrorKind.REQUEST_TOO_LARGE.code())
-            .toBytes();
+    byte[] body = ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()).toError().toBytes();
     FullHttpResponse response =
         new DefaultFullHttpResponse(
             HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(body));
