@@ -2,9 +2,9 @@ package io.spillway.core.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;

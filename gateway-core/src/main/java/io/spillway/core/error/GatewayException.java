@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * A failure that reaches the client as an OpenAI error body. Thrown anywhere in the pipeline;
- * {@link ErrorMapper} turns it into the answer. Carries no stack trace: these are expected outcomes
- * on the hot path, not bugs.
+ * {@code io.spillway.core.pipeline.ErrorMapper} turns it into the answer. Carries no stack trace:
+ * these are expected outcomes on the hot path, not bugs.
  *
  * <p>Made by its kind: {@code ErrorKind.MODEL_NOT_FOUND.exception(message)}, then
  * {@link #withCode} or {@link #withRetryAfter} where the defaults do not fit.
@@ -58,7 +58,7 @@ public class GatewayException extends RuntimeException {
 
   /**
    * How long the client should wait before retrying, or null when this failure does not say (a 429
-   * or 503 then asks for {@link ErrorMapper#DEFAULT_RETRY_AFTER}; other kinds send no wait).
+   * or 503 then asks for {@code ErrorMapper.DEFAULT_RETRY_AFTER}; other kinds send no wait).
    */
   public Duration retryAfter() {
     return retryAfter;

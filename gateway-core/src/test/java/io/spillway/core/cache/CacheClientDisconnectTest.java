@@ -8,9 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.ErrorMapper;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import java.util.concurrent.CountDownLatch;

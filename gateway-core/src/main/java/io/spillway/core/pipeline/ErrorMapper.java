@@ -1,7 +1,8 @@
-package io.spillway.core.error;
+package io.spillway.core.pipeline;
 
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
-import io.spillway.core.pipeline.GatewayResponse;
 import java.time.Duration;
 
 /**

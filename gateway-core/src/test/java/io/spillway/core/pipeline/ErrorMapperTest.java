@@ -1,14 +1,15 @@
-package io.spillway.core.error;
+package io.spillway.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ErrorMapperTest {
 
