@@ -78,6 +78,8 @@ import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
+import io.spillway.routing.capacity.JudgingBackend;
+import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.cloud.CloudBackend;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -157,9 +159,13 @@ public final class Gateway implements AutoCloseable {
 
     MeterRegistry meters = metrics.registry();
     CapacityClassifier classifier = new CapacityClassifier(clock);
-    CapacitySignal capacity = classifier::isCapacity;
+    // Each answer is judged once, as it leaves its backend; metrics, traces and the router read that verdict.
+    CapacitySignal capacity =
+        (request, answer) -> classifier.verdictOn(request, answer).outcome() == Outcome.CAPACITY;
     this.tracing = Tracing.from(config.traces(), clock);
-    Backend cloud = tracing.trace(metrics.meter(CloudBackend.create(config.cloud()), capacity), "openai", capacity);
+    Backend cloud = tracing.trace(
+        metrics.meter(new JudgingBackend(CloudBackend.create(config.cloud()), classifier), capacity), "openai",
+        capacity);
     this.localScheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
@@ -170,7 +176,8 @@ public final class Gateway implements AutoCloseable {
       status.register("local", () -> local.readiness().toJson(true));
     }
     Backend meteredLocal = local == null ? null
-        : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
+        : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity), localProvider(config),
+            capacity);
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     this.breaker = Breakers.create(config.store(), config.failover(), clock, meters);
     status.register("breaker", breaker::snapshot);
@@ -262,8 +269,8 @@ public final class Gateway implements AutoCloseable {
     Dashboard dashboard = new Dashboard();
     routes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
-        throw GatewayException.of(ErrorKind.NOT_FOUND,
-            "The dashboard is off: set admin.token in the config to turn it on", null);
+        throw ErrorKind.NOT_FOUND.exception(
+            "The dashboard is off: set admin.token in the config to turn it on");
       }
       return dashboard.serve(request);
     });

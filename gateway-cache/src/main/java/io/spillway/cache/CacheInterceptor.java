@@ -7,6 +7,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -103,7 +104,7 @@ final class CacheInterceptor implements Interceptor {
       }
       case Outcome.Failed failed -> {
         cache.metrics.request("coalesced", request.route());
-        return tagged(GatewayResponse.error(failed.error()), "miss");
+        return tagged(ErrorMapper.toResponse(failed.error()), "miss");
       }
       case Outcome.Alone alone -> {}
     }
@@ -129,7 +130,7 @@ final class CacheInterceptor implements Interceptor {
         call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      return tagged(GatewayResponse.error(e), "miss");
+      return tagged(ErrorMapper.toResponse(e), "miss");
     } catch (RuntimeException | Error e) {
       if (call != null) {
         call.complete(new Outcome.Alone());
@@ -253,7 +254,7 @@ final class CacheInterceptor implements Interceptor {
     try {
       return chain.proceed(request);
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
   }
 

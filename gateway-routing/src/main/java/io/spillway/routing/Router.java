@@ -11,6 +11,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -349,11 +350,11 @@ public final class Router implements Terminal {
   /** The answer the client gets from {@code backend}: its response, or its failure as an error body. */
   private GatewayResponse answer(GatewayRequest request, String backend, Attempt attempt) {
     request.setAttribute(RequestAttributes.BACKEND, backend);
-    GatewayResponse response = attempt.response() != null ? attempt.response() : GatewayResponse.error(attempt.failure());
+    GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
       Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter() : breaker.retryAfter(null);
-      response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
+      response = response.withHeader("retry-after", Long.toString(ErrorMapper.retryAfterSeconds(wait)));
     }
     return response.withHeader(BACKEND_HEADER, backend);
   }
@@ -382,7 +383,7 @@ public final class Router implements Terminal {
     }
     if (!response.isStream()) {
       permit.close();
-      return timed(backend, start, Attempt.answered(response, classifier.classify(response)));
+      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
     }
     EventStream stream = response.stream();
     SseEvent first;
@@ -404,9 +405,9 @@ public final class Router implements Terminal {
     Verdict verdict = classifier.classifyFirstEvent(first);
     if (verdict.outcome() != Outcome.SUCCESS) {
       closeQuietly(stream, permit);
-      GatewayException e = GatewayException.of(
-          verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY,
-          "The " + backend.name() + " backend's stream began with an error", verdict.retryAfter());
+      ErrorKind kind = verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY;
+      GatewayException e = kind.exception("The " + backend.name() + " backend's stream began with an error")
+          .withRetryAfter(verdict.retryAfter());
       return timed(backend, start, Attempt.failed(e, verdict));
     }
     return timed(backend, start,
@@ -439,7 +440,7 @@ public final class Router implements Terminal {
   }
 
   private static GatewayException clientClosed() {
-    return GatewayException.of(ErrorKind.CLIENT_CLOSED, "The client closed its connection before the answer", null);
+    return ErrorKind.CLIENT_CLOSED.exception("The client closed its connection before the answer");
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {

@@ -97,7 +97,7 @@ class RouterAdmissionTest {
   void refusedAdmissionNeverCallsTheBackend() {
     AtomicInteger calls = new AtomicInteger();
     AdmissionGate full = (backend, request) -> {
-      throw GatewayException.of(ErrorKind.UNAVAILABLE, "full", null);
+      throw ErrorKind.UNAVAILABLE.exception("full");
     };
     Router router = router(backend(request -> {
       calls.incrementAndGet();

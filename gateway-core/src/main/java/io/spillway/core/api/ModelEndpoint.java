@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -31,8 +32,8 @@ public final class ModelEndpoint implements HttpService {
   @Override
   public GatewayResponse serve(ServerRequest request) {
     if (!"GET".equals(request.method()) && !"HEAD".equals(request.method())) {
-      throw new GatewayException(ErrorKind.METHOD_NOT_ALLOWED, "Method " + request.method() + " is not allowed on "
-          + PREFIX + "{model} (allowed: GET)", null, ErrorKind.METHOD_NOT_ALLOWED.code(), null, null);
+      throw ErrorKind.METHOD_NOT_ALLOWED.exception("Method " + request.method() + " is not allowed on "
+          + PREFIX + "{model} (allowed: GET)");
     }
     String id = request.path().substring(PREFIX.length());
     if (id.isEmpty() || id.length() > 256 || id.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
@@ -53,15 +54,14 @@ public final class ModelEndpoint implements HttpService {
         }
       }
     }
-    GatewayResponse missing = GatewayResponse.error(notFound(printable(id)));
+    GatewayResponse missing = ErrorMapper.toResponse(notFound(printable(id)));
     String backend = list.headers().get("x-spillway-backend");
     return backend == null ? missing : missing.withHeader("x-spillway-backend", backend);
   }
 
   private static GatewayException notFound(String id) {
-    return new GatewayException(ErrorKind.MODEL_NOT_FOUND,
-        "The model '" + id + "' does not exist or you do not have access to it.", "model",
-        ErrorKind.MODEL_NOT_FOUND.code(), null, null);
+    return ErrorKind.MODEL_NOT_FOUND.exception(
+        "The model '" + id + "' does not exist or you do not have access to it.", "model");
   }
 
   private static String printable(String value) {

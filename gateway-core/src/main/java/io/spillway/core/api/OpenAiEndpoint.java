@@ -10,7 +10,11 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
 
-/** Serves one OpenAI route: parses the body once and runs the request through the pipeline. */
+/**
+ * Serves one OpenAI route: parses the body once and runs the request through the pipeline. A
+ * streamed answer leaves here speaking its API, so it frames its own failure (see
+ * {@link io.spillway.core.sse.EventStream#errorEvents}).
+ */
 public final class OpenAiEndpoint implements HttpService {
   private final Route route;
   private final Pipeline pipeline;
@@ -34,6 +38,10 @@ public final class OpenAiEndpoint implements HttpService {
     GatewayRequest gatewayRequest =
         GatewayRequest.create(request.requestId(), route, request.headers(), body, raw, request.receivedAt());
     gatewayRequest.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
-    return pipeline.execute(gatewayRequest);
+    GatewayResponse response = pipeline.execute(gatewayRequest);
+    if (route == Route.RESPONSES && response.isStream()) {
+      return response.withStream(new ResponsesEventStream(response.stream()));
+    }
+    return response;
   }
 }

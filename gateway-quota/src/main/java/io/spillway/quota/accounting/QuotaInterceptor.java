@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -66,7 +67,7 @@ public final class QuotaInterceptor implements Interceptor {
       }
       reservation = pools.reserve(caller, estimate.total());
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
     AtomicReference<String> backend = new AtomicReference<>();
     if (spend != null) {
@@ -86,7 +87,7 @@ public final class QuotaInterceptor implements Interceptor {
       backend.set(request.attribute(RequestAttributes.BACKEND));
     } catch (GatewayException e) {
       reservation.release();
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     } catch (RuntimeException | Error e) {
       reservation.release();
       throw e;

@@ -2,6 +2,7 @@ package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -48,7 +49,7 @@ public final class TokenReportInterceptor implements Interceptor {
     try {
       response = chain.proceed(request);
     } catch (GatewayException e) {
-      response = GatewayResponse.error(e);
+      response = ErrorMapper.toResponse(e);
     }
     if (response.isStream() && QuotaInterceptor.asksUpstreamForUsage(request)) {
       response = response.withStream(new UsageChunkFilter(response.stream()));
