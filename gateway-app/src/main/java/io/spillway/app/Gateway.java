@@ -83,6 +83,8 @@ import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
+import io.spillway.routing.capacity.JudgingBackend;
+import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.cloud.CloudBackend;
 import io.spillway.routing.cloud.CloudRoute;
 import io.spillway.config.CloudRouteConfig;
@@ -170,7 +172,9 @@ public final class Gateway implements AutoCloseable {
 
     MeterRegistry meters = metrics.registry();
     CapacityClassifier classifier = new CapacityClassifier(clock);
-    CapacitySignal capacity = classifier::isCapacity;
+    // Each answer is judged once, as it leaves its backend; metrics, traces and the router read that verdict.
+    CapacitySignal capacity =
+        (request, answer) -> classifier.verdictOn(request, answer).outcome() == Outcome.CAPACITY;
     this.tracing = Tracing.from(config.traces(), clock);
     // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
@@ -183,13 +187,14 @@ public final class Gateway implements AutoCloseable {
       status.register("local", () -> local.toJson(true));
     }
     Backend meteredLocal = local == null ? null
-        : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
+        : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity), localProvider(config),
+            capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud())
           : CloudBackend.create(route, config.cloud());
-      Backend traced = tracing.trace(metrics.meter(backend, capacity), route.azure() ? "azure.ai.openai" : "openai",
+      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
       Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
@@ -304,8 +309,8 @@ public final class Gateway implements AutoCloseable {
     Dashboard dashboard = new Dashboard();
     httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
-        throw GatewayException.of(ErrorKind.NOT_FOUND,
-            "The dashboard is off: set admin.token in the config to turn it on", null);
+        throw ErrorKind.NOT_FOUND.exception(
+            "The dashboard is off: set admin.token in the config to turn it on");
       }
       return dashboard.serve(request);
     });

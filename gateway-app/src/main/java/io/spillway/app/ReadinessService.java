@@ -7,6 +7,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.config.QuotaConfig;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.http.HttpService;
@@ -111,7 +112,7 @@ final class ReadinessService implements HttpService {
     if (ready) {
       return GatewayResponse.json(200, Json.toBytes(out));
     }
-    long retryAfter = GatewayResponse.retryAfterSeconds(
+    long retryAfter = ErrorMapper.retryAfterSeconds(
         storeUsable ? localConfig.checkEvery() : storeRetry);
     return GatewayResponse.buffered(503,
         Headers.of("content-type", GatewayResponse.JSON, "retry-after", Long.toString(retryAfter)), Json.toBytes(out));

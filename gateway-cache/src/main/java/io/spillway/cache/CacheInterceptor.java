@@ -10,6 +10,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -107,7 +108,7 @@ final class CacheInterceptor implements Interceptor {
       }
       case Outcome.Failed failed -> {
         cache.metrics.request("coalesced", request.route());
-        return tagged(request, GatewayResponse.error(failed.error()), CacheStatus.MISS);
+        return tagged(request, ErrorMapper.toResponse(failed.error()), CacheStatus.MISS);
       }
       case Outcome.Alone alone -> {}
     }
@@ -133,7 +134,7 @@ final class CacheInterceptor implements Interceptor {
         call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      return tagged(request, GatewayResponse.error(e), CacheStatus.MISS);
+      return tagged(request, ErrorMapper.toResponse(e), CacheStatus.MISS);
     } catch (RuntimeException | Error e) {
       if (call != null) {
         call.complete(new Outcome.Alone());
@@ -256,7 +257,7 @@ final class CacheInterceptor implements Interceptor {
     try {
       return chain.proceed(request);
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
   }
 

@@ -123,14 +123,14 @@ final class SharedStream {
           return;
         }
         if (clock.instant().isAfter(deadline)) {
-          fail(GatewayException.of(ErrorKind.GATEWAY_TIMEOUT,
-              "Stream ran longer than the gateway's limit (server.streamTimeLimit " + timeLimit + ")", null));
+          fail(ErrorKind.GATEWAY_TIMEOUT.exception(
+              "Stream ran longer than the gateway's limit (server.streamTimeLimit " + timeLimit + ")"));
           return;
         }
       }
     } catch (RuntimeException | Error e) {
       log.error("shared stream failed unexpectedly", e);
-      fail(GatewayException.of(ErrorKind.INTERNAL, "Spillway failed while streaming a shared answer", null));
+      fail(ErrorKind.INTERNAL.exception("Spillway failed while streaming a shared answer"));
       if (e instanceof Error error) {
         throw error;
       }
@@ -283,7 +283,7 @@ final class SharedStream {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw GatewayException.of(ErrorKind.INTERNAL, "Interrupted while waiting for a shared stream", null);
+        throw ErrorKind.INTERNAL.exception("Interrupted while waiting for a shared stream");
       } finally {
         lock.unlock();
       }

@@ -9,8 +9,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import java.util.concurrent.CountDownLatch;
@@ -38,7 +38,7 @@ class CacheClientDisconnectTest {
       seenUpstream.set(disconnect);
       disconnect.onDisconnect(cancelled::countDown);
       block(cancelled);
-      throw GatewayException.of(ErrorKind.CLIENT_CLOSED, "cancelled", null);
+      throw ErrorKind.CLIENT_CLOSED.exception("cancelled");
     };
     ClientDisconnect leaderGone = ClientDisconnect.create();
 
@@ -92,8 +92,7 @@ class CacheClientDisconnectTest {
         block(release);
         // What the router answers for a client that has gone.
         RequestOutcome.of(request).servedBy("cloud");
-        return GatewayResponse.error(GatewayException.of(ErrorKind.CLIENT_CLOSED, "gone", null))
-            .withHeader("x-spillway-backend", "cloud");
+        return ErrorMapper.toResponse(ErrorKind.CLIENT_CLOSED.exception("gone"));
       }
       return chatAnswer("its own call");
     };

@@ -8,6 +8,7 @@ import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -72,7 +73,7 @@ final class CacheFixture {
     try {
       return pipeline.execute(request);
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
   }
 

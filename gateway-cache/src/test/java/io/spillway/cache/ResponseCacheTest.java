@@ -19,6 +19,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -115,7 +116,7 @@ class ResponseCacheTest {
   @Test
   void errorsAreNeverCached() {
     List<GatewayResponse> errors = List.of(
-        GatewayResponse.error(GatewayException.of(ErrorKind.CAPACITY, "Selected model is at capacity", null))
+        ErrorMapper.toResponse(ErrorKind.CAPACITY.exception("Selected model is at capacity"))
             .withHeader("x-spillway-backend", "cloud"),
         GatewayResponse.json(400, "{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\"}}"
             .getBytes(StandardCharsets.UTF_8)),
@@ -282,7 +283,7 @@ class ResponseCacheTest {
     f.upstream = request -> {
       if (f.upstreamCalls.get() == 1) {
         block(release);
-        throw GatewayException.of(ErrorKind.RATE_LIMITED, "the leader's own rate limit", Duration.ofSeconds(3));
+        throw ErrorKind.RATE_LIMITED.exception("the leader's own rate limit").withRetryAfter(Duration.ofSeconds(3));
       }
       return chatAnswer("admitted");
     };

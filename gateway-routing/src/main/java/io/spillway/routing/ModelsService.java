@@ -1,5 +1,6 @@
 package io.spillway.routing;
 
+import io.spillway.core.pipeline.ErrorMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -71,7 +72,7 @@ public final class ModelsService implements Terminal {
         }
       }
     }
-    return GatewayResponse.error(query.notFound());
+    return ErrorMapper.toResponse(query.notFound());
   }
 
   private GatewayResponse list(GatewayRequest request) {
@@ -104,9 +105,9 @@ public final class ModelsService implements Terminal {
     try (permit) {
       try {
         response = cloud.call(request);
-        verdict = classifier.classify(response);
+        verdict = classifier.verdictOn(request, response);
       } catch (GatewayException e) {
-        response = GatewayResponse.error(e);
+        response = ErrorMapper.toResponse(e);
         verdict = classifier.classify(e);
       }
     }
@@ -124,7 +125,7 @@ public final class ModelsService implements Terminal {
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
       Duration wait = verdict.retryAfter() != null ? verdict.retryAfter() : route.breaker().retryAfter(null);
-      response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
+      response = response.withHeader("retry-after", Long.toString(ErrorMapper.retryAfterSeconds(wait)));
     }
     return response;
   }

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -33,7 +34,7 @@ final class Refusals {
   /** {@code e} as the client's answer, charged to {@code backend}. */
   static GatewayResponse error(GatewayRequest request, String backend, GatewayException e) {
     RequestOutcome.of(request).servedBy(backend);
-    return GatewayResponse.error(e);
+    return ErrorMapper.toResponse(e);
   }
 
   /**
@@ -42,9 +43,9 @@ final class Refusals {
    */
   GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
     Duration retryAfter = this.retryAfter.apply(upstreamWait);
-    String message = what + ". Retry after " + GatewayResponse.retryAfterSeconds(retryAfter) + "s.";
+    String message = what + ". Retry after " + ErrorMapper.retryAfterSeconds(retryAfter) + "s.";
     unavailable.increment();
-    return error(request, backend, GatewayException.of(ErrorKind.CAPACITY, message, retryAfter));
+    return error(request, backend, ErrorKind.CAPACITY.exception(message).withRetryAfter(retryAfter));
   }
 
   /**
@@ -57,12 +58,12 @@ final class Refusals {
   GatewayResponse unsupported(GatewayRequest request, UnsupportedOnLocalException unsupported, String backend,
       String cloudSide, Verdict cloudVerdict) {
     Duration retryAfter = this.retryAfter.apply(cloudVerdict.retryAfter());
-    long seconds = GatewayResponse.retryAfterSeconds(retryAfter);
+    long seconds = ErrorMapper.retryAfterSeconds(retryAfter);
     String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
         + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
     unavailable.increment();
-    return error(request, backend, new GatewayException(ErrorKind.UNAVAILABLE, message, unsupported.param(),
-        UnsupportedOnLocalException.CODE, retryAfter, null));
+    return error(request, backend, ErrorKind.UNAVAILABLE.exception(message, unsupported.param())
+        .withCode(UnsupportedOnLocalException.CODE).withRetryAfter(retryAfter));
   }
 
   /**
@@ -73,8 +74,8 @@ final class Refusals {
   static GatewayResponse forcedLocal(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
     String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
         + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
-    return error(request, local, new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),
-        UnsupportedOnLocalException.CODE, null, null));
+    return error(request, local, ErrorKind.INVALID_REQUEST.exception(message, unsupported.param())
+        .withCode(UnsupportedOnLocalException.CODE));
   }
 
   /**

@@ -12,6 +12,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -440,12 +441,12 @@ public final class Router implements Terminal {
   private GatewayResponse answer(GatewayRequest request, CloudRoute route, Attempt attempt) {
     String backend = route != null ? route.backend().name() : local.name();
     RequestOutcome.of(request).servedBy(backend);
-    GatewayResponse response = attempt.response() != null ? attempt.response() : GatewayResponse.error(attempt.failure());
+    GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
       Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter()
           : route != null ? route.breaker().retryAfter(null) : retryAfter(null);
-      response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
+      response = response.withHeader("retry-after", Long.toString(ErrorMapper.retryAfterSeconds(wait)));
     }
     return route != null ? routed(request, route, response) : response;
   }
@@ -481,7 +482,7 @@ public final class Router implements Terminal {
     }
     if (!response.isStream()) {
       permit.close();
-      return timed(backend, start, Attempt.answered(response, classifier.classify(response)));
+      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
     }
     EventStream stream = response.stream();
     SseEvent first;
@@ -503,9 +504,9 @@ public final class Router implements Terminal {
     Verdict verdict = classifier.classifyFirstEvent(first);
     if (verdict.outcome() != Outcome.SUCCESS) {
       closeQuietly(stream, permit);
-      GatewayException e = GatewayException.of(
-          verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY,
-          "The " + backend.name() + " backend's stream began with an error", verdict.retryAfter());
+      ErrorKind kind = verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY;
+      GatewayException e = kind.exception("The " + backend.name() + " backend's stream began with an error")
+          .withRetryAfter(verdict.retryAfter());
       return timed(backend, start, Attempt.failed(e, verdict));
     }
     return timed(backend, start,
@@ -538,7 +539,7 @@ public final class Router implements Terminal {
   }
 
   private static GatewayException clientClosed() {
-    return GatewayException.of(ErrorKind.CLIENT_CLOSED, "The client closed its connection before the answer", null);
+    return ErrorKind.CLIENT_CLOSED.exception("The client closed its connection before the answer");
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {

@@ -115,7 +115,7 @@ class ModelsServiceTest {
   @Test
   void aFullAdmissionGateGivesTheLocalMap() {
     AdmissionGate full = (backend, request) -> {
-      throw GatewayException.of(ErrorKind.RATE_LIMITED, "the waiting area is full", null);
+      throw ErrorKind.RATE_LIMITED.exception("the waiting area is full");
     };
     GatewayRequest request = query(null);
     GatewayResponse response = service(json(200, CLOUD_LIST), full).handle(request);

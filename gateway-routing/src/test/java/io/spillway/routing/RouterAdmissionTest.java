@@ -100,7 +100,7 @@ class RouterAdmissionTest {
   void refusedAdmissionNeverCallsTheBackend() {
     AtomicInteger calls = new AtomicInteger();
     AdmissionGate full = (backend, request) -> {
-      throw GatewayException.of(ErrorKind.UNAVAILABLE, "full", null);
+      throw ErrorKind.UNAVAILABLE.exception("full");
     };
     Terminal router = router(backend(request -> {
       calls.incrementAndGet();

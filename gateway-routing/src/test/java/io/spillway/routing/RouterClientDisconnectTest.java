@@ -104,7 +104,7 @@ class RouterClientDisconnectTest {
         never.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw GatewayException.of(ErrorKind.UNAVAILABLE, "interrupted", null);
+        throw ErrorKind.UNAVAILABLE.exception("interrupted");
       } finally {
         lock.unlock();
       }

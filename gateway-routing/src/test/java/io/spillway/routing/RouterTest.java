@@ -373,7 +373,7 @@ class RouterTest {
     @Override
     public Permit enter(String backend, GatewayRequest request) {
       if (backend.equals(refused)) {
-        throw GatewayException.of(ErrorKind.QUEUE_TIMEOUT, "waited too long", Duration.ofSeconds(2));
+        throw ErrorKind.QUEUE_TIMEOUT.exception("waited too long").withRetryAfter(Duration.ofSeconds(2));
       }
       events.add("enter " + backend);
       inFlight.incrementAndGet();

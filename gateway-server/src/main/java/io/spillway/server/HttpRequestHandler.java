@@ -20,6 +20,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -56,6 +57,8 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final Logger log = LoggerFactory.getLogger(HttpRequestHandler.class);
+  /** What a request that failed unexpectedly is told failed (then: see the log for its id). */
+  private static final String FAILED = "Spillway failed to handle the request";
 
   /** A refusal from an earlier handler ({@link RequestBodyAggregator}), answered in turn, then the end. */
   record Refusal(GatewayResponse response) {}
@@ -138,8 +141,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     }
     HttpVersion version = msg.protocolVersion();
     if (!supported(version)) {
-      GatewayResponse rejection = GatewayResponse.error(GatewayException.of(ErrorKind.HTTP_VERSION_NOT_SUPPORTED,
-          "HTTP version " + version.text() + " is not supported; Spillway speaks HTTP/1.1 and HTTP/1.0", null));
+      GatewayResponse rejection = ErrorMapper.toResponse(ErrorKind.HTTP_VERSION_NOT_SUPPORTED.exception(
+          "HTTP version " + version.text() + " is not supported; Spillway speaks HTTP/1.1 and HTTP/1.0"));
       return new Work(rejectedRequest(requestId), false, false, rejection, null);
     }
     boolean http10 = version.minorVersion() == 0;
@@ -147,7 +150,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       return new Work(toServerRequest(ctx, msg, requestId), HttpUtil.isKeepAlive(msg), http10, null, null);
     } catch (IllegalArgumentException e) {
       GatewayResponse rejection =
-          GatewayResponse.error(GatewayException.invalid("Invalid request header: " + e.getMessage(), null));
+          ErrorMapper.toResponse(GatewayException.invalid("Invalid request header: " + e.getMessage(), null));
       return new Work(rejectedRequest(requestId), false, false, rejection, null);
     }
   }
@@ -191,7 +194,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       ctx.channel().config().setAutoRead(false);
       queue.clear();
       writer.writeAndEnd(
-          GatewayResponse.error(GatewayException.of(ErrorKind.UNAVAILABLE, "Spillway is shutting down", null)),
+          ErrorMapper.toResponse(ErrorKind.UNAVAILABLE.exception("Spillway is shutting down")),
           work.request().requestId(), null);
     }
   }
@@ -201,22 +204,22 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     try {
       response = service.serve(request);
     } catch (GatewayException e) {
-      response = GatewayResponse.error(e);
+      response = ErrorMapper.toResponse(e);
     } catch (RuntimeException | StackOverflowError e) {
       log.error("request {} failed unexpectedly", request.requestId(), e);
-      response = internalError(request);
+      response = ErrorMapper.toResponse(e, FAILED, request.requestId());
     } catch (Error e) {
       // Out of memory, say: the request still gets its answer, and its connection is not reused,
       // since whatever failed may have left it in any state.
       log.error("request {} failed with {}", request.requestId(), e.toString());
-      response = internalError(request);
+      response = ErrorMapper.toResponse(e, FAILED, request.requestId());
       keepAlive = false;
     }
     // An HTTP/1.0 client reads a stream until the connection closes.
     boolean keepOpen = keepAlive && !connections.draining() && !(http10 && response.isStream());
     AtomicBoolean done = new AtomicBoolean();
     try {
-      writer.write(response, request.requestId(), keepOpen, !http10, request.path(), () -> {
+      writer.write(response, request.requestId(), keepOpen, !http10, () -> {
         if (done.compareAndSet(false, true)) {
           afterAnswer(ctx, keepOpen, true);
         }
@@ -227,11 +230,6 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       }
       throw e;
     }
-  }
-
-  private static GatewayResponse internalError(ServerRequest request) {
-    return GatewayResponse.error(GatewayException.of(ErrorKind.INTERNAL,
-        "Spillway failed to handle the request; see its log for " + request.requestId(), null));
   }
 
   /**
@@ -263,20 +261,19 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     GatewayException error;
     Integer status = null;
     if (cause instanceof TooLongHttpHeaderException) {
-      error = GatewayException.of(ErrorKind.HEADERS_TOO_LARGE,
-          "Request headers are larger than the gateway's limit (server.maxHeaderSize)", null);
+      error = ErrorKind.HEADERS_TOO_LARGE.exception(
+          "Request headers are larger than the gateway's limit (server.maxHeaderSize)");
     } else if (cause instanceof RequestBodyAggregator.ChunkLineTooLong) {
       error = GatewayException.invalid(cause.getMessage(), null);
     } else if (cause instanceof TooLongHttpLineException) {
       status = 414;
-      error = new GatewayException(ErrorKind.INVALID_REQUEST, "Request line is too long", null,
-          "request_uri_too_long", null, null);
+      error = ErrorKind.INVALID_REQUEST.exception("Request line is too long").withCode("request_uri_too_long");
     } else if (cause instanceof TooLongFrameException) {
-      error = GatewayException.of(ErrorKind.HEADERS_TOO_LARGE, "Request headers are too large", null);
+      error = ErrorKind.HEADERS_TOO_LARGE.exception("Request headers are too large");
     } else {
       error = GatewayException.invalid("Malformed HTTP request", null);
     }
-    GatewayResponse response = GatewayResponse.error(error);
+    GatewayResponse response = ErrorMapper.toResponse(error);
     return new Work(rejectedRequest(requestId), false, false, response, status);
   }
 

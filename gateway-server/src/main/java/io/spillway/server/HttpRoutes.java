@@ -38,9 +38,9 @@ public final class HttpRoutes implements HttpService {
         service = byMethod.get("GET");
       }
       if (service == null) {
-        throw new GatewayException(ErrorKind.METHOD_NOT_ALLOWED,
+        throw ErrorKind.METHOD_NOT_ALLOWED.exception(
             "Method " + request.method() + " is not allowed on " + path + " (allowed: "
-                + String.join(", ", byMethod.keySet()) + ")", null, ErrorKind.METHOD_NOT_ALLOWED.code(), null, null);
+                + String.join(", ", byMethod.keySet()) + ")");
       }
       return service.serve(request);
     }
@@ -51,9 +51,9 @@ public final class HttpRoutes implements HttpService {
         }
       }
     }
-    throw GatewayException.of(ErrorKind.NOT_FOUND,
+    throw ErrorKind.NOT_FOUND.exception(
         "Unknown path " + (path.length() > 200 ? path.substring(0, 200) + "…" : path)
-            + ". Spillway serves /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings and /v1/models.", null);
+            + ". Spillway serves /v1/chat/completions, /v1/completions, /v1/responses, /v1/embeddings and /v1/models.");
   }
 
   public static final class Builder {

@@ -18,7 +18,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.error.OpenAiError;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -88,7 +88,7 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
     if (answerPending.getAsBoolean()) {
       ctx.fireChannelRead(new HttpRequestHandler.Refusal(
-          GatewayResponse.error(GatewayException.of(ErrorKind.REQUEST_TOO_LARGE, tooLargeMessage(), null))));
+          ErrorMapper.toResponse(ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()))));
     } else {
       // The client may still be sending the body: linger, so the 413 is not lost to a reset.
       LingeringClose.after(ctx.writeAndFlush(tooLarge()));
@@ -100,9 +100,7 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   }
 
   private FullHttpResponse tooLarge() {
-    byte[] body =
-        new OpenAiError(tooLargeMessage(), ErrorKind.REQUEST_TOO_LARGE.type(), null, ErrorKind.REQUEST_TOO_LARGE.code())
-            .toBytes();
+    byte[] body = ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()).toError().toBytes();
     FullHttpResponse response =
         new DefaultFullHttpResponse(
             HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(body));

@@ -21,11 +21,11 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Via;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
-import io.spillway.core.sse.StreamErrors;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +72,7 @@ final class ResponseWriter {
    *     then ends when the connection closes, so {@code keepAlive} must be false
    */
   void write(
-      GatewayResponse response, String requestId, boolean keepAlive, boolean chunked, String path, Runnable written) {
+      GatewayResponse response, String requestId, boolean keepAlive, boolean chunked, Runnable written) {
     if (!response.isStream()) {
       finish(buffered(response, requestId, keepAlive, null), keepAlive, written);
       return;
@@ -85,7 +85,7 @@ final class ResponseWriter {
         written.run();
         return;
       }
-      writeStream(response, stream, requestId, keepAlive, chunked, path, written);
+      writeStream(response, stream, requestId, keepAlive, chunked, written);
     } finally {
       activeStream = null;
       CloseCause.close(stream, streamExpired ? CloseCause.STREAM_TIME_LIMIT : CloseCause.CLIENT_CLOSED);
@@ -145,7 +145,7 @@ final class ResponseWriter {
 
   private void writeStream(
       GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, boolean chunked,
-      String path, Runnable written) {
+      Runnable written) {
     HttpResponse head =
         new DefaultHttpResponse(HttpVersion.HTTP_1_1, status(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
@@ -162,7 +162,6 @@ final class ResponseWriter {
     streamExpired = false;
     ScheduledFuture<?> limit =
         channel.eventLoop().schedule(() -> expire(stream), streamTimeLimit.toNanos(), TimeUnit.NANOSECONDS);
-    boolean responses = "/v1/responses".equals(path);
     try {
       SseEvent event;
       while ((event = stream.next()) != null && !streamExpired) {
@@ -176,14 +175,13 @@ final class ResponseWriter {
         throw streamTooLong();
       }
     } catch (GatewayException e) {
-      endWithError(streamExpired ? streamTooLong() : e, responses);
+      endWithError(stream, streamExpired ? streamTooLong() : e);
     } catch (RuntimeException e) {
       if (streamExpired) {
-        endWithError(streamTooLong(), responses);
+        endWithError(stream, streamTooLong());
       } else {
         log.error("request {}: stream failed unexpectedly", requestId, e);
-        endWithError(GatewayException.of(ErrorKind.INTERNAL,
-            "Spillway failed while streaming; see its log for " + requestId, null), responses);
+        endWithError(stream, ErrorMapper.internal("Spillway failed while streaming", requestId));
       }
     } finally {
       limit.cancel(false);
@@ -196,17 +194,15 @@ final class ResponseWriter {
   }
 
   private GatewayException streamTooLong() {
-    return new GatewayException(ErrorKind.GATEWAY_TIMEOUT,
+    return ErrorKind.GATEWAY_TIMEOUT.exception(
         "The stream ran longer than the gateway's limit of " + streamTimeLimit.toSeconds()
-            + " s (server.streamTimeLimit) and was cut off", null, "stream_time_limit", null, null);
+            + " s (server.streamTimeLimit) and was cut off").withCode("stream_time_limit");
   }
 
-  private void endWithError(GatewayException e, boolean responses) {
+  /** Ends a failed stream with the error events of its own API. */
+  private void endWithError(EventStream stream, GatewayException e) {
     if (channel.isActive()) {
-      writeEvent(StreamErrors.errorEvent(e, responses));
-      if (!responses) {
-        writeEvent(SseEvent.DONE);
-      }
+      stream.errorEvents(e).forEach(this::writeEvent);
     }
   }
 

@@ -42,7 +42,7 @@ class RiskInterceptorTest {
   @Test
   void aFailureThrownFromBeyondCountsAsAnError() {
     run.answer = request -> {
-      throw GatewayException.of(ErrorKind.BAD_GATEWAY, "down", null);
+      throw ErrorKind.BAD_GATEWAY.exception("down");
     };
 
     assertThatThrownBy(() -> send(Tier.GOLD, Route.CHAT_COMPLETIONS)).isInstanceOf(GatewayException.class);
@@ -53,7 +53,7 @@ class RiskInterceptorTest {
   @Test
   void theGatewaysOwnRefusalsCountTowardGrowthOnly() {
     run.answer = request -> {
-      throw GatewayException.of(ErrorKind.RATE_LIMITED, "slow down", Duration.ofSeconds(1));
+      throw ErrorKind.RATE_LIMITED.exception("slow down").withRetryAfter(Duration.ofSeconds(1));
     };
 
     assertThatThrownBy(() -> send(Tier.BRONZE, Route.CHAT_COMPLETIONS)).isInstanceOf(GatewayException.class);

@@ -291,7 +291,7 @@ class ShapingStagesTest {
     };
     send(config(""), PressureSignals.NONE, risk, Tier.SILVER, Route.CHAT_COMPLETIONS, request);
     answer = r -> {
-      throw GatewayException.of(ErrorKind.RATE_LIMITED, "slow down", Duration.ofSeconds(1));
+      throw ErrorKind.RATE_LIMITED.exception("slow down").withRetryAfter(Duration.ofSeconds(1));
     };
     assertThatThrownBy(() -> send(config(""), PressureSignals.NONE, risk, Tier.SILVER, Route.CHAT_COMPLETIONS, request))
         .isInstanceOf(GatewayException.class);

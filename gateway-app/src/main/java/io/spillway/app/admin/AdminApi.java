@@ -62,12 +62,12 @@ public final class AdminApi implements HttpService, Reloadable {
   public GatewayResponse serve(ServerRequest request) {
     byte[] token = this.token;
     if (token == null) {
-      throw GatewayException.of(ErrorKind.NOT_FOUND,
-          "The admin API is off: set admin.token in the config to turn it on", null);
+      throw ErrorKind.NOT_FOUND.exception(
+          "The admin API is off: set admin.token in the config to turn it on");
     }
     if (!authorized(request.headers().get("authorization"), token)) {
-      throw new GatewayException(ErrorKind.INVALID_API_KEY,
-          "The admin API needs 'Authorization: Bearer <admin.token>'", null, "invalid_admin_token", null, null);
+      throw ErrorKind.INVALID_API_KEY.exception(
+          "The admin API needs 'Authorization: Bearer <admin.token>'").withCode("invalid_admin_token");
     }
     return routes.serve(request);
   }

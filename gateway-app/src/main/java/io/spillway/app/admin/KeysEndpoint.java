@@ -124,8 +124,8 @@ public final class KeysEndpoint {
     boolean rotate = rest.endsWith("/rotate");
     String id = rotate ? rest.substring(0, rest.length() - "/rotate".length()) : rest;
     if (id.isEmpty() || id.contains("/")) {
-      throw GatewayException.of(ErrorKind.NOT_FOUND, "Unknown path " + request.path()
-          + "; key routes are /admin/keys/{id} (DELETE) and /admin/keys/{id}/rotate (POST)", null);
+      throw ErrorKind.NOT_FOUND.exception("Unknown path " + request.path()
+          + "; key routes are /admin/keys/{id} (DELETE) and /admin/keys/{id}/rotate (POST)");
     }
     String method = request.method();
     if (rotate && method.equals("POST")) {
@@ -134,9 +134,8 @@ public final class KeysEndpoint {
     if (!rotate && method.equals("DELETE")) {
       return revoke(request, id);
     }
-    throw new GatewayException(ErrorKind.METHOD_NOT_ALLOWED, "Method " + method + " is not allowed on "
-        + request.path() + " (allowed: " + (rotate ? "POST" : "DELETE") + ")", null,
-        ErrorKind.METHOD_NOT_ALLOWED.code(), null, null);
+    throw ErrorKind.METHOD_NOT_ALLOWED.exception("Method " + method + " is not allowed on "
+        + request.path() + " (allowed: " + (rotate ? "POST" : "DELETE") + ")");
   }
 
   private GatewayResponse revoke(ServerRequest request, String id) {
@@ -184,9 +183,9 @@ public final class KeysEndpoint {
   private void refuseConfigKey(String id, String what) {
     for (Caller caller : configKeys.get().callers()) {
       if (caller.keyId().equals(id)) {
-        throw new GatewayException(ErrorKind.FORBIDDEN, "Key " + id + " (team " + caller.team()
+        throw ErrorKind.FORBIDDEN.exception("Key " + id + " (team " + caller.team()
             + ") comes from the config file and cannot be " + what + " through the API: change it under"
-            + " 'keys:' in the config and reload (POST /admin/reload).", null, "config_key", null, null);
+            + " 'keys:' in the config and reload (POST /admin/reload).").withCode("config_key");
       }
     }
   }
@@ -215,16 +214,15 @@ public final class KeysEndpoint {
   }
 
   private static GatewayException notFound(String id) {
-    return new GatewayException(ErrorKind.NOT_FOUND, "No key with id '" + printable(id) + "'", null,
-        "key_not_found", null, null);
+    return ErrorKind.NOT_FOUND.exception("No key with id '" + printable(id) + "'").withCode("key_not_found");
   }
 
   private static <T> T guarded(Supplier<T> operation) {
     try {
       return operation.get();
     } catch (KeyStoreUnavailableException e) {
-      throw GatewayException.of(ErrorKind.UNAVAILABLE, "The key store is unavailable: " + e.getMessage(),
-          Duration.ofSeconds(1));
+      throw ErrorKind.UNAVAILABLE.exception("The key store is unavailable: " + e.getMessage())
+          .withRetryAfter(Duration.ofSeconds(1));
     }
   }
 

@@ -46,7 +46,7 @@ final class MeteredBackend extends ForwardingBackend {
     long elapsed = ticker.nanos() - start;
     int status = response.status();
     metrics.recordBackendCall(name, RequestObserver.statusClass(status), elapsed);
-    boolean atCapacity = !response.isStream() && capacity.isCapacity(response);
+    boolean atCapacity = !response.isStream() && capacity.isCapacity(request, response);
     if (atCapacity) {
       metrics.countCapacityAnswer(name);
       metrics.countUpstreamError(name, "capacity");

@@ -81,7 +81,7 @@ final class TracedBackend extends ForwardingBackend {
     }
     int status = response.status();
     span.setAttribute(GenAi.HTTP_STATUS, (long) status);
-    if (!response.isStream() && capacity.isCapacity(response)) {
+    if (!response.isStream() && capacity.isCapacity(request, response)) {
       span.setAttribute(GenAi.CAPACITY, true);
       span.setAttribute(GenAi.ERROR_TYPE, "capacity");
     } else if (status >= 400) {

@@ -26,6 +26,6 @@ class CapacitySignalTest {
         : Headers.of("content-type", "application/json", "retry-after", retryAfter);
     byte[] body = ("{\"error\":{\"message\":\"" + message + "\",\"type\":\"server_error\"}}").getBytes(StandardCharsets.UTF_8);
 
-    assertThat(CapacitySignal.SIMPLE.isCapacity(GatewayResponse.buffered(status, headers, body))).isEqualTo(capacity);
+    assertThat(CapacitySignal.SIMPLE.isCapacity(null, GatewayResponse.buffered(status, headers, body))).isEqualTo(capacity);
   }
 }

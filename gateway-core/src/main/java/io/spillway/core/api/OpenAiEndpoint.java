@@ -11,6 +11,8 @@ import io.spillway.core.http.ServerRequest;
 /**
  * Serves one OpenAI model-call route: hands the request as received to the pipeline, whose
  * {@link ParseStage} reads the body.
+ * A streamed answer leaves here speaking its API, so it frames its own failure (see
+ * {@link io.spillway.core.sse.EventStream#errorEvents}).
  */
 public final class OpenAiEndpoint implements HttpService {
   private final Route route;
@@ -29,6 +31,10 @@ public final class OpenAiEndpoint implements HttpService {
     GatewayRequest received =
         GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
     received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
-    return pipeline.execute(received);
+    GatewayResponse response = pipeline.execute(received);
+    if (route == Route.RESPONSES && response.isStream()) {
+      return response.withStream(new ResponsesEventStream(response.stream()));
+    }
+    return response;
   }
 }

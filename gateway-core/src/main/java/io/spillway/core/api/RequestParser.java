@@ -30,24 +30,19 @@ public final class RequestParser {
   public static ObjectNode parse(Route route, String contentType, byte[] body) {
     checkContentType(contentType);
     if (body.length == 0) {
-      throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body is empty; send a JSON object", null, ErrorKind.INVALID_JSON.code(), null, null);
+      throw ErrorKind.INVALID_JSON.exception("The request body is empty; send a JSON object");
     }
     checkUtf8(body);
     JsonNode node;
     try {
       node = Json.parse(body);
     } catch (StreamConstraintsException e) {
-      throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body exceeds a JSON limit of the gateway: " + e.getOriginalMessage(), null,
-          ErrorKind.INVALID_JSON.code(), null, null);
+      throw ErrorKind.INVALID_JSON.exception(
+          "The request body exceeds a JSON limit of the gateway: " + e.getOriginalMessage());
     } catch (JsonProcessingException e) {
-      throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body is not valid JSON: " + e.getOriginalMessage(), null, ErrorKind.INVALID_JSON.code(),
-          null, null);
+      throw ErrorKind.INVALID_JSON.exception("The request body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
-      throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body is not valid UTF-8 JSON", null, ErrorKind.INVALID_JSON.code(), null, null);
+      throw ErrorKind.INVALID_JSON.exception("The request body is not valid UTF-8 JSON");
     }
     if (node == null || !node.isObject()) {
       throw GatewayException.invalid("The request body must be a JSON object", null);
@@ -71,9 +66,7 @@ public final class RequestParser {
     while (true) {
       CoderResult result = decoder.decode(in, out, true);
       if (result.isError()) {
-        throw new GatewayException(ErrorKind.INVALID_JSON,
-            "The request body is not valid UTF-8 (at byte " + in.position() + ")", null,
-            ErrorKind.INVALID_JSON.code(), null, null);
+        throw ErrorKind.INVALID_JSON.exception("The request body is not valid UTF-8 (at byte " + in.position() + ")");
       }
       if (result.isUnderflow()) {
         break;
@@ -85,9 +78,7 @@ public final class RequestParser {
       nul |= body[i] == 0;
     }
     if (nul) {
-      throw new GatewayException(ErrorKind.INVALID_JSON,
-          "The request body must be UTF-8 JSON (it looks like UTF-16 or UTF-32)", null,
-          ErrorKind.INVALID_JSON.code(), null, null);
+      throw ErrorKind.INVALID_JSON.exception("The request body must be UTF-8 JSON (it looks like UTF-16 or UTF-32)");
     }
   }
 
@@ -107,9 +98,8 @@ public final class RequestParser {
       }
     }
     if (!json || (charset != null && !charset.equals("utf-8") && !charset.equals("utf8"))) {
-      throw new GatewayException(ErrorKind.UNSUPPORTED_MEDIA_TYPE,
-          "Content-Type must be application/json (UTF-8), not " + printable(contentType), null,
-          ErrorKind.UNSUPPORTED_MEDIA_TYPE.code(), null, null);
+      throw ErrorKind.UNSUPPORTED_MEDIA_TYPE.exception(
+          "Content-Type must be application/json (UTF-8), not " + printable(contentType));
     }
   }
 
@@ -126,8 +116,7 @@ public final class RequestParser {
   private static void checkFields(Route route, ObjectNode body) {
     JsonNode model = body.get("model");
     if (model == null || model.isNull()) {
-      throw new GatewayException(ErrorKind.MISSING_PARAMETER,
-          "you must provide a model parameter", "model", ErrorKind.MISSING_PARAMETER.code(), null, null);
+      throw ErrorKind.MISSING_PARAMETER.exception("you must provide a model parameter", "model");
     }
     if (!model.isTextual() || model.textValue().isBlank() || model.textValue().length() > 256) {
       throw GatewayException.invalid("'model' must be a non-empty string of at most 256 characters", "model");
@@ -147,8 +136,7 @@ public final class RequestParser {
       case CHAT_COMPLETIONS -> {
         JsonNode messages = body.get("messages");
         if (messages == null || messages.isNull()) {
-          throw new GatewayException(ErrorKind.MISSING_PARAMETER, "you must provide a messages parameter",
-              "messages", ErrorKind.MISSING_PARAMETER.code(), null, null);
+          throw ErrorKind.MISSING_PARAMETER.exception("you must provide a messages parameter", "messages");
         }
         if (!messages.isArray()) {
           throw GatewayException.invalid("'messages' must be an array", "messages");
@@ -164,8 +152,7 @@ public final class RequestParser {
       case EMBEDDINGS -> {
         JsonNode input = body.get("input");
         if (input == null || input.isNull()) {
-          throw new GatewayException(ErrorKind.MISSING_PARAMETER, "you must provide an input parameter",
-              "input", ErrorKind.MISSING_PARAMETER.code(), null, null);
+          throw ErrorKind.MISSING_PARAMETER.exception("you must provide an input parameter", "input");
         }
         if (!input.isTextual() && !input.isArray()) {
           throw GatewayException.invalid("'input' must be a string or an array", "input");

@@ -55,4 +55,14 @@ public enum ErrorKind {
   public String code() {
     return code;
   }
+
+  /** A failure of this kind with its default {@code code}, no {@code param} and no {@code Retry-After}. */
+  public GatewayException exception(String message) {
+    return new GatewayException(this, message, null, code, null, null);
+  }
+
+  /** A failure of this kind about the request field {@code param} (may be null). */
+  public GatewayException exception(String message, String param) {
+    return new GatewayException(this, message, param, code, null, null);
+  }
 }

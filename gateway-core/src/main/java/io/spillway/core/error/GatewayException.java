@@ -3,19 +3,18 @@ package io.spillway.core.error;
 import java.time.Duration;
 
 /**
- * A failure that reaches the client as an OpenAI error body. Thrown anywhere in the pipeline; the
- * front end renders it in one place. Carries no stack trace: these are expected outcomes on the hot
- * path, not bugs.
+ * A failure that reaches the client as an OpenAI error body. Thrown anywhere in the pipeline;
+ * {@code io.spillway.core.pipeline.ErrorMapper} turns it into the answer. Carries no stack trace:
+ * these are expected outcomes on the hot path, not bugs.
+ *
+ * <p>Made by its kind: {@code ErrorKind.MODEL_NOT_FOUND.exception(message)}, then
+ * {@link #withCode} or {@link #withRetryAfter} where the defaults do not fit.
  */
 public class GatewayException extends RuntimeException {
   private final ErrorKind kind;
   private final String param;
   private final String code;
   private final Duration retryAfter;
-
-  public GatewayException(ErrorKind kind, String message) {
-    this(kind, message, null, kind.code(), null, null);
-  }
 
   public GatewayException(
       ErrorKind kind, String message, String param, String code, Duration retryAfter, Throwable cause) {
@@ -26,12 +25,19 @@ public class GatewayException extends RuntimeException {
     this.retryAfter = retryAfter;
   }
 
+  /** A 400 {@code invalid_request_error} about the request field {@code param} (may be null). */
   public static GatewayException invalid(String message, String param) {
-    return new GatewayException(ErrorKind.INVALID_REQUEST, message, param, null, null, null);
+    return ErrorKind.INVALID_REQUEST.exception(message, param);
   }
 
-  public static GatewayException of(ErrorKind kind, String message, Duration retryAfter) {
-    return new GatewayException(kind, message, null, kind.code(), retryAfter, null);
+  /** This failure with another {@code code}, as a plain {@code GatewayException}. */
+  public GatewayException withCode(String newCode) {
+    return new GatewayException(kind, getMessage(), param, newCode, retryAfter, getCause());
+  }
+
+  /** This failure telling the client to retry after {@code wait}, as a plain {@code GatewayException}. */
+  public GatewayException withRetryAfter(Duration wait) {
+    return new GatewayException(kind, getMessage(), param, code, wait, getCause());
   }
 
   public ErrorKind kind() {
@@ -50,7 +56,10 @@ public class GatewayException extends RuntimeException {
     return code;
   }
 
-  /** How long the client should wait before retrying, or null when retrying will not help. */
+  /**
+   * How long the client should wait before retrying, or null when this failure does not say (a 429
+   * or 503 then asks for {@code ErrorMapper.DEFAULT_RETRY_AFTER}; other kinds send no wait).
+   */
   public Duration retryAfter() {
     return retryAfter;
   }

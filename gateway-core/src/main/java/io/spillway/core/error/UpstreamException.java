@@ -1,7 +1,5 @@
 package io.spillway.core.error;
 
-import java.time.Duration;
-
 /**
  * A transport-level failure talking to a backend: the upstream never gave a usable HTTP answer.
  * {@link #unprocessed()} is true when the request certainly never reached the upstream (connection
@@ -35,13 +33,9 @@ public final class UpstreamException extends GatewayException {
   private final String backend;
 
   public UpstreamException(String backend, Failure failure, String message, Throwable cause) {
-    super(failure.kind, message, null, failure.kind.code(), retryAfterFor(failure), cause);
+    super(failure.kind, message, null, failure.kind.code(), null, cause);
     this.failure = failure;
     this.backend = backend;
-  }
-
-  private static Duration retryAfterFor(Failure failure) {
-    return failure.kind.status() == 503 ? Duration.ofSeconds(1) : null;
   }
 
   public Failure failure() {

@@ -28,12 +28,11 @@ public final class LoopGuard implements Interceptor {
     int hops = Via.spillwayHops(chain.request().headers());
     int allowed = maxHops.getAsInt();
     if (hops > allowed) {
-      throw new GatewayException(ErrorKind.LOOP_DETECTED,
+      throw ErrorKind.LOOP_DETECTED.exception(
           "This request has already passed through Spillway " + hops + " times (its Via header), more than"
               + " server.maxHops (" + allowed + "): a gateway's cloud.baseUrl or local.baseUrl most likely points"
               + " back at a Spillway. Point it at the real upstream (SPILLWAY_CLOUD_BASE_URL), not at the gateway"
-              + " your clients use.",
-          null, ErrorKind.LOOP_DETECTED.code(), null, null);
+              + " your clients use.");
     }
     return chain.proceed(chain.request());
   }

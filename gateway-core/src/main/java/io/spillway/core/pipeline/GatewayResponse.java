@@ -2,14 +2,11 @@ package io.spillway.core.pipeline;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
-import io.spillway.core.error.GatewayException;
-import io.spillway.core.error.OpenAiError;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.EventStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 
 /**
  * A response: a status, headers, and either a buffered body or a stream of server-sent events. A
@@ -59,26 +56,6 @@ public final class GatewayResponse {
 
   public static GatewayResponse streamed(int status, Headers headers, EventStream stream) {
     return new GatewayResponse(status, headers.with("content-type", EVENT_STREAM), null, stream);
-  }
-
-  /** The error as the client sees it: OpenAI error body, matching status, Retry-After if known. */
-  public static GatewayResponse error(GatewayException e) {
-    Headers.Builder headers = Headers.builder().add("content-type", JSON);
-    Duration retryAfter = e.retryAfter();
-    if (retryAfter == null && (e.status() == 429 || e.status() == 503)) {
-      retryAfter = Duration.ofSeconds(1);
-    }
-    if (retryAfter != null) {
-      headers.add("retry-after", Long.toString(retryAfterSeconds(retryAfter)));
-    }
-    OpenAiError error = e.toError();
-    return buffered(e.status(), headers.build(), error.toBytes());
-  }
-
-  /** Whole seconds, rounded up, at least 1: what {@code Retry-After} carries. */
-  public static long retryAfterSeconds(Duration retryAfter) {
-    long seconds = retryAfter.toSeconds() + (retryAfter.toNanosPart() > 0 ? 1 : 0);
-    return Math.max(1, seconds);
   }
 
   public int status() {

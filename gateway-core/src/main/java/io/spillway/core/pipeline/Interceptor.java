@@ -23,7 +23,7 @@ public interface Interceptor {
       try {
         return proceed(request);
       } catch (io.spillway.core.error.GatewayException e) {
-        return GatewayResponse.error(e);
+        return ErrorMapper.toResponse(e);
       }
     }
   }

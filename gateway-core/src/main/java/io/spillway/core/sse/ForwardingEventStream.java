@@ -1,5 +1,8 @@
 package io.spillway.core.sse;
 
+import io.spillway.core.error.GatewayException;
+import java.util.List;
+
 /** An {@link EventStream} that delegates to another; override {@link #next} to transform events. */
 public abstract class ForwardingEventStream implements EventStream {
   protected final EventStream delegate;
@@ -21,5 +24,10 @@ public abstract class ForwardingEventStream implements EventStream {
   @Override
   public boolean started() {
     return delegate.started();
+  }
+
+  @Override
+  public List<SseEvent> errorEvents(GatewayException e) {
+    return delegate.errorEvents(e);
   }
 }

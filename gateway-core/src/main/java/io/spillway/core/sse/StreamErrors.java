@@ -3,23 +3,28 @@ package io.spillway.core.sse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import java.util.List;
 
 /**
- * The event that ends a stream which failed after its first byte: OpenAI's error object as a
- * {@code data:} line for chat/completions, and a typed {@code error} event for the Responses API.
+ * The events that end a stream which failed after its first byte, in the shape of each OpenAI API:
+ * what {@link EventStream#errorEvents} returns. The status line has gone out by then, so these
+ * events are the only place the client can read the failure.
  */
 public final class StreamErrors {
   private StreamErrors() {}
 
-  public static SseEvent errorEvent(GatewayException e, boolean responsesApi) {
-    if (responsesApi) {
-      ObjectNode event = Json.object();
-      event.put("type", "error");
-      event.put("code", e.code());
-      event.put("message", e.getMessage());
-      event.put("param", e.param());
-      return new SseEvent("error", Json.toString(event));
-    }
-    return SseEvent.data(Json.toString(e.toError().toJson()));
+  /** Chat completions and completions: OpenAI's error object as a {@code data:} line, then {@code [DONE]}. */
+  public static List<SseEvent> chat(GatewayException e) {
+    return List.of(SseEvent.data(Json.toString(e.toError().toJson())), SseEvent.DONE);
+  }
+
+  /** The Responses API: one typed {@code error} event (the API has no {@code [DONE]}). */
+  public static List<SseEvent> responses(GatewayException e) {
+    ObjectNode event = Json.object();
+    event.put("type", "error");
+    event.put("code", e.code());
+    event.put("message", e.getMessage());
+    event.put("param", e.param());
+    return List.of(new SseEvent("error", Json.toString(event)));
   }
 }

@@ -14,6 +14,7 @@ import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.http.Via;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -159,7 +160,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (!response.isSuccessful()) {
       head.end();
       try (response) {
-        return translated.answered(GatewayResponse.error(errorFrom(response, requested, localModel)));
+        return translated.answered(ErrorMapper.toResponse(errorFrom(response, requested, localModel)));
       }
     }
     long created = clock.instant().getEpochSecond();
@@ -168,7 +169,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         JsonNode answer = parse(readBounded(response.body()));
         String error = Json.text(answer, "error");
         if (error != null) {
-          return translated.answered(GatewayResponse.error(OllamaErrors.from(500, error, requested, localModel, null)));
+          return translated.answered(ErrorMapper.toResponse(OllamaErrors.from(500, error, requested, localModel, null)));
         }
         ObjectNode out = routed.translation().answer(answer, localModel, created);
         return GatewayResponse.buffered(200, translated.report().with("content-type", GatewayResponse.JSON),
@@ -239,7 +240,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     String error = Json.text(first, "error");
     if (error != null) {
       response.close();
-      return translated.answered(GatewayResponse.error(OllamaErrors.from(500, error, requested, localModel, null)));
+      return translated.answered(ErrorMapper.toResponse(OllamaErrors.from(500, error, requested, localModel, null)));
     }
     StreamTranslator translator = translated.translation().streamTranslator(localModel, created);
     return GatewayResponse.streamed(200, translated.report(), new TimedEventStream(NAME,

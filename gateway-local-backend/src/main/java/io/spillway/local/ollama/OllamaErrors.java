@@ -29,32 +29,28 @@ final class OllamaErrors {
       return modelNotFound(requested, localModel);
     }
     if (status == 404) {
-      return new GatewayException(ErrorKind.BAD_GATEWAY,
+      return ErrorKind.BAD_GATEWAY.exception(
           "The local backend answered 404 for Ollama's API: is local.baseUrl an Ollama server? "
-              + "(For an OpenAI-compatible server set local.kind: openai.)",
-          null, "local_not_ollama", null, null);
+              + "(For an OpenAI-compatible server set local.kind: openai.)").withCode("local_not_ollama");
     }
     if (status == 429 || status == 503 || (status >= 500 && lower.contains("busy"))) {
-      return new GatewayException(ErrorKind.UNAVAILABLE,
-          "The local backend (Ollama) is busy: " + text + ". Retry after the Retry-After interval.",
-          null, BUSY_CODE, retryAfter, null);
+      return ErrorKind.UNAVAILABLE.exception(
+          "The local backend (Ollama) is busy: " + text + ". Retry after the Retry-After interval.")
+          .withCode(BUSY_CODE).withRetryAfter(retryAfter);
     }
     if (status == 400) {
-      return new GatewayException(ErrorKind.INVALID_REQUEST,
-          "The local backend (Ollama) refused the request: " + text, null, null, null, null);
+      return ErrorKind.INVALID_REQUEST.exception("The local backend (Ollama) refused the request: " + text);
     }
-    return new GatewayException(ErrorKind.BAD_GATEWAY,
-        "The local backend (Ollama) failed: " + text, null, "local_error", null, null);
+    return ErrorKind.BAD_GATEWAY.exception("The local backend (Ollama) failed: " + text).withCode("local_error");
   }
 
   static GatewayException modelNotFound(String requested, String localModel) {
     String servedAs = requested != null && !requested.equals(localModel)
         ? " (local.models maps '" + requested + "' to it)" : "";
-    return new GatewayException(ErrorKind.MODEL_NOT_FOUND,
+    return ErrorKind.MODEL_NOT_FOUND.exception(
         "The model '" + localModel + "' is not on the local Ollama server" + servedAs
             + ". Fix: run `ollama pull " + localModel + "` on the Ollama host, or map the model to one it has "
-            + "in local.models.",
-        "model", ErrorKind.MODEL_NOT_FOUND.code(), null, null);
+            + "in local.models.", "model");
   }
 
   /** {@code Retry-After} in whole seconds, or null when absent or not a number. */

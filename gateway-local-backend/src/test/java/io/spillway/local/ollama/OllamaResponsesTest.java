@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -153,7 +154,7 @@ class OllamaResponsesTest {
         () -> backend.call(request(Route.RESPONSES,
             "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")));
 
-    GatewayResponse response = GatewayResponse.error(refusal);
+    GatewayResponse response = ErrorMapper.toResponse(refusal);
 
     assertThat(response.status()).isEqualTo(400);
     assertThat(response.headers().get("retry-after")).isNull();

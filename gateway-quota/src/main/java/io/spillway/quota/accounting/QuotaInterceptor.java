@@ -1,6 +1,7 @@
 package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -60,7 +61,7 @@ public final class QuotaInterceptor extends CallerStage {
       }
       reservation = pools.reserve(caller, estimate.total());
     } catch (GatewayException e) {
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     }
     AtomicReference<String> backend = new AtomicReference<>();
     if (spend != null) {
@@ -82,7 +83,7 @@ public final class QuotaInterceptor extends CallerStage {
       backend.set(RequestOutcome.of(request).backend());
     } catch (GatewayException e) {
       reservation.release();
-      return GatewayResponse.error(e);
+      return ErrorMapper.toResponse(e);
     } catch (RuntimeException | Error e) {
       reservation.release();
       throw e;

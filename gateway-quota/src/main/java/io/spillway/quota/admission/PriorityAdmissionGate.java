@@ -160,7 +160,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
 
   /** 503 with the code {@code queue_full}, so clients and logs can tell it from an upstream outage. */
   private static GatewayException queueFull(String message, Duration retryAfter) {
-    return new GatewayException(ErrorKind.UNAVAILABLE, message, null, "queue_full", retryAfter, null);
+    return ErrorKind.UNAVAILABLE.exception(message).withCode("queue_full").withRetryAfter(retryAfter);
   }
 
   private enum Outcome { WAITING, ADMITTED, TIMED_OUT, DISPLACED }
@@ -245,9 +245,9 @@ public final class PriorityAdmissionGate implements AdmissionGate {
           case TIMED_OUT -> {
             timeouts.get(waitClass).increment();
             waitTimers.get(waitClass).record(Duration.between(arrived, clock.instant()));
-            throw GatewayException.of(ErrorKind.QUEUE_TIMEOUT,
+            throw ErrorKind.QUEUE_TIMEOUT.exception(
                 "Request waited " + ResetFormat.format(maxWait.get(tier)) + " (the " + tier.tag() + " tier's maxWait) for the "
-                    + backend + " backend without getting a turn; please retry later", retryAfter(tier));
+                    + backend + " backend without getting a turn; please retry later").withRetryAfter(retryAfter(tier));
           }
           case DISPLACED -> {
             refusals.get(waitClass).increment();
@@ -281,7 +281,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
         } else if (waiter.outcome == Outcome.WAITING) {
           remove(waiter);
         }
-        throw GatewayException.of(ErrorKind.UNAVAILABLE, "Request was cancelled while waiting for a turn", null);
+        throw ErrorKind.UNAVAILABLE.exception("Request was cancelled while waiting for a turn");
       }
     }
 

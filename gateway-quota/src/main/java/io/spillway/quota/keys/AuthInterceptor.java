@@ -46,9 +46,8 @@ public final class AuthInterceptor implements Interceptor {
   public GatewayResponse intercept(Chain chain) {
     String key = presentedKey(chain.request().headers());
     if (key == null) {
-      throw new GatewayException(ErrorKind.INVALID_API_KEY,
-          "You didn't provide an API key. Send your Spillway gateway key as 'Authorization: Bearer <key>'.",
-          null, ErrorKind.INVALID_API_KEY.code(), null, null);
+      throw ErrorKind.INVALID_API_KEY.exception(
+          "You didn't provide an API key. Send your Spillway gateway key as 'Authorization: Bearer <key>'.");
     }
     KeyRegistry configKeys = registry.get();
     Caller caller = configKeys.authenticate(key);
@@ -61,9 +60,8 @@ public final class AuthInterceptor implements Interceptor {
       }
     }
     if (caller == null) {
-      throw new GatewayException(ErrorKind.INVALID_API_KEY,
-          "Incorrect API key provided. Use a Spillway gateway key issued to your team.", null,
-          ErrorKind.INVALID_API_KEY.code(), null, null);
+      throw ErrorKind.INVALID_API_KEY.exception(
+          "Incorrect API key provided. Use a Spillway gateway key issued to your team.");
     }
     GatewayRequest request = chain.request();
     String model = request.model();
@@ -80,14 +78,14 @@ public final class AuthInterceptor implements Interceptor {
     ApiKey key = match.key();
     Instant now = clock.instant();
     if (key.expired(now)) {
-      throw new GatewayException(ErrorKind.INVALID_API_KEY, "This Spillway key (" + key.id() + ", team "
-          + key.team() + ") expired at " + key.expiresAt() + ". Ask your gateway's operators for a new one.",
-          null, EXPIRED_CODE, null, null);
+      throw ErrorKind.INVALID_API_KEY.exception("This Spillway key (" + key.id() + ", team "
+          + key.team() + ") expired at " + key.expiresAt() + ". Ask your gateway's operators for a new one.")
+          .withCode(EXPIRED_CODE);
     }
     if (match.previous() && !now.isBefore(key.previousUntil())) {
-      throw new GatewayException(ErrorKind.INVALID_API_KEY, "This Spillway key (" + key.id()
-          + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.",
-          null, EXPIRED_CODE, null, null);
+      throw ErrorKind.INVALID_API_KEY.exception("This Spillway key (" + key.id()
+          + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.")
+          .withCode(EXPIRED_CODE);
     }
     return new Caller(key.team(), key.tier(), key.id(), key.models());
   }

@@ -173,9 +173,9 @@ public final class QuotaPools implements AutoCloseable {
     try {
       outcome = store.reserve(key, caller.team(), estimatedTokens, policy.ceiling());
     } catch (StoreUnavailableException e) {
-      throw GatewayException.of(ErrorKind.UNAVAILABLE,
-          "Spillway cannot check the " + tier.tag() + " quota pool right now: " + e.getMessage(),
-          settings.config().flushInterval());
+      throw ErrorKind.UNAVAILABLE.exception(
+          "Spillway cannot check the " + tier.tag() + " quota pool right now: " + e.getMessage())
+          .withRetryAfter(settings.config().flushInterval());
     }
     observe(key, outcome.usage());
     if (!outcome.admitted()) {
@@ -190,7 +190,7 @@ public final class QuotaPools implements AutoCloseable {
               + estimatedTokens + " tokens and " + left + " of " + policy.ceiling() + " remain for " + key.month()
               + overdraftNote(tier) + ". Ask for fewer tokens (max_tokens) or wait for the reset at "
               + calendar.resetAt() + ".";
-      throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, message, calendar.untilReset());
+      throw ErrorKind.QUOTA_EXCEEDED.exception(message).withRetryAfter(calendar.untilReset());
     }
     return new Reservation(this, outcome.hold(), tier, caller.keyId());
   }
@@ -204,10 +204,10 @@ public final class QuotaPools implements AutoCloseable {
     long used = keyBudgets.used(month, caller.keyId());
     if (used + estimatedTokens > budget) {
       QuotaCalendar calendar = settings.calendar();
-      throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, "The key " + caller.keyId() + " cannot cover this request"
+      throw ErrorKind.QUOTA_EXCEEDED.exception("The key " + caller.keyId() + " cannot cover this request"
           + " from its own budget: it has used " + used + " of its " + budget + " tokens for " + month
-          + " and the request needs an estimated " + estimatedTokens + ". It resets at " + calendar.resetAt() + ".",
-          calendar.untilReset());
+          + " and the request needs an estimated " + estimatedTokens + ". It resets at " + calendar.resetAt() + ".")
+          .withRetryAfter(calendar.untilReset());
     }
   }
 

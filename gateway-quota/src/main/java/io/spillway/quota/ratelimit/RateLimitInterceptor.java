@@ -3,6 +3,7 @@ package io.spillway.quota.ratelimit;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.CallerStage;
 
@@ -36,7 +37,7 @@ public final class RateLimitInterceptor extends CallerStage {
   protected GatewayResponse intercept(Chain chain, Caller caller) {
     Decision decision = limiter.acquire(caller);
     if (!decision.allowed()) {
-      return withHeaders(GatewayResponse.error(rejection(decision)), decision);
+      return withHeaders(ErrorMapper.toResponse(rejection(decision)), decision);
     }
     return withHeaders(chain.proceedAnswering(chain.request()), decision);
   }
@@ -46,7 +47,7 @@ public final class RateLimitInterceptor extends CallerStage {
     String message = "Rate limit reached for " + limit.scope() + " on " + limit.periodName() + ": Limit "
         + limit.capacity() + ", Used " + (limit.capacity() - decision.remaining()) + ", Requested 1. "
         + "Please try again in " + ResetFormat.format(decision.retryAfter()) + ".";
-    return GatewayException.of(ErrorKind.RATE_LIMITED, message, decision.retryAfter());
+    return ErrorKind.RATE_LIMITED.exception(message).withRetryAfter(decision.retryAfter());
   }
 
   private static GatewayResponse withHeaders(GatewayResponse response, Decision decision) {

@@ -139,8 +139,8 @@ public final class RedisRequestLimiter implements RequestLimiter {
             failClosed ? "refusing limited requests (quota.failClosed)" : "limiting with this replica's own buckets");
       }
       if (failClosed) {
-        throw GatewayException.of(ErrorKind.UNAVAILABLE,
-            "Spillway cannot check rate limits right now; please retry shortly", null);
+        throw ErrorKind.UNAVAILABLE.exception(
+            "Spillway cannot check rate limits right now; please retry shortly");
       }
       return fallback.acquire(caller);
     }

@@ -116,9 +116,9 @@ public final class SpendLedger implements AutoCloseable {
           .description("Requests refused because their team's money budget for the month is used up")
           .tag("tier", caller.tier().tag()).register(meters).increment();
       QuotaCalendar cal = calendar.get();
-      throw GatewayException.of(ErrorKind.QUOTA_EXCEEDED, "The team '" + caller.team() + "' has used its money"
+      throw ErrorKind.QUOTA_EXCEEDED.exception("The team '" + caller.team() + "' has used its money"
           + " budget for " + month + " (" + SpendAlerts.usd(spent) + " of " + SpendAlerts.usd(budget.monthlyUsd())
-          + " USD). It resets at " + cal.resetAt() + ".", cal.untilReset());
+          + " USD). It resets at " + cal.resetAt() + ".").withRetryAfter(cal.untilReset());
     }
   }
 

@@ -212,7 +212,7 @@ class QuotaInterceptorTest {
   @Test
   void aStreamThatFailsMidWayIsSettledWithItsEstimateAndStreamedText() {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
-    GatewayException reset = GatewayException.of(ErrorKind.BAD_GATEWAY, "reset", null);
+    GatewayException reset = ErrorKind.BAD_GATEWAY.exception("reset");
     List<SseEvent> partial = chatStreamWithUsage("Hello").subList(0, 2);
     GatewayResponse response = run(BRONZE, chat, request ->
         GatewayResponse.streamed(200, Headers.EMPTY, new ScriptedEventStream(partial, reset)));
@@ -259,7 +259,7 @@ class QuotaInterceptorTest {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
 
     GatewayResponse response = run(BRONZE, chat, request -> {
-      throw GatewayException.of(ErrorKind.RATE_LIMITED, "Too many requests", Duration.ofSeconds(18));
+      throw ErrorKind.RATE_LIMITED.exception("Too many requests").withRetryAfter(Duration.ofSeconds(18));
     });
 
     assertThat(response.status()).isEqualTo(429);

@@ -11,6 +11,7 @@ import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -105,7 +106,7 @@ class PriorityAdmissionGateTest {
     await().until(() -> bronzeFailure.get() != null);
     GatewayException timeout = (GatewayException) bronzeFailure.get();
     assertThat(timeout.kind()).isEqualTo(ErrorKind.QUEUE_TIMEOUT);
-    GatewayResponse answer = GatewayResponse.error(timeout);
+    GatewayResponse answer = ErrorMapper.toResponse(timeout);
     assertThat(answer.status()).isEqualTo(429);
     assertThat(Long.parseLong(answer.headers().get("retry-after"))).isBetween(1L, 5L);
     assertThat(timeout.toError().code()).isEqualTo("queue_timeout");
@@ -127,7 +128,7 @@ class PriorityAdmissionGateTest {
         .isInstanceOfSatisfying(GatewayException.class, e -> {
           assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE);
           assertThat(e.code()).isEqualTo("queue_full");
-          GatewayResponse answer = GatewayResponse.error(e);
+          GatewayResponse answer = ErrorMapper.toResponse(e);
           assertThat(answer.status()).isEqualTo(503);
           assertThat(answer.headers().get("retry-after")).isNotNull();
         });

@@ -64,7 +64,7 @@ class RateLimitInterceptorTest {
   void errorsFromLaterStagesCarryTheHeadersToo() {
     Terminal failing = request -> {
       reachedTerminal.incrementAndGet();
-      throw GatewayException.of(ErrorKind.CAPACITY, "at capacity", Duration.ofSeconds(7));
+      throw ErrorKind.CAPACITY.exception("at capacity").withRetryAfter(Duration.ofSeconds(7));
     };
 
     GatewayResponse answer = pipeline(failing).execute(request(Tier.SILVER));

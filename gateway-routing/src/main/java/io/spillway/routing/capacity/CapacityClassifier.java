@@ -6,6 +6,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.error.UpstreamException.Failure;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.SseEvent;
 import java.io.IOException;
@@ -126,6 +127,15 @@ public final class CapacityClassifier {
       return decide(new Answer(200, Headers.EMPTY, null, null, null, null, false));
     }
     return decide(fromErrorBody(200, Headers.EMPTY, error, true));
+  }
+
+  /**
+   * The verdict on {@code answer} to {@code request}: the one a {@link JudgingBackend} recorded when
+   * the backend gave this answer, or, for an answer no judge saw, judged now.
+   */
+  public Verdict verdictOn(GatewayRequest request, GatewayResponse answer) {
+    JudgingBackend.Judged judged = request.attribute(JudgingBackend.JUDGED);
+    return judged != null && judged.answer() == answer ? judged.verdict() : classify(answer);
   }
 
   /** Whether an answer is a capacity answer (for metrics that observe backends from outside). */

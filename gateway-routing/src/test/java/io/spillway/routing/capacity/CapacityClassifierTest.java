@@ -147,13 +147,14 @@ class CapacityClassifierTest {
 
   @Test
   void translatedErrorsFromABackendAreClassifiedLikeTheirHttpForm() {
-    assertThat(classifier.classify(GatewayException.of(ErrorKind.CAPACITY, "Ollama: server busy", Duration.ofSeconds(5))))
+    assertThat(classifier.classify(ErrorKind.CAPACITY.exception("Ollama: server busy")
+        .withRetryAfter(Duration.ofSeconds(5))))
         .isEqualTo(new Verdict(Outcome.CAPACITY, "overloaded_type", Duration.ofSeconds(5)));
-    assertThat(classifier.classify(GatewayException.of(ErrorKind.RATE_LIMITED, "slow down", Duration.ofSeconds(1)))
+    assertThat(classifier.classify(ErrorKind.RATE_LIMITED.exception("slow down").withRetryAfter(Duration.ofSeconds(1)))
         .outcome()).isEqualTo(Outcome.RATE_LIMIT);
-    assertThat(classifier.classify(GatewayException.of(ErrorKind.MODEL_NOT_FOUND, "no such model", null)).outcome())
+    assertThat(classifier.classify(ErrorKind.MODEL_NOT_FOUND.exception("no such model")).outcome())
         .isEqualTo(Outcome.FINAL);
-    assertThat(classifier.classify(GatewayException.of(ErrorKind.UNAVAILABLE, "down", null)).outcome())
+    assertThat(classifier.classify(ErrorKind.UNAVAILABLE.exception("down")).outcome())
         .isEqualTo(Outcome.TRANSIENT);
   }
 

@@ -1,0 +1,64 @@
+package io.spillway.core.pipeline;
+
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.Headers;
+import java.time.Duration;
+
+/**
+ * The one place a failure becomes what the client sees (as Armeria's {@code ServerErrorHandler}):
+ * the OpenAI error body {@code {"error":{"message","type","param","code"}}}, the status of its
+ * {@link ErrorKind}, and {@code Retry-After}. Stages throw; the front end maps what reaches it, and a
+ * stage that must put its own headers on an error answer (the router's backend, the rate limiter's
+ * {@code x-ratelimit-*}) maps through here too, so every error answer has the same shape.
+ *
+ * <p>Anything that is not a {@link GatewayException} is a bug: it becomes a 500 {@code internal_error}
+ * whose message points at the log by request id and says nothing else (the cause may hold secrets).
+ * A streamed answer that fails after its first event is framed by its own stream
+ * ({@link io.spillway.core.sse.EventStream#errorEvents}). Stateless and thread-safe.
+ */
+public final class ErrorMapper {
+  /** The wait a 429 or 503 answer asks for when the failure did not say how long. */
+  public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+
+  private ErrorMapper() {}
+
+  /** {@code e} as the client's answer: error body, matching status, {@code Retry-After} if any. */
+  public static GatewayResponse toResponse(GatewayException e) {
+    Headers.Builder headers = Headers.builder().add("content-type", GatewayResponse.JSON);
+    Duration retryAfter = retryAfter(e);
+    if (retryAfter != null) {
+      headers.add("retry-after", Long.toString(retryAfterSeconds(retryAfter)));
+    }
+    return GatewayResponse.buffered(e.status(), headers.build(), e.toError().toBytes());
+  }
+
+  /**
+   * Any failure as the client's answer: a {@link GatewayException} as itself, anything else as the
+   * 500 of {@link #internal}. Logging the unexpected is the caller's job, once, with its cause.
+   *
+   * @param what what failed, completing "... ; see its log for {requestId}"
+   */
+  public static GatewayResponse toResponse(Throwable failure, String what, String requestId) {
+    return toResponse(failure instanceof GatewayException e ? e : internal(what, requestId));
+  }
+
+  /** The 500 for a bug: "{what}; see its log for {requestId}", nothing of the cause. */
+  public static GatewayException internal(String what, String requestId) {
+    return ErrorKind.INTERNAL.exception(what + "; see its log for " + requestId);
+  }
+
+  /** The failure's own wait, else {@link #DEFAULT_RETRY_AFTER} for a 429 or 503, else null. */
+  public static Duration retryAfter(GatewayException e) {
+    if (e.retryAfter() != null) {
+      return e.retryAfter();
+    }
+    return e.status() == 429 || e.status() == 503 ? DEFAULT_RETRY_AFTER : null;
+  }
+
+  /** Whole seconds, rounded up, at least 1: what {@code Retry-After} carries. */
+  public static long retryAfterSeconds(Duration retryAfter) {
+    long seconds = retryAfter.toSeconds() + (retryAfter.toNanosPart() > 0 ? 1 : 0);
+    return Math.max(1, seconds);
+  }
+}
