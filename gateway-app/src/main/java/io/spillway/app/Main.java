@@ -18,6 +18,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -111,7 +112,7 @@ public final class Main implements Callable<Integer> {
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }
-      Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
+      Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), Ticker.system(), config);
       HangupSignal.install(gateway::reload);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.util.List;
 
@@ -75,12 +76,12 @@ public final class DefaultPipeline {
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
-            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, meters))
+            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
             .classifier(new CapacityClassifier(clock))
             .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
             .failover(FailoverConfig.DEFAULTS)
             .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-            .meters(meters)
+            .ticker(Ticker.system())
             .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
     for (Route route : Route.values()) {

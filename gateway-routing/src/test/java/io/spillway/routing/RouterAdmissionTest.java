@@ -2,7 +2,6 @@ package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
@@ -116,12 +115,12 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     return Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
+        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
         .failover(FailoverConfig.DEFAULTS)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-        .meters(new SimpleMeterRegistry())
+        .ticker(clock)
         .build();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
@@ -45,7 +44,7 @@ class RouterTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final FailoverConfig config = FailoverConfig.DEFAULTS;
-  final Breaker breaker = new LocalBreaker(config, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
 
   Router router(Backend cloud, Backend local) {
@@ -57,7 +56,7 @@ class RouterTest {
         .admission(gate)
         .failover(config)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-        .meters(new SimpleMeterRegistry())
+        .ticker(clock)
         .build();
   }
 
@@ -235,7 +234,7 @@ class RouterTest {
     for (int i = 0; i < config.capacityStreak(); i++) {
       router.handle(request(false));
     }
-    String nextProbe = breaker.snapshot().get("nextProbeAt").asText();
+    String nextProbe = breaker.status().toJson().get("nextProbeAt").asText();
     clock.advance(Duration.ofMinutes(1));
 
     GatewayResponse response = router.handle(request(false));
@@ -244,7 +243,7 @@ class RouterTest {
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_error");
     assertThat(response.headers().get("retry-after")).isEqualTo("240");
-    assertThat(breaker.snapshot().get("nextProbeAt").asText()).as("a capacity answer does not lengthen open")
+    assertThat(breaker.status().toJson().get("nextProbeAt").asText()).as("a capacity answer does not lengthen open")
         .isEqualTo(nextProbe);
     assertThat(breaker.history()).hasSize(1);
   }

@@ -1,5 +1,6 @@
 package io.spillway.app.observe;
 
+import io.spillway.core.time.Ticker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
@@ -57,7 +58,7 @@ public final class RequestObserver implements Interceptor {
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
     ENTERED.set(Boolean.TRUE);
-    long start = ticker.nanos();
+    long start = ticker.read();
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
     try {
@@ -66,15 +67,15 @@ public final class RequestObserver implements Interceptor {
       try {
         response = chain.proceed(request);
       } catch (GatewayException e) {
-        Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.nanos());
+        Observation o = new Observation(request, start, ticker.read(), payloads);
+        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.read());
         throw e;
       } catch (RuntimeException e) {
-        Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.nanos());
+        Observation o = new Observation(request, start, ticker.read(), payloads);
+        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.read());
         throw e;
       }
-      Observation o = new Observation(request, start, ticker.nanos(), payloads);
+      Observation o = new Observation(request, start, ticker.read(), payloads);
       o.cache = response.headers().get(CACHE_HEADER);
       if (response.isStream()) {
         o.status = response.status();
@@ -83,9 +84,9 @@ public final class RequestObserver implements Interceptor {
       o.readBufferedAnswer(response);
       if (disconnect.happened()) {
         // Answered after its client left: nobody receives it, whatever its status.
-        o.finish(response.status(), "cancelled", "client_closed", ticker.nanos());
+        o.finish(response.status(), "cancelled", "client_closed", ticker.read());
       } else {
-        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
+        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.read());
       }
       return response;
     } finally {
@@ -128,12 +129,12 @@ public final class RequestObserver implements Interceptor {
   public HttpService rejections(Route route, HttpService endpoint) {
     return request -> {
       ENTERED.remove();
-      long start = ticker.nanos();
+      long start = ticker.read();
       try {
         return endpoint.serve(request);
       } catch (GatewayException e) {
         if (ENTERED.get() == null) {
-          rejected(route, request, e, ticker.nanos() - start);
+          rejected(route, request, e, ticker.read() - start);
         }
         throw e;
       } finally {
@@ -246,7 +247,7 @@ public final class RequestObserver implements Interceptor {
 
     void sawEvent(SseEvent event) {
       if (firstByteAt < 0) {
-        firstByteAt = ticker.nanos();
+        firstByteAt = ticker.read();
       }
       long[] counts = Usage.ofEvent(event);
       if (counts != null) {
@@ -437,7 +438,7 @@ public final class RequestObserver implements Interceptor {
      */
     private void finish(String outcome, String error) {
       boolean whole = complete && cause != CloseCause.STREAM_TIME_LIMIT;
-      observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.nanos());
+      observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.read());
     }
   }
 }
