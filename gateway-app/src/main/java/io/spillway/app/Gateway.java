@@ -161,7 +161,7 @@ public final class Gateway implements AutoCloseable {
         new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
     reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
-    this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, ticker, metrics.registry());
     reloader.register(named("admission maxWait", next -> admission.reload(next.quota())), "quota.tiers");
     status.register("admission", admission::snapshot);
 

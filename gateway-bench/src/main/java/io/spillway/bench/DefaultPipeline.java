@@ -78,7 +78,7 @@ public final class DefaultPipeline {
             .cloud(upstream)
             .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
             .classifier(new CapacityClassifier(clock))
-            .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
+            .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, Ticker.system(), meters))
             .failover(FailoverConfig.DEFAULTS)
             .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
             .ticker(Ticker.system())

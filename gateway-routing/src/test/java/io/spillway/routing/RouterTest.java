@@ -22,6 +22,7 @@ import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
+import io.spillway.routing.capacity.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,35 @@ class RouterTest {
   final FailoverConfig config = FailoverConfig.DEFAULTS;
   final Breaker breaker = new LocalBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
+  final List<String> told = new CopyOnWriteArrayList<>();
+
+  /** What the router tells its listener, written down as text. */
+  final RouterListener listener = new RouterListener() {
+    @Override
+    public void onAttempt(String backend, Verdict verdict, long nanos) {
+      told.add("attempt " + backend + " " + verdict.outcome().tag() + " " + Duration.ofNanos(nanos));
+    }
+
+    @Override
+    public void onCapacityAnswer(String route, Verdict verdict) {
+      told.add("capacity answer " + route + " " + verdict.rule());
+    }
+
+    @Override
+    public void onFailover(String route, Verdict verdict) {
+      told.add("failover " + route + " " + verdict.outcome().tag());
+    }
+
+    @Override
+    public void onFallback(String cause) {
+      told.add("fallback " + cause);
+    }
+
+    @Override
+    public void onUnavailable() {
+      told.add("unavailable");
+    }
+  };
 
   Router router(Backend cloud, Backend local) {
     return Router.builder()
@@ -57,6 +88,7 @@ class RouterTest {
         .failover(config)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .ticker(clock)
+        .listener(listener)
         .build();
   }
 
@@ -79,6 +111,33 @@ class RouterTest {
 
   static GatewayResponse stream(String... data) {
     return GatewayResponse.streamed(200, Headers.EMPTY, new ListStream(data));
+  }
+
+  @Test
+  void eachCallIsTimedOnTheInjectedTickerAndToldToTheListener() {
+    Router router = router(backend("cloud", r -> {
+      clock.advance(Duration.ofMillis(1500));
+      return capacity();
+    }), backend("local", r -> {
+      clock.advance(Duration.ofMillis(250));
+      return ok();
+    }));
+
+    router.handle(request(false));
+
+    assertThat(told).hasSize(4);
+    assertThat(told.get(0)).isEqualTo("attempt cloud capacity PT1.5S");
+    assertThat(told.get(1)).startsWith("capacity answer cloud ");
+    assertThat(told.subList(2, 4)).containsExactly("failover cloud capacity", "attempt local success PT0.25S");
+  }
+
+  @Test
+  void neitherBackendServingIsToldAsUnavailable() {
+    Router router = router(backend("cloud", r -> capacity()), null);
+
+    assertThat(router.handle(request(false)).status()).isEqualTo(503);
+
+    assertThat(told).contains("unavailable");
   }
 
   @Test
