@@ -1,12 +1,12 @@
 package io.spillway.app.observe;
 
-import io.spillway.core.time.Ticker;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.time.Ticker;
 import java.util.Locale;
 
 /**

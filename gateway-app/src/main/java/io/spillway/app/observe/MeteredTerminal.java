@@ -1,10 +1,10 @@
 package io.spillway.app.observe;
 
-import io.spillway.core.time.Ticker;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Terminal;
+import io.spillway.core.time.Ticker;
 
 /**
  * Times the terminal stage (routing, the backend call, a local retry) so that the request observer

@@ -1,6 +1,5 @@
 package io.spillway.app.observe;
 
-import io.spillway.core.time.Ticker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
@@ -18,6 +17,7 @@ import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
