@@ -23,6 +23,7 @@ import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.config.FailoverConfig;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
@@ -32,7 +33,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.util.List;
 
