@@ -8,6 +8,8 @@ import io.spillway.routing.breaker.Breaker.Mode;
 import io.spillway.routing.breaker.Breaker.State;
 import io.spillway.routing.breaker.BreakerListener;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The breakers' meters, bound from outside: gauges that read a breaker when scraped, and a counter
@@ -25,6 +27,7 @@ import java.util.List;
  */
 public final class BreakerMetrics implements BreakerListener {
   private final MeterRegistry meters;
+  private final Map<List<State>, Counter> transitions = new ConcurrentHashMap<>();
 
   private BreakerMetrics(MeterRegistry meters) {
     this.meters = meters;
@@ -68,10 +71,11 @@ public final class BreakerMetrics implements BreakerListener {
 
   @Override
   public void onTransition(String route, State from, State to, String reason) {
-    Counter.builder("spillway.breaker.transitions")
-        .description("Breaker transitions")
-        .tags("from", from.tag(), "to", to.tag(), "route", route)
-        .register(meters)
+    // One listener per breaker, so the route is always the same one.
+    transitions.computeIfAbsent(List.of(from, to), key -> Counter.builder("spillway.breaker.transitions")
+            .description("Breaker transitions")
+            .tags("from", from.tag(), "to", to.tag(), "route", route)
+            .register(meters))
         .increment();
   }
 }
