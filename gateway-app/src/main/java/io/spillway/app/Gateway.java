@@ -12,10 +12,12 @@ import io.spillway.app.admin.ReloadEndpoint;
 import io.spillway.app.admin.StatusEndpoint;
 import io.spillway.app.admin.StatusRegistry;
 import io.spillway.app.observe.AccessLog;
+import io.spillway.app.observe.BreakerMetrics;
 import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RedactedMessage;
 import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.observe.RouterMetrics;
 import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.app.reload.ReloadableInterceptor;
@@ -88,6 +90,7 @@ import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.cloud.CloudBackend;
 import io.spillway.routing.cloud.CloudRoute;
 import io.spillway.config.CloudRouteConfig;
+import io.spillway.core.time.Ticker;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -122,6 +125,7 @@ public final class Gateway implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Gateway.class);
   private final GatewayConfig config;
   private final Clock clock;
+  private final Ticker ticker;
   private final GatewayServer server;
   private final AtomicReference<KeyRegistry> keys;
   private final GatewayMetrics metrics;
@@ -141,13 +145,14 @@ public final class Gateway implements AutoCloseable {
   private final List<CloudRoute> routes;
   private final Tracing tracing;
 
-  private Gateway(GatewayConfig loaded, Clock clock, Path configFile) {
+  private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
     // everything built below from it (lambdas capture `config`, never `loaded`).
     this.keys = new AtomicReference<>(KeyRegistry.from(loaded.keys()));
     this.config = loaded.withKeys(loaded.keys().stream().map(KeyHashes::hashed).toList());
     GatewayConfig config = this.config;
     this.clock = clock;
+    this.ticker = ticker;
     this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
@@ -166,7 +171,7 @@ public final class Gateway implements AutoCloseable {
         new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
     reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
-    this.admission = PriorityAdmissionGate.from(config.quota(), clock, metrics.registry());
+    this.admission = PriorityAdmissionGate.from(config.quota(), clock, ticker, metrics.registry());
     reloader.register(named("admission maxWait", next -> admission.reload(next.quota())), "quota.tiers");
     status.register("admission", admission::snapshot);
 
@@ -175,7 +180,7 @@ public final class Gateway implements AutoCloseable {
     // Each answer is judged once, as it leaves its backend; metrics, traces and the router read that verdict.
     CapacitySignal capacity =
         (request, answer) -> classifier.verdictOn(request, answer).outcome() == Outcome.CAPACITY;
-    this.tracing = Tracing.from(config.traces(), clock);
+    this.tracing = Tracing.from(config.traces(), clock, ticker);
     // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
@@ -187,16 +192,17 @@ public final class Gateway implements AutoCloseable {
       status.register("local", () -> local.toJson(true));
     }
     Backend meteredLocal = local == null ? null
-        : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity), localProvider(config),
+        : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity, ticker), localProvider(config),
             capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud())
           : CloudBackend.create(route, config.cloud());
-      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity), route.azure() ? "azure.ai.openai" : "openai",
+      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock, meters);
+      Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock);
+      BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null));
     }
@@ -205,12 +211,13 @@ public final class Gateway implements AutoCloseable {
     List<Backend> backends = local == null ? List.of(cloud) : List.of(cloud, meteredLocal);
     this.breaker = routes.get(0).breaker();
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
-    status.register("breaker", breaker::snapshot);
+    status.register("breaker", () -> breaker.status().toJson());
     status.register("routes", () -> routesStatus(config));
     this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
+    RouterMetrics routerMetrics = new RouterMetrics(meters);
     Router router = Router.builder()
         .routes(routes)
         .local(meteredLocal)
@@ -218,7 +225,8 @@ public final class Gateway implements AutoCloseable {
         .admission(admission)
         .failover(config.failover())
         .localModels(localModels)
-        .meters(meters)
+        .ticker(ticker)
+        .listener(routerMetrics)
         .build();
 
     this.usageStore = UsageStores.open(config, clock);
@@ -232,7 +240,7 @@ public final class Gateway implements AutoCloseable {
     status.register("quota", () -> quotaReport());
 
     List<Interceptor> interceptors = new ArrayList<>();
-    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
+    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, ticker);
     interceptors.add(observer);
     interceptors.add(new ParseStage());
     List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
@@ -253,7 +261,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
-        next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
+        next -> ShapingStages.create(next.shaping(), pressure, risk, meters, ticker));
     // The risk index keeps its windows and settings from start-up; which tiers it shapes applies.
     List<String> shapingKeys = new ArrayList<>(List.of(ConfigReloader.keysOf("shaping", "risk")));
     shapingKeys.add("shaping.risk.tiers");
@@ -267,10 +275,10 @@ public final class Gateway implements AutoCloseable {
             next.shaping().maxTokenizedChars()), spend));
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
-    Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
+    Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router, ticker));
     models.add(new OutcomeHeaders());
     Pipeline modelList = new Pipeline(models, metrics.meter(
-        new ModelsService(routes, classifier, admission, localModels, meters)));
+        new ModelsService(routes, classifier, admission, localModels, ticker, routerMetrics), ticker));
 
     Duration capacityWindow = config.metrics().capacityWindow();
     status.register("traffic", () -> Json.object()
@@ -382,7 +390,7 @@ public final class Gateway implements AutoCloseable {
           .put("name", routes.get(i).name())
           .put("kind", configured.get(i).kind())
           .put("baseUrl", configured.get(i).baseUrl());
-      route.set("breaker", routes.get(i).breaker().snapshot());
+      route.set("breaker", routes.get(i).breaker().status().toJson());
     }
     return out;
   }
@@ -449,7 +457,15 @@ public final class Gateway implements AutoCloseable {
 
   /** Starts a gateway; {@code configFile} (may be null) is what a reload reads again. */
   public static Gateway start(GatewayConfig config, Clock clock, Path configFile) {
-    Gateway gateway = new Gateway(config, clock, configFile);
+    return start(config, clock, Ticker.system(), configFile);
+  }
+
+  /**
+   * Starts a gateway with wall time from {@code clock} and durations from {@code ticker} (both
+   * injected into every part that needs them; tests pass fakes).
+   */
+  public static Gateway start(GatewayConfig config, Clock clock, Ticker ticker, Path configFile) {
+    Gateway gateway = new Gateway(config, clock, ticker, configFile);
     try {
       gateway.server.start();
     } catch (RuntimeException e) {

@@ -9,6 +9,7 @@ import io.spillway.config.ConfigLoader;
 import io.spillway.config.ConfigPrinter;
 import io.spillway.config.GatewayConfig;
 import io.spillway.config.SelfReference;
+import io.spillway.core.time.Ticker;
 import io.spillway.server.PortInUseException;
 import io.spillway.quota.keys.KeyHashes;
 import java.io.BufferedReader;
@@ -111,7 +112,7 @@ public final class Main implements Callable<Integer> {
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }
-      Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), config);
+      Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), Ticker.system(), config);
       HangupSignal.install(gateway::reload);
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {

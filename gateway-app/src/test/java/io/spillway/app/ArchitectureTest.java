@@ -125,6 +125,29 @@ class ArchitectureTest {
         .check(CLASSES);
   }
 
+  /** The breakers and the router emit events to listeners; the app binds their meters (issue 14, item 7). */
+  @Test
+  void theRouterAndTheBreakersBuildNoMeters() {
+    noClasses().that().resideInAPackage("io.spillway.routing..")
+        .should().dependOnClassesThat().resideInAPackage("io.micrometer..")
+        .check(CLASSES);
+  }
+
+  /**
+   * Durations come from the injected {@code Ticker}: only {@code Ticker.system()} reads the JVM's
+   * monotonic clock, plus two real-time waits that measure nothing (the server's shutdown drain,
+   * OkHttp's pool sweeper).
+   */
+  @Test
+  void durationsComeFromTheInjectedTicker() {
+    noClasses().that().doNotHaveFullyQualifiedName("io.spillway.core.time.Ticker")
+        .and().doNotHaveFullyQualifiedName("io.spillway.server.ConnectionTracker")
+        .and().doNotHaveFullyQualifiedName("io.spillway.upstream.PoolSweeper")
+        .should().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(System.class, "currentTimeMillis")
+        .check(CLASSES);
+  }
+
   @Test
   void onlyTheAppImportsTheApp() {
     noClasses().that().resideOutsideOfPackage("io.spillway.app..")

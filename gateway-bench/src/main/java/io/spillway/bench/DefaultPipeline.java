@@ -24,6 +24,7 @@ import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.config.FailoverConfig;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
@@ -76,12 +77,12 @@ public final class DefaultPipeline {
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
-            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, meters))
+            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
             .classifier(new CapacityClassifier(clock))
-            .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, meters))
+            .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, Ticker.system(), meters))
             .failover(FailoverConfig.DEFAULTS)
             .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-            .meters(meters)
+            .ticker(Ticker.system())
             .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
     for (Route route : Route.values()) {

@@ -4,8 +4,6 @@ import io.spillway.core.pipeline.ErrorMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.spillway.core.api.ModelQuery;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
@@ -18,6 +16,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Verdict;
@@ -25,7 +24,6 @@ import io.spillway.routing.cloud.CloudRoute;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The terminal of the model list ({@code GET /v1/models} and {@code GET /v1/models/{id}}), apart from
@@ -44,15 +42,17 @@ public final class ModelsService implements Terminal {
   private final CapacityClassifier classifier;
   private final AdmissionGate gate;
   private final LocalModelList localModels;
-  private final MeterRegistry meters;
+  private final Ticker ticker;
+  private final RouterListener listener;
 
   public ModelsService(List<CloudRoute> routes, CapacityClassifier classifier, AdmissionGate gate,
-      LocalModelList localModels, MeterRegistry meters) {
+      LocalModelList localModels, Ticker ticker, RouterListener listener) {
     this.routes = List.copyOf(routes);
     this.classifier = Objects.requireNonNull(classifier, "classifier");
     this.gate = gate != null ? gate : AdmissionGate.OPEN;
     this.localModels = Objects.requireNonNull(localModels, "localModels");
-    this.meters = Objects.requireNonNull(meters, "meters");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.listener = Objects.requireNonNull(listener, "listener");
   }
 
   @Override
@@ -99,7 +99,7 @@ public final class ModelsService implements Terminal {
   /** The route's list, or null when it answers at capacity or cannot be reached. */
   private GatewayResponse fromRoute(GatewayRequest request, CloudRoute route, AdmissionGate.Permit permit) {
     Backend cloud = route.backend();
-    long start = System.nanoTime();
+    long start = ticker.read();
     GatewayResponse response;
     Verdict verdict;
     try (permit) {
@@ -111,11 +111,7 @@ public final class ModelsService implements Terminal {
         verdict = classifier.classify(e);
       }
     }
-    Timer.builder("spillway.router.attempt.duration")
-        .description("One backend call until its answer (a stream: until its first event), by backend and outcome")
-        .tags("backend", cloud.name(), "outcome", verdict.outcome().tag())
-        .register(meters)
-        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    listener.onAttempt(cloud.name(), verdict, ticker.read() - start);
     if (verdict.outcome().failsOver()) {
       return null;
     }

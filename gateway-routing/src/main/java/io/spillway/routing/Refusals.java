@@ -1,7 +1,5 @@
 package io.spillway.routing;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
@@ -22,13 +20,11 @@ import java.util.function.UnaryOperator;
 final class Refusals {
   /** The breakers' {@code Retry-After}: the earliest any cloud route takes requests again (see {@code Breaker#retryAfter}). */
   private final UnaryOperator<Duration> retryAfter;
-  private final Counter unavailable;
+  private final RouterListener listener;
 
-  Refusals(UnaryOperator<Duration> retryAfter, MeterRegistry meters) {
+  Refusals(UnaryOperator<Duration> retryAfter, RouterListener listener) {
     this.retryAfter = retryAfter;
-    this.unavailable = Counter.builder("spillway.router.unavailable")
-        .description("Requests neither backend could serve (answered 503 with Retry-After)")
-        .register(meters);
+    this.listener = listener;
   }
 
   /** {@code e} as the client's answer, charged to {@code backend}. */
@@ -44,7 +40,7 @@ final class Refusals {
   GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
     Duration retryAfter = this.retryAfter.apply(upstreamWait);
     String message = what + ". Retry after " + ErrorMapper.retryAfterSeconds(retryAfter) + "s.";
-    unavailable.increment();
+    listener.onUnavailable();
     return error(request, backend, ErrorKind.CAPACITY.exception(message).withRetryAfter(retryAfter));
   }
 
@@ -61,7 +57,7 @@ final class Refusals {
     long seconds = ErrorMapper.retryAfterSeconds(retryAfter);
     String message = unsupported.getMessage() + " " + cloudSide + "; it may serve this request in " + seconds
         + "s. Retry after " + seconds + "s, or " + unsupported.remedy() + ".";
-    unavailable.increment();
+    listener.onUnavailable();
     return error(request, backend, ErrorKind.UNAVAILABLE.exception(message, unsupported.param())
         .withCode(UnsupportedOnLocalException.CODE).withRetryAfter(retryAfter));
   }

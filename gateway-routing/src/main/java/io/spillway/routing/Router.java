@@ -1,8 +1,5 @@
 package io.spillway.routing;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.error.ErrorKind;
@@ -21,7 +18,9 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerListener;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
@@ -32,7 +31,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +74,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
  * or is closed. A request whose client has gone ({@link ClientDisconnect}) stops waiting for a
- * permit and is never failed over. Thread-safe: one instance serves all requests.
+ * permit and is never failed over. Calls are timed on the injected {@link Ticker}; what happens is told
+ * to a {@link RouterListener} (the app binds its meters there). Thread-safe: one instance serves all
+ * requests.
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
@@ -93,7 +93,8 @@ public final class Router implements Terminal {
   private final AdmissionGate gate;
   private final FailoverConfig config;
   private final LocalModelList localModels;
-  private final MeterRegistry meters;
+  private final Ticker ticker;
+  private final RouterListener listener;
   private final Refusals refusals;
 
   private Router(Builder b) {
@@ -111,8 +112,9 @@ public final class Router implements Terminal {
     this.gate = b.gate != null ? b.gate : AdmissionGate.OPEN;
     this.config = Objects.requireNonNull(b.config, "config");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
-    this.meters = Objects.requireNonNull(b.meters, "meters");
-    this.refusals = new Refusals(this::retryAfter, meters);
+    this.ticker = Objects.requireNonNull(b.ticker, "ticker");
+    this.listener = b.listener;
+    this.refusals = new Refusals(this::retryAfter, listener);
   }
 
   public static Builder builder() {
@@ -219,11 +221,7 @@ public final class Router implements Terminal {
     }
     log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local", request.id(),
         route.name(), verdict.outcome().tag(), verdict.rule());
-    Counter.builder("spillway.failovers")
-        .description("Requests moved on from a cloud route that could not serve them (to the next route or local)")
-        .tags("reason", verdict.outcome().tag(), "route", route.name())
-        .register(meters)
-        .increment();
+    listener.onFailover(route.name(), verdict);
     return new RouteTry(null, new RouteFailure(route, attempt, verdict));
   }
 
@@ -301,11 +299,7 @@ public final class Router implements Terminal {
   private GatewayResponse fallBackToCloud(
       GatewayRequest request, List<Passed> fallbacks, String situation, LocalFailure failure) {
     log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
-    Counter.builder("spillway.router.fallbacks")
-        .description("Requests tried on the cloud because the local backend could not serve them, by cause")
-        .tag("cause", failure.cause().tag())
-        .register(meters)
-        .increment();
+    listener.onFallback(failure.cause().tag());
     RouteFailure last = null;
     for (int i = 0; i < fallbacks.size(); i++) {
       CloudRoute route = fallbacks.get(i).route();
@@ -368,11 +362,7 @@ public final class Router implements Terminal {
     Verdict verdict = attempt.verdict();
     route.breaker().record(ticket, verdict);
     if (verdict.outcome() == Outcome.CAPACITY) {
-      Counter.builder("spillway.breaker.capacity.answers")
-          .description("Capacity answers from the cloud, by cloud route and the classifier row that matched")
-          .tags("rule", verdict.rule(), "route", route.name())
-          .register(meters)
-          .increment();
+      listener.onCapacityAnswer(route.name(), verdict);
     }
     return verdict;
   }
@@ -469,7 +459,7 @@ public final class Router implements Terminal {
    */
   private Attempt attempt(Backend backend, GatewayRequest request) {
     OncePermit permit = new OncePermit(enter(backend, request));
-    long start = System.nanoTime();
+    long start = ticker.read();
     GatewayResponse response;
     try {
       response = backend.call(request);
@@ -543,11 +533,7 @@ public final class Router implements Terminal {
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {
-    Timer.builder("spillway.router.attempt.duration")
-        .description("One backend call until its answer (a stream: until its first event), by backend and outcome")
-        .tags("backend", backend.name(), "outcome", attempt.verdict().outcome().tag())
-        .register(meters)
-        .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    listener.onAttempt(backend.name(), attempt.verdict(), ticker.read() - startNanos);
     return attempt;
   }
 
@@ -579,7 +565,10 @@ public final class Router implements Terminal {
     }
   }
 
-  /** Builds a {@link Router}; every part is required except {@code local} (null: no local backend) and {@code gate}. */
+  /**
+   * Builds a {@link Router}; every part is required except {@code local} (null: no local backend),
+   * {@code gate} and {@code listener}.
+   */
   public static final class Builder {
     private List<CloudRoute> routes;
     private Backend cloud;
@@ -589,7 +578,8 @@ public final class Router implements Terminal {
     private AdmissionGate gate;
     private FailoverConfig config;
     private LocalModelList localModels;
-    private MeterRegistry meters;
+    private Ticker ticker;
+    private RouterListener listener = RouterListener.NONE;
 
     private Builder() {}
 
@@ -636,17 +626,24 @@ public final class Router implements Terminal {
       return this;
     }
 
-    public Builder meters(MeterRegistry meters) {
-      this.meters = meters;
+    /** What times each backend call ({@link Ticker#system()} in production). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = ticker;
+      return this;
+    }
+
+    /** Told what the router does with each request (meters, ...); none by default. */
+    public Builder listener(RouterListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
     public Router build() {
       Router router = new Router(this);
       for (CloudRoute route : router.routes) {
-        route.breaker().addListener(new Breaker.Listener() {
+        route.breaker().addListener(new BreakerListener() {
           @Override
-          public void streakStarted() {
+          public void onStreakStarted(String route) {
             router.warmUpLocal();
           }
         });

@@ -3,7 +3,6 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.api.ModelQuery;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
@@ -35,7 +34,7 @@ class ModelsServiceTest {
       + "\"owned_by\":\"openai\"}]}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock);
   final AtomicInteger cloudCalls = new AtomicInteger();
 
   ModelsService service(GatewayResponse cloudAnswer, AdmissionGate gate) {
@@ -56,7 +55,7 @@ class ModelsServiceTest {
     models.put("gpt-4o-mini", "llama3.2:3b");
     LocalConfig local = new LocalConfig(true, "ollama", "http://127.0.0.1:11434", models, null, null, null, null);
     return new ModelsService(List.of(CloudRoute.openAi("cloud", cloud, breaker)), new CapacityClassifier(clock), gate,
-        new LocalModelList(local, clock.instant()), new SimpleMeterRegistry());
+        new LocalModelList(local, clock.instant()), clock, RouterListener.NONE);
   }
 
   static GatewayRequest query(String id) {

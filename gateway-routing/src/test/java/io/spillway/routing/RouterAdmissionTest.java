@@ -2,7 +2,6 @@ package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
@@ -119,12 +118,12 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     Router router = Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
+        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
         .failover(FailoverConfig.DEFAULTS)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-        .meters(new SimpleMeterRegistry())
+        .ticker(clock)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
     return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));

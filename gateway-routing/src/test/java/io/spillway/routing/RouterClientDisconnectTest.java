@@ -2,7 +2,6 @@ package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
@@ -34,7 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock);
   final AtomicInteger localCalls = new AtomicInteger();
   final Backend local = backend("local", request -> {
     localCalls.incrementAndGet();
@@ -50,7 +49,7 @@ class RouterClientDisconnectTest {
         .admission(gate)
         .failover(FailoverConfig.DEFAULTS)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-        .meters(new SimpleMeterRegistry())
+        .ticker(clock)
         .build();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
@@ -26,6 +25,7 @@ import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
+import io.spillway.routing.capacity.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,37 @@ class RouterTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final FailoverConfig config = FailoverConfig.DEFAULTS;
-  final Breaker breaker = new LocalBreaker(config, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
+  final List<String> told = new CopyOnWriteArrayList<>();
+
+  /** What the router tells its listener, written down as text. */
+  final RouterListener listener = new RouterListener() {
+    @Override
+    public void onAttempt(String backend, Verdict verdict, long nanos) {
+      told.add("attempt " + backend + " " + verdict.outcome().tag() + " " + Duration.ofNanos(nanos));
+    }
+
+    @Override
+    public void onCapacityAnswer(String route, Verdict verdict) {
+      told.add("capacity answer " + route + " " + verdict.rule());
+    }
+
+    @Override
+    public void onFailover(String route, Verdict verdict) {
+      told.add("failover " + route + " " + verdict.outcome().tag());
+    }
+
+    @Override
+    public void onFallback(String cause) {
+      told.add("fallback " + cause);
+    }
+
+    @Override
+    public void onUnavailable() {
+      told.add("unavailable");
+    }
+  };
 
   Terminal router(Backend cloud, Backend local) {
     Router router = Router.builder()
@@ -60,7 +90,8 @@ class RouterTest {
         .admission(gate)
         .failover(config)
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
-        .meters(new SimpleMeterRegistry())
+        .ticker(clock)
+        .listener(listener)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
     return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));
@@ -85,6 +116,33 @@ class RouterTest {
 
   static GatewayResponse stream(String... data) {
     return GatewayResponse.streamed(200, Headers.EMPTY, new ListStream(data));
+  }
+
+  @Test
+  void eachCallIsTimedOnTheInjectedTickerAndToldToTheListener() {
+    Terminal router = router(backend("cloud", r -> {
+      clock.advance(Duration.ofMillis(1500));
+      return capacity();
+    }), backend("local", r -> {
+      clock.advance(Duration.ofMillis(250));
+      return ok();
+    }));
+
+    router.handle(request(false));
+
+    assertThat(told).hasSize(4);
+    assertThat(told.get(0)).isEqualTo("attempt cloud capacity PT1.5S");
+    assertThat(told.get(1)).startsWith("capacity answer cloud ");
+    assertThat(told.subList(2, 4)).containsExactly("failover cloud capacity", "attempt local success PT0.25S");
+  }
+
+  @Test
+  void neitherBackendServingIsToldAsUnavailable() {
+    Terminal router = router(backend("cloud", r -> capacity()), null);
+
+    assertThat(router.handle(request(false)).status()).isEqualTo(503);
+
+    assertThat(told).contains("unavailable");
   }
 
   @Test
@@ -240,7 +298,7 @@ class RouterTest {
     for (int i = 0; i < config.capacityStreak(); i++) {
       router.handle(request(false));
     }
-    String nextProbe = breaker.snapshot().get("nextProbeAt").asText();
+    String nextProbe = breaker.status().toJson().get("nextProbeAt").asText();
     clock.advance(Duration.ofMinutes(1));
 
     GatewayResponse response = router.handle(request(false));
@@ -249,7 +307,7 @@ class RouterTest {
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_error");
     assertThat(response.headers().get("retry-after")).isEqualTo("240");
-    assertThat(breaker.snapshot().get("nextProbeAt").asText()).as("a capacity answer does not lengthen open")
+    assertThat(breaker.status().toJson().get("nextProbeAt").asText()).as("a capacity answer does not lengthen open")
         .isEqualTo(nextProbe);
     assertThat(breaker.history()).hasSize(1);
   }

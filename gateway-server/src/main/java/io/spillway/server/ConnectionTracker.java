@@ -67,6 +67,11 @@ final class ConnectionTracker {
     draining = true;
   }
 
+  /**
+   * Waits (real time) until no request is in flight, at most {@code timeout}. The deadline is on
+   * {@code System.nanoTime} on purpose, not the injected ticker: it bounds a real-time wait, it
+   * measures nothing.
+   */
   boolean awaitIdle(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     lock.lock();

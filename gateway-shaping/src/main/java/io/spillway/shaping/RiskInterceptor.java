@@ -6,8 +6,9 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.time.Ticker;
 import io.spillway.shaping.risk.RiskIndex;
-import java.time.Clock;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Feeds the {@link RiskIndex} the policy reads: times the rest of the pipeline and records its
@@ -16,11 +17,11 @@ import java.time.Clock;
  */
 final class RiskInterceptor implements Interceptor {
   private final RiskIndex risk;
-  private final Clock clock;
+  private final Ticker ticker;
 
-  RiskInterceptor(RiskIndex risk, Clock clock) {
+  RiskInterceptor(RiskIndex risk, Ticker ticker) {
     this.risk = risk;
-    this.clock = clock;
+    this.ticker = ticker;
   }
 
   @Override
@@ -29,7 +30,7 @@ final class RiskInterceptor implements Interceptor {
     if (ShapingAttributes.tierToShape(request) == null) {
       return chain.proceed(request);
     }
-    long started = clock.millis();
+    long started = ticker.read();
     GatewayResponse response;
     try {
       response = chain.proceed(request);
@@ -56,7 +57,7 @@ final class RiskInterceptor implements Interceptor {
   }
 
   private void observe(long started, boolean error) {
-    risk.record(clock.millis() - started, error);
+    risk.record(TimeUnit.NANOSECONDS.toMillis(ticker.read() - started), error);
   }
 
   @Override

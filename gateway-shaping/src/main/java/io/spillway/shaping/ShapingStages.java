@@ -5,8 +5,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.time.Ticker;
 import io.spillway.shaping.risk.RiskIndex;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -46,11 +46,11 @@ public final class ShapingStages {
    * @param risk the risk index the stages feed and the policy reads, or null to run without one
    */
   public static List<Interceptor> create(ShapingConfig config, PressureSignals signals, RiskIndex risk,
-      MeterRegistry meters, Clock clock) {
-    return create(config, signals, risk, clock, new ShapingMetrics(meters, Executors.newVirtualThreadPerTaskExecutor()));
+      MeterRegistry meters, Ticker ticker) {
+    return create(config, signals, risk, ticker, new ShapingMetrics(meters, Executors.newVirtualThreadPerTaskExecutor()));
   }
 
-  static List<Interceptor> create(ShapingConfig config, PressureSignals signals, RiskIndex risk, Clock clock,
+  static List<Interceptor> create(ShapingConfig config, PressureSignals signals, RiskIndex risk, Ticker ticker,
       ShapingMetrics metrics) {
     List<Interceptor> stages = new ArrayList<>(List.of(
         new SignalInterceptor(config.signal(), metrics),
@@ -61,7 +61,7 @@ public final class ShapingStages {
         new ModelStepInterceptor(config, metrics),
         new LocalStepInterceptor(metrics)));
     if (risk != null) {
-      stages.add(new RiskInterceptor(risk, clock));
+      stages.add(new RiskInterceptor(risk, ticker));
     }
     return List.copyOf(stages);
   }

@@ -42,6 +42,7 @@ final class PoolSweeper implements TaskRunner.Backend {
         ConnectionListener.Companion.getNONE());
   }
 
+  /** Real time on purpose (not the injected ticker): OkHttp schedules real-time waits with it. */
   @Override
   public long nanoTime() {
     return System.nanoTime();

@@ -48,10 +48,10 @@ public final class BreakerAdmin {
 
   /** The first route's snapshot with {@code routes}: every route's, in order. */
   public static ObjectNode snapshot(List<Breaker> breakers) {
-    ObjectNode first = breakers.get(0).snapshot();
+    ObjectNode first = breakers.get(0).status().toJson();
     ArrayNode routes = first.putArray("routes");
     for (int i = 0; i < breakers.size(); i++) {
-      routes.add(i == 0 ? first.deepCopy().without("routes") : breakers.get(i).snapshot());
+      routes.add(i == 0 ? first.deepCopy().without("routes") : breakers.get(i).status().toJson());
     }
     return first;
   }

@@ -14,6 +14,7 @@ import io.spillway.core.Version;
 import io.spillway.config.MetricsConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Terminal;
+import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -105,13 +106,13 @@ public final class GatewayMetrics {
   }
 
   /** Wraps the terminal stage so the time spent upstream is measured apart from the gateway's own. */
-  public Terminal meter(Terminal terminal) {
-    return new MeteredTerminal(terminal, this, System::nanoTime);
+  public Terminal meter(Terminal terminal, Ticker ticker) {
+    return new MeteredTerminal(terminal, this, ticker);
   }
 
   /** Wraps a backend so each call to it is timed, classified and counted. */
-  public Backend meter(Backend backend, CapacitySignal capacity) {
-    return new MeteredBackend(backend, this, capacity, System::nanoTime);
+  public Backend meter(Backend backend, CapacitySignal capacity, Ticker ticker) {
+    return new MeteredBackend(backend, this, capacity, ticker);
   }
 
   /**

@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.time.Ticker;
 import java.util.Locale;
 
 /**
@@ -30,20 +31,20 @@ final class MeteredBackend extends ForwardingBackend {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    long start = ticker.nanos();
+    long start = ticker.read();
     GatewayResponse response;
     try {
       response = delegate.call(request);
     } catch (UpstreamException e) {
-      metrics.recordBackendCall(name, "error", ticker.nanos() - start);
+      metrics.recordBackendCall(name, "error", ticker.read() - start);
       metrics.countUpstreamError(name, e.failure().name().toLowerCase(Locale.ROOT));
       throw e;
     } catch (GatewayException e) {
-      metrics.recordBackendCall(name, "error", ticker.nanos() - start);
+      metrics.recordBackendCall(name, "error", ticker.read() - start);
       metrics.countUpstreamError(name, e.kind().name().toLowerCase(Locale.ROOT));
       throw e;
     }
-    long elapsed = ticker.nanos() - start;
+    long elapsed = ticker.read() - start;
     int status = response.status();
     metrics.recordBackendCall(name, RequestObserver.statusClass(status), elapsed);
     boolean atCapacity = !response.isStream() && capacity.isCapacity(request, response);

@@ -5,6 +5,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Terminal;
+import io.spillway.core.time.Ticker;
 
 /**
  * Times the terminal stage (routing, the backend call, a local retry) so that the request observer
@@ -24,11 +25,11 @@ final class MeteredTerminal implements Terminal {
 
   @Override
   public GatewayResponse handle(GatewayRequest request) {
-    long start = ticker.nanos();
+    long start = ticker.read();
     try {
       return delegate.handle(request);
     } finally {
-      long elapsed = ticker.nanos() - start;
+      long elapsed = ticker.read() - start;
       Long before = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
       request.setAttribute(ObserveAttributes.UPSTREAM_NANOS, (before == null ? 0 : before) + elapsed);
       metrics.recordUpstreamDuration(request.route().tag(),

@@ -15,6 +15,7 @@ import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.core.time.Ticker;
 import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class RequestObserver implements Interceptor {
   @Override
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
-    long start = ticker.nanos();
+    long start = ticker.read();
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
     try {
@@ -59,15 +60,15 @@ public final class RequestObserver implements Interceptor {
       try {
         response = chain.proceed(request);
       } catch (GatewayException e) {
-        Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.nanos());
+        Observation o = new Observation(request, start, ticker.read(), payloads);
+        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.read());
         throw e;
       } catch (RuntimeException e) {
-        Observation o = new Observation(request, start, ticker.nanos(), payloads);
-        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.nanos());
+        Observation o = new Observation(request, start, ticker.read(), payloads);
+        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.read());
         throw e;
       }
-      Observation o = new Observation(request, start, ticker.nanos(), payloads);
+      Observation o = new Observation(request, start, ticker.read(), payloads);
       if (response.isStream()) {
         o.status = response.status();
         return response.withStream(new ObservedStream(response.stream(), o, disconnect));
@@ -75,9 +76,9 @@ public final class RequestObserver implements Interceptor {
       o.readBufferedAnswer(response);
       if (disconnect.happened()) {
         // Answered after its client left: nobody receives it, whatever its status.
-        o.finish(response.status(), "cancelled", "client_closed", ticker.nanos());
+        o.finish(response.status(), "cancelled", "client_closed", ticker.read());
       } else {
-        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
+        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.read());
       }
       return response;
     } finally {
@@ -175,7 +176,7 @@ public final class RequestObserver implements Interceptor {
 
     void sawEvent(SseEvent event) {
       if (firstByteAt < 0) {
-        firstByteAt = ticker.nanos();
+        firstByteAt = ticker.read();
       }
       long[] counts = Usage.ofEvent(event);
       if (counts != null) {
@@ -370,7 +371,7 @@ public final class RequestObserver implements Interceptor {
      */
     private void finish(String outcome, String error) {
       boolean whole = complete && cause != CloseCause.STREAM_TIME_LIMIT;
-      observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.nanos());
+      observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.read());
     }
   }
 }

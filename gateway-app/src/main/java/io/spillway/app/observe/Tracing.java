@@ -11,6 +11,7 @@ import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.spillway.config.TracesConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * wrapper, no {@code traceparent} of its own.
  *
  * <p>The SDK is private to this gateway (never the global OpenTelemetry), so two gateways in one JVM
- * keep separate traces. Span start times come from the injected clock. Thread-safe.
+ * keep separate traces. Span start times come from the injected clock, span durations from the injected ticker. Thread-safe.
  */
 public final class Tracing implements AutoCloseable {
   private static final String SCOPE = "io.spillway.gateway";
@@ -38,13 +39,13 @@ public final class Tracing implements AutoCloseable {
   }
 
   /** Tracing as {@code traces} configures it; off when no endpoint is set. */
-  public static Tracing from(TracesConfig config, Clock clock) {
+  public static Tracing from(TracesConfig config, Clock clock, Ticker ticker) {
     if (!config.enabled()) {
       return new Tracing(null);
     }
     OtlpHttpSpanExporter exporter = OtlpHttpSpanExporter.builder().setEndpoint(config.endpoint()).build();
     SdkTracerProvider provider = SdkTracerProvider.builder()
-        .setClock(new SpanClock(clock))
+        .setClock(new SpanClock(clock, ticker))
         .setResource(Resource.getDefault().merge(Resource.create(
             Attributes.of(AttributeKey.stringKey("service.name"), config.serviceName()))))
         .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(config.sampleRatio())))
@@ -95,8 +96,8 @@ public final class Tracing implements AutoCloseable {
     }
   }
 
-  /** The SDK's clock on the injected one: wall time from it, durations from the monotonic timer. */
-  private record SpanClock(Clock clock) implements io.opentelemetry.sdk.common.Clock {
+  /** The SDK's clock on the injected ones: wall time from the clock, durations from the ticker. */
+  private record SpanClock(Clock clock, Ticker ticker) implements io.opentelemetry.sdk.common.Clock {
     @Override
     public long now() {
       java.time.Instant now = clock.instant();
@@ -105,7 +106,7 @@ public final class Tracing implements AutoCloseable {
 
     @Override
     public long nanoTime() {
-      return System.nanoTime();
+      return ticker.read();
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.spillway.core.testing;
 
+import io.spillway.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,8 +8,11 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that moves only when a test says so. Thread-safe. */
-public final class FakeClock extends Clock {
+/**
+ * A clock that moves only when a test says so, and the {@link Ticker} of the same time: pass it as
+ * both, and one {@link #advance} moves the wall time and every duration being measured. Thread-safe.
+ */
+public final class FakeClock extends Clock implements Ticker {
   private final AtomicReference<Instant> now;
   private final ZoneId zone;
 
@@ -36,6 +40,13 @@ public final class FakeClock extends Clock {
   @Override
   public Instant instant() {
     return now.get();
+  }
+
+  /** The fake time as nanoseconds since the epoch (a duration is the difference of two reads). */
+  @Override
+  public long read() {
+    Instant t = now.get();
+    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
   }
 
   @Override

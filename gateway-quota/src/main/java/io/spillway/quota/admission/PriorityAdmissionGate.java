@@ -12,6 +12,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.time.Ticker;
 import io.spillway.quota.ratelimit.ResetFormat;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.Condition;
@@ -43,9 +45,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * expected to take (recent permit hold times × requests ahead ÷ limit), at least 1 s and at most the
  * tier's {@code maxWait}.
  *
- * <p>Time: deadlines, wait times and hold times are read from the injected {@link Clock}; a waiting
- * thread sleeps (real time) until its deadline or until it is handed a place. A clock that jumps
- * without real time passing (a fake clock in tests) is noticed by {@link #wakeOverdue()}.
+ * <p>Time: deadlines are read from the injected {@link Clock}, wait times and hold times (durations)
+ * from the injected {@link Ticker}; a waiting thread sleeps (real time) until its deadline or until
+ * it is handed a place. A clock that jumps without real time passing (a fake clock in tests) is
+ * noticed by {@link #wakeOverdue()}.
  *
  * <p>Metrics: gauges {@code spillway.admission.waiting} (tags backend, tier — {@code low_signal} is a
  * tier value here) and {@code spillway.admission.in_flight} (backend), timer
@@ -62,14 +65,17 @@ public final class PriorityAdmissionGate implements AdmissionGate {
   private final int queueSize;
   private volatile Map<Tier, Duration> maxWait;
   private final Clock clock;
+  private final Ticker ticker;
 
   /**
    * @param concurrency each backend's name and its limit of requests in flight
    * @param queueSize requests that may wait per backend
    * @param maxWait each tier's longest wait
+   * @param clock what deadlines are read from
+   * @param ticker what wait and hold times are measured with
    */
   public PriorityAdmissionGate(
-      Map<String, Integer> concurrency, int queueSize, Map<Tier, Duration> maxWait, Clock clock,
+      Map<String, Integer> concurrency, int queueSize, Map<Tier, Duration> maxWait, Clock clock, Ticker ticker,
       MeterRegistry meters) {
     if (queueSize < 0) {
       throw new IllegalArgumentException("queueSize must not be negative");
@@ -82,17 +88,18 @@ public final class PriorityAdmissionGate implements AdmissionGate {
     this.queueSize = queueSize;
     this.maxWait = Map.copyOf(maxWait);
     this.clock = clock;
+    this.ticker = ticker;
     Map<String, Lane> byName = new LinkedHashMap<>();
     concurrency.forEach((backend, limit) -> byName.put(backend, new Lane(backend, limit, meters)));
     this.lanes = Map.copyOf(byName);
   }
 
   /** The gate for the {@code cloud} and {@code local} backends, as configured in {@code quota}. */
-  public static PriorityAdmissionGate from(QuotaConfig config, Clock clock, MeterRegistry meters) {
+  public static PriorityAdmissionGate from(QuotaConfig config, Clock clock, Ticker ticker, MeterRegistry meters) {
     Map<String, Integer> concurrency = new LinkedHashMap<>();
     concurrency.put("cloud", config.admission().cloudConcurrency());
     concurrency.put("local", config.admission().localConcurrency());
-    return new PriorityAdmissionGate(concurrency, config.admission().queueSize(), maxWaits(config), clock, meters);
+    return new PriorityAdmissionGate(concurrency, config.admission().queueSize(), maxWaits(config), clock, ticker, meters);
   }
 
   /**
@@ -226,11 +233,12 @@ public final class PriorityAdmissionGate implements AdmissionGate {
 
     Permit enter(WaitClass waitClass, Tier tier) {
       Instant arrived = clock.instant();
+      long arrivedAt = ticker.read();
       lock.lock();
       try {
         if (inFlight < limit && waitingTotal == 0) {
           inFlight++;
-          return admitted(waitClass, arrived);
+          return admitted(waitClass, arrivedAt);
         }
         if (waitingTotal >= queueSize && !displaceBelow(waitClass)) {
           refusals.get(waitClass).increment();
@@ -241,10 +249,10 @@ public final class PriorityAdmissionGate implements AdmissionGate {
         add(waiter);
         awaitTurn(waiter);
         return switch (waiter.outcome) {
-          case ADMITTED -> admitted(waitClass, arrived);
+          case ADMITTED -> admitted(waitClass, arrivedAt);
           case TIMED_OUT -> {
             timeouts.get(waitClass).increment();
-            waitTimers.get(waitClass).record(Duration.between(arrived, clock.instant()));
+            waitTimers.get(waitClass).record(ticker.read() - arrivedAt, TimeUnit.NANOSECONDS);
             throw ErrorKind.QUEUE_TIMEOUT.exception(
                 "Request waited " + ResetFormat.format(maxWait.get(tier)) + " (the " + tier.tag() + " tier's maxWait) for the "
                     + backend + " backend without getting a turn; please retry later").withRetryAfter(retryAfter(tier));
@@ -285,14 +293,15 @@ public final class PriorityAdmissionGate implements AdmissionGate {
       }
     }
 
-    private Permit admitted(WaitClass waitClass, Instant arrived) {
-      Instant now = clock.instant();
-      waitTimers.get(waitClass).record(Duration.between(arrived, now));
+    private Permit admitted(WaitClass waitClass, long arrivedAt) {
+      long now = ticker.read();
+      waitTimers.get(waitClass).record(now - arrivedAt, TimeUnit.NANOSECONDS);
       return new LanePermit(this, now);
     }
 
-    void release(Instant grantedAt) {
-      long held = Math.max(0, Duration.between(grantedAt, clock.instant()).toNanos());
+    /** @param grantedAt the ticker's reading when the permit was granted */
+    void release(long grantedAt) {
+      long held = Math.max(0, ticker.read() - grantedAt);
       lock.lock();
       try {
         averageHoldNanos = averageHoldNanos < 0 ? held
@@ -414,10 +423,10 @@ public final class PriorityAdmissionGate implements AdmissionGate {
 
   private static final class LanePermit implements Permit {
     private final Lane lane;
-    private final Instant grantedAt;
+    private final long grantedAt;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    LanePermit(Lane lane, Instant grantedAt) {
+    LanePermit(Lane lane, long grantedAt) {
       this.lane = lane;
       this.grantedAt = grantedAt;
     }

@@ -42,7 +42,7 @@ class PriorityAdmissionGateTest {
   private PriorityAdmissionGate gate;
 
   private PriorityAdmissionGate gate(int concurrency, int queueSize) {
-    gate = new PriorityAdmissionGate(Map.of("cloud", concurrency), queueSize, MAX_WAIT, clock, meters);
+    gate = new PriorityAdmissionGate(Map.of("cloud", concurrency), queueSize, MAX_WAIT, clock, clock, meters);
     return gate;
   }
 
@@ -212,7 +212,7 @@ class PriorityAdmissionGateTest {
 
   @Test
   void eachBackendHasItsOwnLimit() {
-    gate = new PriorityAdmissionGate(Map.of("cloud", 1, "local", 1), 0, MAX_WAIT, clock, meters);
+    gate = new PriorityAdmissionGate(Map.of("cloud", 1, "local", 1), 0, MAX_WAIT, clock, clock, meters);
     AdmissionGate.Permit cloud = gate.enter("cloud", request(Tier.GOLD, false));
     AdmissionGate.Permit local = gate.enter("local", request(Tier.GOLD, false));
 

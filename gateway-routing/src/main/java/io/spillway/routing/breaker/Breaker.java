@@ -1,6 +1,5 @@
 package io.spillway.routing.breaker;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -40,20 +39,11 @@ public interface Breaker extends AutoCloseable {
     }
 
     /** What routing does in this state, ignoring who decided it. */
-    State effective() {
+    public State effective() {
       return switch (this) {
         case FORCED_OPEN -> OPEN;
         case FORCED_CLOSED -> CLOSED;
         default -> this;
-      };
-    }
-
-    /** The value of the {@code spillway_breaker_state} gauge: 0 closed, 1 half-open, 2 open. */
-    int gaugeValue() {
-      return switch (effective()) {
-        case CLOSED -> 0;
-        case HALF_OPEN -> 1;
-        default -> 2;
       };
     }
   }
@@ -131,7 +121,7 @@ public interface Breaker extends AutoCloseable {
     }
 
     /** The named transition from {@code from} to {@code to}, or null when there is none. */
-    static Transition find(State from, State to) {
+    public static Transition find(State from, State to) {
       for (Transition t : values()) {
         if (t.from == from && t.to == to) {
           return t;
@@ -143,14 +133,6 @@ public interface Breaker extends AutoCloseable {
 
   /** One entry of {@link #history()}. */
   record HistoryEntry(State from, State to, Instant at, String reason) {}
-
-  /** Told about what happens in the breaker; called on the thread that caused it, must not block. */
-  interface Listener {
-    /** The first capacity answer of a streak arrived while closed: traffic may soon move local. */
-    default void streakStarted() {}
-
-    default void transitioned(Transition transition, String reason) {}
-  }
 
   /**
    * A routing decision handed to one request; report its result with {@link #record} or give it
@@ -219,7 +201,8 @@ public interface Breaker extends AutoCloseable {
   /** The name of the cloud route this breaker guards ({@value #DEFAULT_ROUTE} for the shorthand). */
   String route();
 
-  void addListener(Listener listener);
+  /** Adds a listener told of this breaker's events from now on (see {@link BreakerListener}). */
+  void addListener(BreakerListener listener);
 
   /** Decides where the next request goes. The caller must {@link #record} or {@link #release} it. */
   Ticket acquire();
@@ -255,14 +238,8 @@ public interface Breaker extends AutoCloseable {
   /** The transitions so far, oldest first, at most {@code failover.historySize}. */
   List<HistoryEntry> history();
 
-  /**
-   * The breaker as JSON for {@code /admin/breaker}, {@code /admin/status} and the dashboard:
-   * {@code mode} (local, fleet, local-fallback), {@code state} (closed, open, half_open: what routing
-   * does), {@code override} (auto, open, closed), {@code since}, {@code streak}, {@code nextProbeAt}
-   * (null when none is planned), {@code probeInFlight}, and {@code history} [{from, to, at, reason}],
-   * oldest first.
-   */
-  ObjectNode snapshot();
+  /** The breaker as read now, for the admin API and the dashboard ({@link BreakerStatus#toJson}). */
+  BreakerStatus status();
 
   /** Stops background work and closes connections; a no-op for a replica's own breaker. */
   @Override

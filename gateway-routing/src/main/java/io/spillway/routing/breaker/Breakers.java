@@ -1,6 +1,5 @@
 package io.spillway.routing.breaker;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.risk.LocalRiskCounts;
@@ -15,16 +14,16 @@ public final class Breakers {
    * The fleet's breaker in Redis for {@code store: redis://...} (or {@code rediss://}); this
    * replica's own breaker for anything else ({@code embedded:<dir>}, {@code memory}).
    */
-  public static Breaker create(String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
-    return create(Breaker.DEFAULT_ROUTE, store, config, clock, meters);
+  public static Breaker create(String store, FailoverConfig config, Clock clock) {
+    return create(Breaker.DEFAULT_ROUTE, store, config, clock);
   }
 
   /** The breaker of the cloud route named {@code route}, picked as above; each route has its own. */
-  public static Breaker create(String route, String store, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  public static Breaker create(String route, String store, FailoverConfig config, Clock clock) {
     if (isRedis(store)) {
-      return FleetBreaker.connect(route, store, config, clock, meters);
+      return FleetBreaker.connect(route, store, config, clock);
     }
-    return new LocalBreaker(route, config, clock, meters);
+    return new LocalBreaker(route, config, clock);
   }
 
   /**

@@ -1,7 +1,5 @@
 package io.spillway.routing.breaker;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -12,12 +10,8 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.Durations;
 import io.spillway.config.FailoverConfig;
-import io.spillway.core.json.Json;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
@@ -101,14 +95,13 @@ public final class FleetBreaker implements Breaker {
   private final String historyKey;
   private final FailoverConfig config;
   private final Clock clock;
-  private final MeterRegistry meters;
   private final String location;
   private final RedisClient client;
   private final String channel;
   private final LocalBreaker fallback;
   private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong probes = new AtomicLong();
-  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<State> seen = new AtomicReference<>(State.CLOSED);
   private final ScheduledExecutorService worker;
   private volatile FleetState shared = FleetState.INITIAL;
@@ -121,14 +114,13 @@ public final class FleetBreaker implements Breaker {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> changes;
 
-  private FleetBreaker(String route, String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  private FleetBreaker(String route, String uri, FailoverConfig config, Clock clock) {
     this.route = route;
     this.label = Breaker.label(route);
     this.stateKey = stateKey(route);
     this.historyKey = historyKey(route);
     this.config = config;
     this.clock = clock;
-    this.meters = meters;
     RedisURI redisUri = RedisURI.create(uri);
     redisUri.setTimeout(config.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
@@ -140,40 +132,25 @@ public final class FleetBreaker implements Breaker {
         .socketOptions(SocketOptions.builder().connectTimeout(config.fleetTimeout()).build())
         .timeoutOptions(TimeoutOptions.enabled(config.fleetTimeout()))
         .build());
-    this.fallback = new LocalBreaker(route, config, clock, meters, false);
+    this.fallback = new LocalBreaker(route, config, clock);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());
-    Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
-        .description("Breaker state per cloud route: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
-        .tag("route", route)
-        .register(meters);
-    Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
-        .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
-        .tag("route", route)
-        .register(meters);
-    for (Mode mode : List.of(Mode.FLEET, Mode.LOCAL_FALLBACK)) {
-      Gauge.builder("spillway.breaker.mode", this, b -> b.mode() == mode ? 1 : 0)
-          .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
-          .tag("mode", mode.tag())
-          .register(meters);
-    }
   }
 
   /**
    * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
    * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
-  public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
-    return connect(DEFAULT_ROUTE, uri, config, clock, meters);
+  public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock) {
+    return connect(DEFAULT_ROUTE, uri, config, clock);
   }
 
   /**
    * The fleet's breaker of the cloud route {@code route}: its own Redis keys and channel (see
    * {@link #stateKey}), so each route opens and probes on its own across the fleet.
    */
-  public static FleetBreaker connect(String route, String uri, FailoverConfig config, Clock clock,
-      MeterRegistry meters) {
-    FleetBreaker breaker = new FleetBreaker(route, uri, config, clock, meters);
+  public static FleetBreaker connect(String route, String uri, FailoverConfig config, Clock clock) {
+    FleetBreaker breaker = new FleetBreaker(route, uri, config, clock);
     breaker.awaySince = clock.instant();
     breaker.away = true;
     if (!breaker.rejoin()) {
@@ -191,7 +168,7 @@ public final class FleetBreaker implements Breaker {
   }
 
   @Override
-  public void addListener(Listener listener) {
+  public void addListener(BreakerListener listener) {
     listeners.add(listener);
     fallback.addListener(listener);
   }
@@ -347,54 +324,28 @@ public final class FleetBreaker implements Breaker {
   }
 
   @Override
-  public ObjectNode snapshot() {
+  public BreakerStatus status() {
     if (away) {
-      ObjectNode json = fallback.snapshot();
-      json.put("mode", Mode.LOCAL_FALLBACK.tag());
-      json.set("fleet", fleetJson());
-      return json;
+      return fallback.status().as(Mode.LOCAL_FALLBACK, fleetStatus());
     }
     refreshHistory();
     FleetState s = shared;
     Instant now = now();
     State state = observe(s, now);
-    ObjectNode json = Json.object();
-    json.put("route", route);
-    json.put("mode", Mode.FLEET.tag());
-    json.put("state", state.effective().tag());
-    json.put("override", currentOverride().tag());
-    json.put("since", (state == s.state() ? s.since() : s.until()).toString());
-    json.put("streak", state == State.CLOSED ? s.streak() : 0);
-    json.put("capacityStreak", config.capacityStreak());
-    switch (state) {
-      case OPEN -> json.put("nextProbeAt", s.until().toString());
-      case HALF_OPEN -> json.put("nextProbeAt", s.probeOut(now) ? null : now.toString());
-      default -> json.putNull("nextProbeAt");
-    }
-    json.put("probeInFlight", s.probeOut(now));
-    json.put("localFor", Durations.format(config.localFor()));
-    json.put("maxLocalFor", Durations.format(config.maxLocalFor()));
-    ArrayNode entries = json.putArray("history");
-    for (HistoryEntry entry : history) {
-      ObjectNode e = entries.addObject();
-      e.put("from", entry.from().tag());
-      e.put("to", entry.to().tag());
-      e.put("at", entry.at().toString());
-      e.put("reason", entry.reason());
-    }
-    json.set("fleet", fleetJson());
-    return json;
+    Instant nextProbeAt = switch (state) {
+      case OPEN -> s.until();
+      case HALF_OPEN -> s.probeOut(now) ? null : now;
+      default -> null;
+    };
+    return new BreakerStatus(route, Mode.FLEET, state, currentOverride(),
+        state == s.state() ? s.since() : s.until(), state == State.CLOSED ? s.streak() : 0,
+        config.capacityStreak(), nextProbeAt, s.probeOut(now), config.localFor(), config.maxLocalFor(), history,
+        fleetStatus());
   }
 
-  private ObjectNode fleetJson() {
-    ObjectNode fleet = Json.object();
-    fleet.put("store", "redis");
-    fleet.put("location", location);
-    fleet.put("reachable", !away);
-    fleet.put("awaySince", away ? awaySince.toString() : null);
-    fleet.put("timeout", Durations.format(config.fleetTimeout()));
-    fleet.put("probeLease", Durations.format(config.probeLease()));
-    return fleet;
+  private BreakerStatus.Fleet fleetStatus() {
+    return new BreakerStatus.Fleet(location, !away, away ? awaySince : null, config.fleetTimeout(),
+        config.probeLease());
   }
 
   @Override
@@ -461,15 +412,14 @@ public final class FleetBreaker implements Breaker {
     shared = next;
     if (next.state() == State.CLOSED && next.streak() == 1
         && (previous.state() != State.CLOSED || previous.streak() != 1)) {
-      listeners.forEach(Listener::streakStarted);
+      listeners.forEach(listener -> listener.onStreakStarted(route));
     }
     observe(next, now());
   }
 
   /**
-   * The state routing acts on now; the first time this replica sees a new one, it logs it, counts it
-   * in {@code spillway_breaker_transitions_total} and tells the listeners (every replica does, for
-   * every change of the fleet's breaker it sees).
+   * The state routing acts on now; the first time this replica sees a new one, it logs it and tells
+   * the listeners (every replica does, for every change of the fleet's breaker it sees).
    */
   private State observe(FleetState s, Instant now) {
     return observe(s, now, null);
@@ -485,15 +435,7 @@ public final class FleetBreaker implements Breaker {
           : !s.reason().isEmpty() ? s.reason()
           : "the fleet's breaker in Redis started afresh (closed)";
       log.warn("{} {} -> {} (fleet): {}", label, before.tag(), state.tag(), reason);
-      Counter.builder("spillway.breaker.transitions")
-          .description("Breaker transitions")
-          .tags("from", before.tag(), "to", state.tag(), "route", route)
-          .register(meters)
-          .increment();
-      Transition transition = Transition.find(before, state);
-      if (transition != null) {
-        listeners.forEach(listener -> listener.transitioned(transition, reason));
-      }
+      listeners.forEach(listener -> listener.onTransition(route, before, state, reason));
     }
     return state;
   }

@@ -1,13 +1,7 @@
 package io.spillway.routing.breaker;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.Durations;
 import io.spillway.config.FailoverConfig;
-import io.spillway.core.json.Json;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
@@ -59,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * ({@link Transition}). Time-driven transitions (open → half-open) happen on the next look at the
  * breaker, so there is no timer thread and a fake clock drives every test.
  *
- * <p>Thread-safe. Each transition is logged once at WARN, counted in
- * {@code spillway_breaker_transitions_total{from,to}} and kept in a bounded history.
+ * <p>Thread-safe. Each transition is logged once at WARN, kept in a bounded history and told to the
+ * {@link BreakerListener listeners} (the app's meters are bound that way, from outside).
  */
 public final class LocalBreaker implements Breaker {
   private static final Logger log = LoggerFactory.getLogger(LocalBreaker.class);
@@ -68,46 +62,21 @@ public final class LocalBreaker implements Breaker {
   private final String route;
   private final FailoverConfig config;
   private final Clock clock;
-  private final MeterRegistry meters;
   private final AtomicReference<Phase> phase;
   private final Deque<HistoryEntry> history = new ArrayDeque<>();
-  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
 
   /** The breaker of the one-route shorthand's route ({@value Breaker#DEFAULT_ROUTE}). */
-  public LocalBreaker(FailoverConfig config, Clock clock, MeterRegistry meters) {
-    this(DEFAULT_ROUTE, config, clock, meters, true);
+  public LocalBreaker(FailoverConfig config, Clock clock) {
+    this(DEFAULT_ROUTE, config, clock);
   }
 
-  /** The breaker of the cloud route named {@code route}; its meters carry the tag {@code route}. */
-  public LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters) {
-    this(route, config, clock, meters, true);
-  }
-
-  /**
-   * {@code gauges}: whether this breaker registers the state and streak gauges; the fleet breaker's
-   * fallback does not (the fleet breaker's gauges report whichever decides).
-   */
-  LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters, boolean gauges) {
+  /** The breaker of the cloud route named {@code route}. */
+  public LocalBreaker(String route, FailoverConfig config, Clock clock) {
     this.route = route;
     this.config = config;
     this.clock = clock;
-    this.meters = meters;
     this.phase = new AtomicReference<>(new Closed(clock.instant(), 0, null));
-    if (!gauges) {
-      return;
-    }
-    Gauge.builder("spillway.breaker.mode", () -> 1)
-        .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
-        .tag("mode", Mode.LOCAL.tag())
-        .register(meters);
-    Gauge.builder("spillway.breaker.state", this, b -> b.state().gaugeValue())
-        .description("Breaker state per cloud route: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
-        .tag("route", route)
-        .register(meters);
-    Gauge.builder("spillway.breaker.capacity.streak", this, b -> b.streak())
-        .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
-        .tag("route", route)
-        .register(meters);
   }
 
   @Override
@@ -115,7 +84,8 @@ public final class LocalBreaker implements Breaker {
     return route;
   }
 
-  public void addListener(Listener listener) {
+  @Override
+  public void addListener(BreakerListener listener) {
     listeners.add(listener);
   }
 
@@ -199,7 +169,7 @@ public final class LocalBreaker implements Breaker {
       if (phase.compareAndSet(current, next)) {
         transitioned(current, next, reason);
         if (next instanceof Closed c && c.streak() == 1) {
-          listeners.forEach(Listener::streakStarted);
+          listeners.forEach(listener -> listener.onStreakStarted(route));
         }
         return;
       }
@@ -298,39 +268,17 @@ public final class LocalBreaker implements Breaker {
     }
   }
 
-  /**
-   * The breaker as JSON for {@code /admin/breaker}, {@code /admin/status} and the dashboard:
-   * {@code state} (closed, open, half_open: what routing does), {@code override} (auto, open,
-   * closed), {@code since}, {@code streak}, {@code nextProbeAt} (null when none is planned),
-   * {@code probeInFlight}, and {@code history} [{from, to, at, reason}], oldest first.
-   */
-  public ObjectNode snapshot() {
+  @Override
+  public BreakerStatus status() {
     Phase current = current();
-    ObjectNode json = Json.object();
-    json.put("route", route);
-    json.put("mode", Mode.LOCAL.tag());
-    json.put("state", current.state().effective().tag());
-    json.put("override", currentOverride(current).tag());
-    json.put("since", current.since().toString());
-    json.put("streak", current instanceof Closed c ? c.streak() : 0);
-    json.put("capacityStreak", config.capacityStreak());
-    switch (current) {
-      case Open o -> json.put("nextProbeAt", o.until().toString());
-      case HalfOpen h -> json.put("nextProbeAt", h.probing() ? null : now().toString());
-      default -> json.putNull("nextProbeAt");
-    }
-    json.put("probeInFlight", current instanceof HalfOpen h && h.probing());
-    json.put("localFor", Durations.format(config.localFor()));
-    json.put("maxLocalFor", Durations.format(config.maxLocalFor()));
-    ArrayNode entries = json.putArray("history");
-    for (HistoryEntry entry : history()) {
-      ObjectNode e = entries.addObject();
-      e.put("from", entry.from().tag());
-      e.put("to", entry.to().tag());
-      e.put("at", entry.at().toString());
-      e.put("reason", entry.reason());
-    }
-    return json;
+    Instant nextProbeAt = switch (current) {
+      case Open o -> o.until();
+      case HalfOpen h -> h.probing() ? null : now();
+      default -> null;
+    };
+    return new BreakerStatus(route, Mode.LOCAL, current.state(), currentOverride(current), current.since(),
+        current instanceof Closed c ? c.streak() : 0, config.capacityStreak(), nextProbeAt,
+        current instanceof HalfOpen h && h.probing(), config.localFor(), config.maxLocalFor(), history(), null);
   }
 
   private static OverrideMode currentOverride(Phase phase) {
@@ -360,21 +308,16 @@ public final class LocalBreaker implements Breaker {
     if (from.state() == to.state()) {
       return;
     }
-    Transition transition = Transition.between(from.state(), to.state());
+    Transition.between(from.state(), to.state()); // only named transitions happen here
     log.warn("{} {} -> {}: {}", Breaker.label(route), from.state().tag(), to.state().tag(), reason);
-    Counter.builder("spillway.breaker.transitions")
-        .description("Breaker transitions")
-        .tags("from", from.state().tag(), "to", to.state().tag(), "route", route)
-        .register(meters)
-        .increment();
     synchronized (history) {
       history.addLast(new HistoryEntry(from.state(), to.state(), to.since(), reason));
       while (history.size() > config.historySize()) {
         history.removeFirst();
       }
     }
-    for (Listener listener : listeners) {
-      listener.transitioned(transition, reason);
+    for (BreakerListener listener : listeners) {
+      listener.onTransition(route, from.state(), to.state(), reason);
     }
   }
 

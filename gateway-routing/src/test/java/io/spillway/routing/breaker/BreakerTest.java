@@ -3,7 +3,6 @@ package io.spillway.routing.breaker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
@@ -21,7 +20,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,13 +31,14 @@ class BreakerTest {
   static final Duration MAX_LOCAL_FOR = Duration.ofMinutes(30);
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   final FailoverConfig config = new FailoverConfig(3, LOCAL_FOR, MAX_LOCAL_FOR, true, 4, null, null, null);
   Breaker breaker;
+  TransitionLog told;
 
   @BeforeEach
   void create() {
-    breaker = new LocalBreaker(config, clock, meters);
+    breaker = new LocalBreaker(config, clock);
+    told = TransitionLog.on(breaker);
   }
 
   static Verdict verdict(Outcome outcome) {
@@ -216,7 +215,7 @@ class BreakerTest {
 
     clock.advance(Duration.ofMinutes(11));
     assertThat(breaker.state()).isEqualTo(State.OPEN);
-    assertThat(breaker.snapshot().get("nextProbeAt").asText()).isEqualTo("2026-11-10T10:12:00Z");
+    assertThat(breaker.status().toJson().get("nextProbeAt").asText()).isEqualTo("2026-11-10T10:12:00Z");
 
     clock.advance(Duration.ofMinutes(1));
     assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
@@ -285,14 +284,14 @@ class BreakerTest {
   @Test
   void aLocalTicketsVerdictChangesNothing() {
     open();
-    String nextProbe = breaker.snapshot().get("nextProbeAt").asText();
+    String nextProbe = breaker.status().toJson().get("nextProbeAt").asText();
     Ticket local = breaker.acquire();
 
     breaker.record(local, verdict(Outcome.CAPACITY));
     breaker.record(local, verdict(Outcome.SUCCESS));
 
     assertThat(breaker.state()).isEqualTo(State.OPEN);
-    assertThat(breaker.snapshot().get("nextProbeAt").asText()).isEqualTo(nextProbe);
+    assertThat(breaker.status().toJson().get("nextProbeAt").asText()).isEqualTo(nextProbe);
   }
 
   @Test
@@ -388,48 +387,28 @@ class BreakerTest {
 
   @Test
   void theFirstCapacityAnswerOfAStreakTellsListenersOnce() {
-    AtomicInteger started = new AtomicInteger();
-    breaker.addListener(new Breaker.Listener() {
-      @Override
-      public void streakStarted() {
-        started.incrementAndGet();
-      }
-    });
-
     answer(Outcome.CAPACITY);
     answer(Outcome.CAPACITY);
-    assertThat(started).hasValue(1);
+    assertThat(told.streaksStarted).hasValue(1);
 
     answer(Outcome.SUCCESS);
     answer(Outcome.CAPACITY);
-    assertThat(started).hasValue(2);
+    assertThat(told.streaksStarted).hasValue(2);
   }
 
   @Test
-  void transitionsAreCountedByFromAndTo() {
+  void eachTransitionIsToldToListenersOnceWithItsRoute() {
     open();
     clock.advance(LOCAL_FOR);
     breaker.record(breaker.acquire(), verdict(Outcome.CAPACITY));
     clock.advance(LOCAL_FOR);
     breaker.record(breaker.acquire(), verdict(Outcome.SUCCESS));
 
-    assertThat(count("closed", "open")).isEqualTo(1);
-    assertThat(count("open", "half_open")).isEqualTo(2);
-    assertThat(count("half_open", "open")).isEqualTo(1);
-    assertThat(count("half_open", "closed")).isEqualTo(1);
-  }
-
-  @Test
-  void stateGaugeFollowsTheBreaker() {
-    assertThat(gauge()).isEqualTo(0);
-    open();
-    assertThat(gauge()).isEqualTo(2);
-    clock.advance(LOCAL_FOR);
-    assertThat(gauge()).isEqualTo(1);
-    breaker.override(OverrideMode.OPEN);
-    assertThat(gauge()).isEqualTo(2);
-    breaker.override(OverrideMode.CLOSED);
-    assertThat(gauge()).isEqualTo(0);
+    assertThat(told.count(State.CLOSED, State.OPEN)).isEqualTo(1);
+    assertThat(told.count(State.OPEN, State.HALF_OPEN)).isEqualTo(2);
+    assertThat(told.count(State.HALF_OPEN, State.OPEN)).isEqualTo(1);
+    assertThat(told.count(State.HALF_OPEN, State.CLOSED)).isEqualTo(1);
+    assertThat(told.transitions).hasSize(5).allSatisfy(t -> assertThat(t.route()).isEqualTo(Breaker.DEFAULT_ROUTE));
   }
 
   @Test
@@ -464,7 +443,7 @@ class BreakerTest {
   @Test
   void snapshotShowsStateSinceStreakNextProbeAndHistory() {
     answer(Outcome.CAPACITY);
-    JsonNode closed = breaker.snapshot();
+    JsonNode closed = breaker.status().toJson();
     assertThat(closed.get("state").asText()).isEqualTo("closed");
     assertThat(closed.get("override").asText()).isEqualTo("auto");
     assertThat(closed.get("streak").asInt()).isEqualTo(1);
@@ -473,7 +452,7 @@ class BreakerTest {
     clock.advance(Duration.ofSeconds(30));
     answer(Outcome.CAPACITY);
     answer(Outcome.CAPACITY);
-    JsonNode open = breaker.snapshot();
+    JsonNode open = breaker.status().toJson();
 
     assertThat(open.get("state").asText()).isEqualTo("open");
     assertThat(open.get("since").asText()).isEqualTo("2026-11-10T10:00:30Z");
@@ -486,7 +465,7 @@ class BreakerTest {
     assertThat(entry.get("reason").asText()).contains("3 capacity answers in a row").contains("local for 5m");
 
     breaker.override(OverrideMode.OPEN);
-    JsonNode forced = breaker.snapshot();
+    JsonNode forced = breaker.status().toJson();
     assertThat(forced.get("state").asText()).isEqualTo("open");
     assertThat(forced.get("override").asText()).isEqualTo("open");
     assertThat(forced.get("nextProbeAt").isNull()).isTrue();
@@ -495,13 +474,6 @@ class BreakerTest {
 
   @Test
   void everyNamedTransitionIsReachable() {
-    List<Breaker.Transition> seen = new ArrayList<>();
-    breaker.addListener(new Breaker.Listener() {
-      @Override
-      public void transitioned(Breaker.Transition transition, String reason) {
-        seen.add(transition);
-      }
-    });
     open();                                        // CLOSED_TO_OPEN
     clock.advance(LOCAL_FOR);
     breaker.state();                               // OPEN_TO_HALF_OPEN
@@ -524,15 +496,7 @@ class BreakerTest {
     breaker.override(OverrideMode.AUTO);           // FORCED_OPEN_TO_HALF_OPEN
     breaker.override(OverrideMode.OPEN);           // HALF_OPEN_TO_FORCED_OPEN
 
-    assertThat(seen).containsAll(List.of(Breaker.Transition.values()));
-  }
-
-  double count(String from, String to) {
-    var counter = meters.find("spillway.breaker.transitions").tags("from", from, "to", to).counter();
-    return counter == null ? 0 : counter.count();
-  }
-
-  double gauge() {
-    return meters.get("spillway.breaker.state").gauge().value();
+    assertThat(told.transitions).extracting(t -> Breaker.Transition.find(t.from(), t.to()))
+        .containsAll(List.of(Breaker.Transition.values()));
   }
 }

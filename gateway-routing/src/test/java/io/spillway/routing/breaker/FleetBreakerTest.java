@@ -3,8 +3,6 @@ package io.spillway.routing.breaker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker.Mode;
@@ -43,7 +41,7 @@ class FleetBreakerTest {
   final FailoverConfig config =
       new FailoverConfig(3, LOCAL_FOR, Duration.ofHours(1), true, 20, TIMEOUT, Duration.ofMillis(250), PROBE_LEASE);
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final List<MeterRegistry> registries = new ArrayList<>();
+  final List<TransitionLog> logs = new ArrayList<>();
   RedisProcess redis;
   FleetBreaker a;
   FleetBreaker b;
@@ -72,9 +70,9 @@ class FleetBreakerTest {
   }
 
   FleetBreaker replica() {
-    MeterRegistry meters = new SimpleMeterRegistry();
-    registries.add(meters);
-    return FleetBreaker.connect(redis.uri(), config, clock, meters);
+    FleetBreaker replica = FleetBreaker.connect(redis.uri(), config, clock);
+    logs.add(TransitionLog.on(replica));
+    return replica;
   }
 
   static Verdict verdict(Outcome outcome) {
@@ -95,9 +93,7 @@ class FleetBreakerTest {
   @Test
   void everyReplicaFollowsTheFleetsBreakerWhenRedisAnswers() {
     assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET);
-    assertThat(a.snapshot().get("mode").asText()).isEqualTo("fleet");
-    assertThat(registries.get(0).get("spillway.breaker.mode").tag("mode", "fleet").gauge().value()).isEqualTo(1);
-    assertThat(registries.get(0).get("spillway.breaker.mode").tag("mode", "local-fallback").gauge().value()).isZero();
+    assertThat(a.status().toJson().get("mode").asText()).isEqualTo("fleet");
   }
 
   @Test
@@ -111,11 +107,10 @@ class FleetBreakerTest {
 
     allAre(State.OPEN);
     assertThat(a.acquire().target()).isEqualTo(Target.LOCAL);
-    assertThat(b.snapshot().get("history").get(0).get("reason").asText())
+    assertThat(b.status().toJson().get("history").get(0).get("reason").asText())
         .contains("3 capacity answers in a row across the fleet").contains("local for 5m");
     await("every replica counts the fleet's transition it saw, once").atMost(WITHIN_A_SECOND).untilAsserted(() ->
-        assertThat(registries).allSatisfy(meters -> assertThat(meters.find("spillway.breaker.transitions")
-            .tags("from", "closed", "to", "open").counter()).isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1))));
+        assertThat(logs).allSatisfy(log -> assertThat(log.count(State.CLOSED, State.OPEN)).isEqualTo(1)));
   }
 
   @Test
@@ -180,7 +175,7 @@ class FleetBreakerTest {
     assertThat(tickets.stream().filter(t -> t.target() == Target.PROBE)).hasSize(1);
     assertThat(tickets.stream().filter(t -> t.target() == Target.LOCAL)).hasSize(59);
     await().atMost(WITHIN_A_SECOND).untilAsserted(() ->
-        assertThat(List.of(a, b, c)).allSatisfy(r -> assertThat(r.snapshot().get("probeInFlight").asBoolean()).isTrue()));
+        assertThat(List.of(a, b, c)).allSatisfy(r -> assertThat(r.status().toJson().get("probeInFlight").asBoolean()).isTrue()));
   }
 
   @Test
@@ -207,7 +202,7 @@ class FleetBreakerTest {
     c.record(probe, verdict(Outcome.CAPACITY));
 
     allAre(State.OPEN);
-    assertThat(a.snapshot().get("nextProbeAt").asText()).isEqualTo(clock.instant().plus(LOCAL_FOR).toString());
+    assertThat(a.status().toJson().get("nextProbeAt").asText()).isEqualTo(clock.instant().plus(LOCAL_FOR).toString());
   }
 
   @Test
@@ -308,9 +303,8 @@ class FleetBreakerTest {
     assertThat(a.state()).as("each decides alone now").isEqualTo(State.CLOSED);
     assertThat(a.acquire().target()).isEqualTo(Target.CLOUD);
     assertThat(c.acquire().target()).isEqualTo(Target.LOCAL);
-    assertThat(c.snapshot().get("mode").asText()).isEqualTo("local-fallback");
-    assertThat(c.snapshot().at("/fleet/reachable").asBoolean()).isFalse();
-    assertThat(registries.get(2).get("spillway.breaker.mode").tag("mode", "local-fallback").gauge().value()).isEqualTo(1);
+    assertThat(c.status().toJson().get("mode").asText()).isEqualTo("local-fallback");
+    assertThat(c.status().toJson().at("/fleet/reachable").asBoolean()).isFalse();
 
     redis.startAgain();
 
@@ -351,10 +345,10 @@ class FleetBreakerTest {
 
   @Test
   void withoutRedisEachReplicaHasItsOwnBreaker() {
-    Breaker own = Breakers.create("embedded:./data", config, clock, new SimpleMeterRegistry());
+    Breaker own = Breakers.create("embedded:./data", config, clock);
     assertThat(own).isInstanceOf(LocalBreaker.class);
     assertThat(own.mode()).isEqualTo(Mode.LOCAL);
-    assertThat(own.snapshot().get("mode").asText()).isEqualTo("local");
-    assertThat(Breakers.create("memory", config, clock, new SimpleMeterRegistry()).mode()).isEqualTo(Mode.LOCAL);
+    assertThat(own.status().toJson().get("mode").asText()).isEqualTo("local");
+    assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(Mode.LOCAL);
   }
 }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
@@ -49,7 +48,7 @@ class FleetRouteBreakersTest {
   }
 
   Breaker replica(String route) {
-    Breaker breaker = Breakers.create(route, redis.uri(), config, clock, new SimpleMeterRegistry());
+    Breaker breaker = Breakers.create(route, redis.uri(), config, clock);
     breakers.add(breaker);
     return breaker;
   }
@@ -84,7 +83,7 @@ class FleetRouteBreakersTest {
         .untilAsserted(() -> assertThat(List.of(azureA.state(), azureB.state())).containsOnly(State.OPEN));
     assertThat(List.of(primaryA.state(), primaryB.state())).containsOnly(State.CLOSED);
     assertThat(primaryA.streak()).isZero();
-    assertThat(azureB.snapshot().get("route").asText()).isEqualTo("azure-eu");
+    assertThat(azureB.status().toJson().get("route").asText()).isEqualTo("azure-eu");
   }
 
   @Test
