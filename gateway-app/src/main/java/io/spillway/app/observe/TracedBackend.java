@@ -13,12 +13,10 @@ import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.sse.ForwardingEventStream;
-import io.spillway.core.sse.SseEvent;
+import io.spillway.core.sse.EndingEventStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A backend whose every call is a client span, the child of the request's span, and whose upstream
@@ -104,9 +102,8 @@ final class TracedBackend extends ForwardingBackend {
   }
 
   /** Ends the attempt's span when its stream ends, fails or is closed. */
-  private static final class AttemptStream extends ForwardingEventStream {
+  private static final class AttemptStream extends EndingEventStream {
     private final Span span;
-    private final AtomicBoolean ended = new AtomicBoolean();
 
     AttemptStream(GatewayResponse response, Span span) {
       super(response.stream());
@@ -114,42 +111,12 @@ final class TracedBackend extends ForwardingBackend {
     }
 
     @Override
-    public SseEvent next() {
-      SseEvent event;
-      try {
-        event = delegate.next();
-      } catch (RuntimeException e) {
-        if (ended.compareAndSet(false, true)) {
-          span.setAttribute(GenAi.ERROR_TYPE, "stream_error");
-          span.setStatus(StatusCode.ERROR);
-          span.end();
-        }
-        throw e;
+    protected void ended(RuntimeException failure) {
+      if (failure != null) {
+        span.setAttribute(GenAi.ERROR_TYPE, "stream_error");
+        span.setStatus(StatusCode.ERROR);
       }
-      if (event == null) {
-        end();
-      }
-      return event;
+      span.end();
     }
-
-    @Override
-    public void close() {
-      try {
-        delegate.close();
-      } finally {
-        end();
-      }
-    }
-
-    private void end() {
-      if (ended.compareAndSet(false, true)) {
-        span.end();
-      }
-    }
-  }
-
-  @Override
-  public String toString() {
-    return "Traced(" + delegate + ")";
   }
 }

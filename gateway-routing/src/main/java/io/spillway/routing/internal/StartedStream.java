@@ -1,6 +1,7 @@
 package io.spillway.routing.internal;
 
 import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.sse.EndingEventStream;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 
@@ -11,15 +12,14 @@ import io.spillway.core.sse.SseEvent;
  *
  * <p>Read from one thread; {@link #close} may come from any thread.
  */
-public final class StartedStream implements EventStream {
-  private final EventStream delegate;
+public final class StartedStream extends EndingEventStream {
   private final AdmissionGate.Permit permit;
   private SseEvent first;
   private volatile boolean started;
 
   public StartedStream(SseEvent first, EventStream delegate, AdmissionGate.Permit permit) {
+    super(delegate);
     this.first = first;
-    this.delegate = delegate;
     this.permit = permit;
   }
 
@@ -31,25 +31,12 @@ public final class StartedStream implements EventStream {
       started = true;
       return event;
     }
-    try {
-      event = delegate.next();
-    } catch (RuntimeException e) {
-      permit.close();
-      throw e;
-    }
-    if (event == null) {
-      permit.close();
-    }
-    return event;
+    return super.next();
   }
 
   @Override
-  public void close() {
-    try {
-      delegate.close();
-    } finally {
-      permit.close();
-    }
+  protected void ended(RuntimeException failure) {
+    permit.close();
   }
 
   @Override
