@@ -185,7 +185,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
-        ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock,
+        ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters)
         : null;
     if (local != null) {

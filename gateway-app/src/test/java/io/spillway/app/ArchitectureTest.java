@@ -26,6 +26,7 @@ class ArchitectureTest {
 
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+      .withImportOption(location -> !location.contains("-tests.jar")) // other modules' test fixtures
       .importPackages("io.spillway");
 
   /** The stages of the pipeline and the terminal backends, one module each. */

@@ -1,6 +1,7 @@
 package io.spillway.local;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.time.Ticker;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.LocalServerConfig;
@@ -31,12 +32,12 @@ public final class LocalBackends {
       Clock clock,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
-    return create(local, cloud, TrimSettings.DEFAULTS, clock, scheduler, meters);
+    return create(local, cloud, TrimSettings.DEFAULTS, clock, Ticker.system(), scheduler, meters);
   }
 
   /**
    * As {@link #create(LocalConfig, CloudConfig, Clock, ScheduledExecutorService, MeterRegistry)},
-   * with what the code-aware trimmer keeps when a request is fitted to the local model's window
+   * on the gateway's {@code ticker} for durations, with what the code-aware trimmer keeps when a request is fitted to the local model's window
    * (the {@code shaping.trim} settings).
    */
   public static LocalPool create(
@@ -44,6 +45,7 @@ public final class LocalBackends {
       CloudConfig cloud,
       TrimSettings trim,
       Clock clock,
+      Ticker ticker,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
     List<PooledServer> servers = new ArrayList<>();
@@ -51,7 +53,7 @@ public final class LocalBackends {
       LocalConfig own = local.forServer(server);
       LocalBackend backend = new LocalBackend(server.name(), server(own, cloud, clock, meters), own, trim, clock,
           scheduler, meters);
-      servers.add(new PooledServer(backend, local.serverBreaker(), clock));
+      servers.add(new PooledServer(backend, local.serverBreaker(), clock, ticker));
     }
     return new LocalPool(servers, local, meters).start();
   }

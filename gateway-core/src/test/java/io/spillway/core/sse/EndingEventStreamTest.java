@@ -42,6 +42,11 @@ class EndingEventStreamTest {
 
       @Override
       public void close() {}
+
+      @Override
+      public boolean started() {
+        return false;
+      }
     });
 
     assertThatThrownBy(stream::next).hasMessage("upstream went away");

@@ -3,6 +3,7 @@ package io.spillway.local.pool;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.spillway.config.LocalServerBreakerConfig;
+import io.spillway.core.time.Ticker;
 import io.spillway.local.LocalBackend;
 import java.time.Clock;
 import java.util.Locale;
@@ -22,9 +23,11 @@ public final class PooledServer {
   private final LocalBackend backend;
   private final CircuitBreaker breaker;
   private final AtomicInteger outstanding = new AtomicInteger();
+  private final Ticker ticker;
 
-  public PooledServer(LocalBackend backend, LocalServerBreakerConfig breakerConfig, Clock clock) {
+  public PooledServer(LocalBackend backend, LocalServerBreakerConfig breakerConfig, Clock clock, Ticker ticker) {
     this.backend = backend;
+    this.ticker = ticker;
     this.breaker = ServerBreakers.create(backend.serverName(), breakerConfig, clock);
     breaker.getEventPublisher().onStateTransition(event -> {
       switch (event.getStateTransition().getToState()) {
@@ -82,8 +85,10 @@ public final class PooledServer {
     return breaker.tryAcquirePermission();
   }
 
-  void begin() {
+  /** Counts a request as outstanding; returns when it started, on the gateway's ticker. */
+  long begin() {
     outstanding.incrementAndGet();
+    return ticker.read();
   }
 
   void end() {
@@ -91,7 +96,7 @@ public final class PooledServer {
   }
 
   void succeeded(long startNanos) {
-    breaker.onSuccess(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+    breaker.onSuccess(ticker.read() - startNanos, TimeUnit.NANOSECONDS);
   }
 
   /**
@@ -110,7 +115,7 @@ public final class PooledServer {
   }
 
   void failed(long startNanos, Throwable cause) {
-    breaker.onError(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS, cause);
+    breaker.onError(ticker.read() - startNanos, TimeUnit.NANOSECONDS, cause);
   }
 
   /** The server as {@code /admin/status} and {@code /readyz} show it. */

@@ -62,8 +62,7 @@ public final class ServerSelection {
         continue;
       }
       sent.accept(server);
-      server.begin();
-      long start = System.nanoTime();
+      long start = server.begin();
       GatewayResponse response;
       try {
         response = server.backend().call(request);
