@@ -89,8 +89,8 @@ class CachePolicyTest {
     String body = """
         {"model":"gpt-4o","temperature":0,"messages":[{"role":"user","content":"lint this"}]}""";
     Caller silverWeb = new Caller("web", Tier.SILVER, "k3");
-    CachePolicy tier = new CachePolicy(new CacheConfig(null, null, null, null, "tier", null, null));
-    CachePolicy global = new CachePolicy(new CacheConfig(null, null, null, null, "global", null, null));
+    CachePolicy tier = new CachePolicy(new CacheConfig(null, null, null, null, CacheConfig.Scope.TIER, null, null));
+    CachePolicy global = new CachePolicy(new CacheConfig(null, null, null, null, CacheConfig.Scope.GLOBAL, null, null));
 
     assertThat(key(tier, chat(body), WEB)).isEqualTo(key(tier, chat(body), RELEASE));
     assertThat(key(tier, chat(body), silverWeb)).isNotEqualTo(key(tier, chat(body), RELEASE));

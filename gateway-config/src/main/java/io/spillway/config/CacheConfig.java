@@ -24,7 +24,7 @@ public record CacheConfig(
     DataSize maxSize,
     Duration ttl,
     DataSize maxEntrySize,
-    String scope,
+    Scope scope,
     TiersConfig tiers,
     List<String> uncacheableTools) {
 
@@ -41,12 +41,52 @@ public record CacheConfig(
     maxSize = maxSize != null ? maxSize : DataSize.ofMebibytes(256);
     ttl = ttl != null ? ttl : Duration.ofMinutes(10);
     maxEntrySize = maxEntrySize != null ? maxEntrySize : DataSize.ofMebibytes(4);
-    scope = scope != null ? scope : "team";
+    scope = scope != null ? scope : Scope.TEAM;
     tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
     uncacheableTools =
         uncacheableTools != null
             ? Collections.unmodifiableList(new ArrayList<>(uncacheableTools))
             : DEFAULT_UNCACHEABLE_TOOLS;
+    ConfigProblems.Reporter at = ConfigProblems.at("cache");
+    at.positive("ttl", ttl, "must be longer than 0s");
+    if (maxEntrySize.bytes() < 1 || maxEntrySize.bytes() > Integer.MAX_VALUE) {
+      at.problem("maxEntrySize", "must be between 1 byte and 2GiB");
+    } else if (maxEntrySize.bytes() > maxSize.bytes()) {
+      at.problem("maxEntrySize", maxEntrySize + " is larger than " + at.path("maxSize") + " " + maxSize);
+    }
+    for (int i = 0; i < uncacheableTools.size(); i++) {
+      String tool = uncacheableTools.get(i);
+      if (tool == null || tool.isBlank()) {
+        at.problem("uncacheableTools[" + i + "]", "empty tool name");
+      }
+    }
+  }
+
+  /** Who may share a cached answer. */
+  public enum Scope implements Choice {
+    /** Only the team that asked (the default). */
+    TEAM("team"),
+    /** Every team of the same tier. */
+    TIER("tier"),
+    /** Everyone. */
+    GLOBAL("global");
+
+    private final String spelling;
+
+    Scope(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @com.fasterxml.jackson.annotation.JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    static Scope of(String value) {
+      return Choice.parse(Scope.class, value);
+    }
   }
 
   /** Whether answers for {@code tier} are read from and written to the cache. */

@@ -74,9 +74,9 @@ public final class ConfigLoader {
       throw new ConfigException(source + ": the top level must be a mapping of sections");
     }
     JsonNode interpolated = interpolate(source, "", tree);
-    GatewayConfig config;
+    ConfigProblems.Bound<GatewayConfig> bound;
     try {
-      config = BINDER.treeToValue(interpolated, GatewayConfig.class);
+      bound = ConfigProblems.collect(() -> BINDER.treeToValue(interpolated, GatewayConfig.class));
     } catch (UnrecognizedPropertyException e) {
       List<String> known = new ArrayList<>();
       if (e.getKnownPropertyIds() != null) {
@@ -91,11 +91,12 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(source + ": " + e.getMessage());
     }
-    List<String> problems = ConfigValidator.problems(config);
+    List<String> problems = new ArrayList<>(bound.problems());
+    problems.addAll(ConfigValidator.problems(bound.value()));
     if (!problems.isEmpty()) {
       throw new ConfigException(source + ": " + String.join("; ", problems));
     }
-    return config;
+    return bound.value();
   }
 
   private JsonNode interpolate(String source, String path, JsonNode node) {
@@ -184,6 +185,7 @@ public final class ConfigLoader {
         return DataSize.parse(p.getValueAsString());
       }
     });
+    module.setDeserializerModifier(new BindingPaths());
     return new ObjectMapper()
         .registerModule(module)
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

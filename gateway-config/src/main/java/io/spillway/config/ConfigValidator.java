@@ -16,31 +16,6 @@ final class ConfigValidator {
 
   static List<String> problems(GatewayConfig c) {
     List<String> problems = new ArrayList<>();
-    ServerConfig s = c.server();
-    if (s.port() < 0 || s.port() > 65535) {
-      problems.add("key 'server.port': " + s.port() + " is not a port (0-65535)");
-    }
-    if (s.maxRequestSize().bytes() < 1024) {
-      problems.add("key 'server.maxRequestSize': must be at least 1KiB");
-    }
-    if (s.maxHops() < 0) {
-      problems.add("key 'server.maxHops': must be 0 or more");
-    }
-    if (s.maxConnections() < 1) {
-      problems.add("key 'server.maxConnections': must be at least 1");
-    }
-    if (s.http2().maxConcurrentStreams() < 1) {
-      problems.add("key 'server.http2.maxConcurrentStreams': must be at least 1");
-    }
-    if (s.reservedFileDescriptors() < 0) {
-      problems.add("key 'server.reservedFileDescriptors': must not be negative");
-    }
-    checkPositive(problems, "server.idleTimeout", s.idleTimeout());
-    checkPositive(problems, "server.requestReadTimeout", s.requestReadTimeout());
-    checkPositive(problems, "server.streamTimeLimit", s.streamTimeLimit());
-    if (s.tls() != null && (s.tls().certFile() == null || s.tls().keyFile() == null)) {
-      problems.add("key 'server.tls': needs both certFile and keyFile");
-    }
     if (c.cloud().routes().isEmpty()) {
       checkUrl(problems, "cloud.baseUrl", c.cloud().baseUrl());
     } else {
@@ -51,34 +26,6 @@ final class ConfigValidator {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
     checkLocal(problems, c.local());
-    if (c.failover().capacityStreak() < 1) {
-      problems.add("key 'failover.capacityStreak': must be at least 1");
-    }
-    checkFailover(problems, c.failover());
-    for (int i = 0; i < c.keys().size(); i++) {
-      KeyConfig k = c.keys().get(i);
-      String at = "key 'keys[" + i + "]";
-      boolean plain = k.key() != null && !k.key().isEmpty();
-      boolean hashed = k.keyHash() != null && !k.keyHash().isEmpty();
-      boolean disabled = k.key() != null && k.key().isEmpty() && !hashed;
-      if (plain == hashed && !disabled) {
-        problems.add(at + "': set exactly one of 'key' and 'keyHash'");
-      }
-      if (hashed && !k.keyHash().matches("sha256:[0-9a-f]{64}")) {
-        problems.add(at + ".keyHash': expected sha256:<64 lowercase hex digits> (see `spillway.jar hash-key`)");
-      }
-      if (k.team() == null || k.team().isBlank()) {
-        problems.add(at + ".team': missing");
-      }
-      try {
-        Tier.parse(k.tier());
-      } catch (IllegalArgumentException e) {
-        problems.add(at + ".tier': " + e.getMessage());
-      }
-      if (k.models().stream().anyMatch(m -> m == null || m.isBlank())) {
-        problems.add(at + ".models': a model name is empty");
-      }
-    }
     QuotaConfig q = c.quota();
     if (q.monthlyTokens() < 0) {
       problems.add("key 'quota.monthlyTokens': must not be negative");
@@ -92,32 +39,12 @@ final class ConfigValidator {
     }
     checkPoolsAndAccounting(problems, q);
     checkRateLimitsAndAdmission(problems, q);
-    checkPositive(problems, "admin.keySyncInterval", c.admin().keySyncInterval());
-    checkPositive(problems, "admin.rotationOverlap", c.admin().rotationOverlap());
     try {
       ZoneId.of(q.timezone());
     } catch (RuntimeException e) {
       problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
     }
     ShapingConfigValidator.check(c.shaping(), problems);
-    MetricsConfig m = c.metrics();
-    if (m.capacityWindow().toMinutes() < 1 || m.capacityWindow().compareTo(m.seriesWindow()) > 0) {
-      problems.add("key 'metrics.capacityWindow': must be at least 1m and at most metrics.seriesWindow");
-    }
-    if (m.seriesWindow().toMinutes() < 1 || m.seriesWindow().toHours() > 24) {
-      problems.add("key 'metrics.seriesWindow': must be between 1m and 24h");
-    }
-    if (m.maxModelTags() < 1) {
-      problems.add("key 'metrics.maxModelTags': must be at least 1");
-    }
-    checkTraces(problems, c.traces());
-    checkCache(problems, c.cache());
-    problems.addAll(c.spend().problems());
-    String store = c.store();
-    if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
-        || store.equals("memory"))) {
-      problems.add("key 'store': '" + store + "' is not embedded:<dir>, redis://host:port or memory");
-    }
     return problems;
   }
 
@@ -254,46 +181,7 @@ final class ConfigValidator {
     }
   }
 
-  private static void checkFailover(List<String> problems, FailoverConfig f) {
-    if (f.localFor().isNegative() || f.localFor().isZero()) {
-      problems.add("key 'failover.localFor': must be longer than 0s");
-    }
-    if (f.maxLocalFor().compareTo(f.localFor()) < 0) {
-      problems.add("key 'failover.maxLocalFor': " + Durations.format(f.maxLocalFor())
-          + " is shorter than failover.localFor (" + Durations.format(f.localFor()) + ")");
-    }
-    if (f.historySize() < 1) {
-      problems.add("key 'failover.historySize': must be at least 1");
-    }
-    String[] names = {"fleetTimeout", "fleetRefresh", "probeLease"};
-    Duration[] values = {f.fleetTimeout(), f.fleetRefresh(), f.probeLease()};
-    for (int i = 0; i < names.length; i++) {
-      if (values[i].isNegative() || values[i].isZero()) {
-        problems.add("key 'failover." + names[i] + "': must be longer than 0s");
-      }
-    }
-  }
 
-  private static void checkCache(List<String> problems, CacheConfig cache) {
-    if (!Set.of("team", "tier", "global").contains(cache.scope())) {
-      problems.add("key 'cache.scope': '" + cache.scope() + "' is not one of team, tier, global");
-    }
-    if (cache.ttl().isNegative() || cache.ttl().isZero()) {
-      problems.add("key 'cache.ttl': must be longer than 0s");
-    }
-    if (cache.maxEntrySize().bytes() < 1 || cache.maxEntrySize().bytes() > Integer.MAX_VALUE) {
-      problems.add("key 'cache.maxEntrySize': must be between 1 byte and 2GiB");
-    } else if (cache.maxEntrySize().bytes() > cache.maxSize().bytes()) {
-      problems.add("key 'cache.maxEntrySize': " + cache.maxEntrySize() + " is larger than cache.maxSize "
-          + cache.maxSize());
-    }
-    for (int i = 0; i < cache.uncacheableTools().size(); i++) {
-      String tool = cache.uncacheableTools().get(i);
-      if (tool == null || tool.isBlank()) {
-        problems.add("key 'cache.uncacheableTools[" + i + "]': empty tool name");
-      }
-    }
-  }
 
   private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
     Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
@@ -335,25 +223,4 @@ final class ConfigValidator {
     }
   }
 
-  private static void checkTraces(List<String> problems, TracesConfig t) {
-    if (t.sampleRatio() < 0 || t.sampleRatio() > 1 || t.sampleRatio().isNaN()) {
-      problems.add("key 'traces.sampleRatio': must be between 0 and 1");
-    }
-    if (t.serviceName().isBlank()) {
-      problems.add("key 'traces.serviceName': must not be empty");
-    }
-    if (t.exportInterval().isNegative() || t.exportInterval().isZero()) {
-      problems.add("key 'traces.exportInterval': must be positive");
-    }
-    if (t.endpoint() != null) {
-      try {
-        URI uri = URI.create(t.endpoint());
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-          problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
-        }
-      } catch (IllegalArgumentException e) {
-        problems.add("key 'traces.endpoint': '" + t.endpoint() + "' is not an http(s) URL");
-      }
-    }
-  }
 }

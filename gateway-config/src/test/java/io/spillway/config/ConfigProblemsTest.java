@@ -1,0 +1,48 @@
+package io.spillway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigProblemsTest {
+  private final ConfigLoader loader = new ConfigLoader(Map.<String, String>of()::get);
+
+  @Test
+  void everyProblemIsReportedAtOnceUnderItsKeyPath() {
+    assertThatThrownBy(() -> loader.parse("gw.yaml", """
+        server: { port: 70000 }
+        keys:
+          - { team: a, tier: gold, key: k }
+          - { team: b, tier: platinum, key: j }
+        cache: { scope: user, ttl: 0s }
+        failover: { capacityStreak: 0 }
+        store: nowhere
+        """))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key 'server.port': 70000 is not a port")
+        .hasMessageContaining("key 'keys[1].tier': unknown tier 'platinum'")
+        .hasMessageContaining("key 'cache.scope': 'user' is not one of team, tier, global")
+        .hasMessageContaining("key 'cache.ttl': must be longer than 0s")
+        .hasMessageContaining("key 'failover.capacityStreak': must be at least 1")
+        .hasMessageContaining("key 'store': 'nowhere' is not embedded:<dir>");
+  }
+
+  @Test
+  void aChoiceIsSpelledCaseSensitivelyAsInYaml() {
+    assertThat(loader.parse("gw.yaml", "cache: { scope: global }").cache().scope()).isEqualTo(CacheConfig.Scope.GLOBAL);
+    assertThatThrownBy(() -> loader.parse("gw.yaml", "cache: { scope: Global }"))
+        .hasMessageContaining("key 'cache.scope': 'Global' is not one of team, tier, global");
+  }
+
+  @Test
+  void aRecordBuiltInCodeThrowsOnItsFirstProblem() {
+    assertThatThrownBy(() -> new FailoverConfig(0, null, null, null, null, null, null, null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("key 'failover.capacityStreak': must be at least 1");
+    assertThat(new FailoverConfig(2, Duration.ofMinutes(1), null, null, null, null, null, null).capacityStreak())
+        .isEqualTo(2);
+  }
+}
