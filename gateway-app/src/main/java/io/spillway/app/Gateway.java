@@ -77,6 +77,7 @@ import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudBackend;
@@ -176,13 +177,14 @@ public final class Gateway implements AutoCloseable {
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
+    BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud())
           : CloudBackend.create(route, config.cloud());
       Backend traced = tracing.trace(metrics.meter(backend, capacity), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock, meters);
+      Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null));
     }
@@ -193,7 +195,7 @@ public final class Gateway implements AutoCloseable {
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", breaker::snapshot);
     status.register("routes", () -> routesStatus(config));
-    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
+    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     Router router = Router.builder()
@@ -201,7 +203,7 @@ public final class Gateway implements AutoCloseable {
         .local(meteredLocal)
         .classifier(classifier)
         .admission(admission)
-        .failover(config.failover())
+        .retryLocally(config.failover().retryLocally())
         .localModels(new LocalModelList(config.local(), clock.instant()))
         .meters(meters)
         .build();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -116,10 +117,10 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     return Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry()))
+        .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock, new SimpleMeterRegistry()))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(FailoverConfig.DEFAULTS)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .meters(new SimpleMeterRegistry())
         .build();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock, new SimpleMeterRegistry());
+  final Breaker breaker = new LocalBreaker(BreakerSettings.DEFAULTS, clock, new SimpleMeterRegistry());
   final AtomicInteger localCalls = new AtomicInteger();
   final Backend local = backend("local", request -> {
     localCalls.incrementAndGet();
@@ -48,7 +49,7 @@ class RouterClientDisconnectTest {
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(FailoverConfig.DEFAULTS)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .meters(new SimpleMeterRegistry())
         .build();
@@ -82,7 +83,7 @@ class RouterClientDisconnectTest {
       throw new UpstreamException("cloud", UpstreamException.Failure.RESET_BEFORE_RESPONSE, "Canceled", null);
     }), AdmissionGate.OPEN);
 
-    for (int i = 0; i < FailoverConfig.DEFAULTS.capacityStreak() + 1; i++) {
+    for (int i = 0; i < BreakerSettings.DEFAULTS.capacityStreak() + 1; i++) {
       router.handle(requestWith(disconnect, true));
     }
 

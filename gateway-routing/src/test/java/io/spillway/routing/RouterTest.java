@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -44,7 +45,7 @@ class RouterTest {
           + "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final FailoverConfig config = FailoverConfig.DEFAULTS;
+  final BreakerSettings config = BreakerSettings.DEFAULTS;
   final Breaker breaker = new LocalBreaker(config, clock, new SimpleMeterRegistry());
   final RecordingGate gate = new RecordingGate();
 
@@ -55,7 +56,7 @@ class RouterTest {
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(config)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .meters(new SimpleMeterRegistry())
         .build();

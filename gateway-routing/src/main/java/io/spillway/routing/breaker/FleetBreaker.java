@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.Durations;
-import io.spillway.config.FailoverConfig;
 import io.spillway.core.json.Json;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
@@ -99,7 +98,7 @@ public final class FleetBreaker implements Breaker {
   private final String label;
   private final String stateKey;
   private final String historyKey;
-  private final FailoverConfig config;
+  private final BreakerSettings config;
   private final Clock clock;
   private final MeterRegistry meters;
   private final String location;
@@ -121,7 +120,7 @@ public final class FleetBreaker implements Breaker {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> changes;
 
-  private FleetBreaker(String route, String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  private FleetBreaker(String route, String uri, BreakerSettings config, Clock clock, MeterRegistry meters) {
     this.route = route;
     this.label = Breaker.label(route);
     this.stateKey = stateKey(route);
@@ -163,7 +162,7 @@ public final class FleetBreaker implements Breaker {
    * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
    * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
-  public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  public static FleetBreaker connect(String uri, BreakerSettings config, Clock clock, MeterRegistry meters) {
     return connect(DEFAULT_ROUTE, uri, config, clock, meters);
   }
 
@@ -171,7 +170,7 @@ public final class FleetBreaker implements Breaker {
    * The fleet's breaker of the cloud route {@code route}: its own Redis keys and channel (see
    * {@link #stateKey}), so each route opens and probes on its own across the fleet.
    */
-  public static FleetBreaker connect(String route, String uri, FailoverConfig config, Clock clock,
+  public static FleetBreaker connect(String route, String uri, BreakerSettings config, Clock clock,
       MeterRegistry meters) {
     FleetBreaker breaker = new FleetBreaker(route, uri, config, clock, meters);
     breaker.awaySince = clock.instant();

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.Durations;
-import io.spillway.config.FailoverConfig;
 import io.spillway.core.json.Json;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
@@ -66,7 +65,7 @@ public final class LocalBreaker implements Breaker {
   private static final Logger log = LoggerFactory.getLogger(LocalBreaker.class);
 
   private final String route;
-  private final FailoverConfig config;
+  private final BreakerSettings config;
   private final Clock clock;
   private final MeterRegistry meters;
   private final AtomicReference<Phase> phase;
@@ -74,12 +73,12 @@ public final class LocalBreaker implements Breaker {
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
   /** The breaker of the one-route shorthand's route ({@value Breaker#DEFAULT_ROUTE}). */
-  public LocalBreaker(FailoverConfig config, Clock clock, MeterRegistry meters) {
+  public LocalBreaker(BreakerSettings config, Clock clock, MeterRegistry meters) {
     this(DEFAULT_ROUTE, config, clock, meters, true);
   }
 
   /** The breaker of the cloud route named {@code route}; its meters carry the tag {@code route}. */
-  public LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters) {
+  public LocalBreaker(String route, BreakerSettings config, Clock clock, MeterRegistry meters) {
     this(route, config, clock, meters, true);
   }
 
@@ -87,7 +86,7 @@ public final class LocalBreaker implements Breaker {
    * {@code gauges}: whether this breaker registers the state and streak gauges; the fleet breaker's
    * fallback does not (the fleet breaker's gauges report whichever decides).
    */
-  LocalBreaker(String route, FailoverConfig config, Clock clock, MeterRegistry meters, boolean gauges) {
+  LocalBreaker(String route, BreakerSettings config, Clock clock, MeterRegistry meters, boolean gauges) {
     this.route = route;
     this.config = config;
     this.clock = clock;

@@ -34,7 +34,7 @@ class BreakerTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-  final FailoverConfig config = new FailoverConfig(3, LOCAL_FOR, MAX_LOCAL_FOR, true, 4, null, null, null);
+  final BreakerSettings config = BreakerSettings.from(new FailoverConfig(3, LOCAL_FOR, MAX_LOCAL_FOR, true, 4, null, null, null));
   Breaker breaker;
 
   @BeforeEach
