@@ -354,7 +354,7 @@ public final class Gateway implements AutoCloseable {
     for (int i = 0; i < routes.size(); i++) {
       ObjectNode route = out.addObject()
           .put("name", routes.get(i).name())
-          .put("kind", configured.get(i).kind())
+          .put("kind", configured.get(i).kind().spelling())
           .put("baseUrl", configured.get(i).baseUrl());
       route.set("breaker", routes.get(i).breaker().snapshot());
     }

@@ -16,11 +16,6 @@ final class ConfigValidator {
 
   static List<String> problems(GatewayConfig c) {
     List<String> problems = new ArrayList<>();
-    if (c.cloud().routes().isEmpty()) {
-      checkUrl(problems, "cloud.baseUrl", c.cloud().baseUrl());
-    } else {
-      checkRoutes(problems, c.cloud().routes());
-    }
     checkUrl(problems, "local.baseUrl", c.local().baseUrl());
     if (!Set.of("ollama", "openai").contains(c.local().kind())) {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
@@ -46,55 +41,6 @@ final class ConfigValidator {
     }
     ShapingConfigValidator.check(c.shaping(), problems);
     return problems;
-  }
-
-  /** A route name is a metric tag value, a header value and part of Redis key names. */
-  private static final java.util.regex.Pattern ROUTE_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-
-  private static void checkRoutes(List<String> problems, List<CloudRouteConfig> routes) {
-    Set<String> names = new java.util.HashSet<>();
-    for (int i = 0; i < routes.size(); i++) {
-      CloudRouteConfig route = routes.get(i);
-      String at = "cloud.routes[" + i + "]";
-      if (route == null) {
-        problems.add("key '" + at + "': empty route");
-        continue;
-      }
-      if (route.name() == null || route.name().isBlank()) {
-        problems.add("key '" + at + ".name': missing (every route needs a name)");
-      } else if (!ROUTE_NAME.matcher(route.name()).matches()) {
-        problems.add("key '" + at + ".name': '" + route.name() + "' must be 1-64 letters, digits, '.', '_' or '-'");
-      } else if (!names.add(route.name())) {
-        problems.add("key '" + at + ".name': '" + route.name() + "' is used by an earlier route");
-      }
-      if (!Set.of(CloudRouteConfig.OPENAI, CloudRouteConfig.AZURE).contains(route.kind())) {
-        problems.add("key '" + at + ".kind': '" + route.kind() + "' is not one of openai, azure");
-      }
-      if (route.baseUrl() == null) {
-        problems.add("key '" + at + ".baseUrl': missing");
-      } else {
-        checkUrl(problems, at + ".baseUrl", route.baseUrl());
-      }
-      if (route.azure()) {
-        if (route.apiVersion() == null) {
-          problems.add("key '" + at + ".apiVersion': missing (an azure route sends it as api-version, e.g. 2024-10-21)");
-        }
-        if (route.models().isEmpty()) {
-          problems.add("key '" + at + ".models': an azure route needs at least one entry (requested model: deployment)");
-        }
-      } else if (route.apiVersion() != null) {
-        problems.add("key '" + at + ".apiVersion': only an azure route takes an api-version");
-      }
-      route.models().forEach((requested, upstream) -> {
-        if (requested == null || requested.isBlank() || upstream == null || upstream.isBlank()) {
-          problems.add("key '" + at + ".models': every entry needs a requested model and an upstream "
-              + (route.azure() ? "deployment" : "model") + " ('" + requested + ": " + upstream + "')");
-        }
-      });
-      if (route.timeout() != null && (route.timeout().isNegative() || route.timeout().isZero())) {
-        problems.add("key '" + at + ".timeout': must be longer than zero");
-      }
-    }
   }
 
   private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
