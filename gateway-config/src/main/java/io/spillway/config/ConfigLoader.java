@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.spillway.core.pipeline.Tier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -185,6 +186,7 @@ public final class ConfigLoader {
         return DataSize.parse(p.getValueAsString());
       }
     });
+    module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
     module.setDeserializerModifier(new BindingPaths());
     return new ObjectMapper()
         .registerModule(module)

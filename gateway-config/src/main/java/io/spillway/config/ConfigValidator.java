@@ -21,54 +21,11 @@ final class ConfigValidator {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
     checkLocal(problems, c.local());
-    QuotaConfig q = c.quota();
-    if (q.monthlyTokens() < 0) {
-      problems.add("key 'quota.monthlyTokens': must not be negative");
-    }
-    if (!(q.alertAt() > 0 && q.alertAt() <= q.softAt() && q.softAt() <= 1.0)) {
-      problems.add("key 'quota.alertAt'/'quota.softAt': need 0 < alertAt <= softAt <= 1");
-    }
-    double shares = q.tiers().gold().share() + q.tiers().silver().share() + q.tiers().bronze().share();
-    if (shares > 1.0 + 1e-9) {
-      problems.add("key 'quota.tiers': shares add up to " + shares + ", more than 1");
-    }
-    checkPoolsAndAccounting(problems, q);
-    checkRateLimitsAndAdmission(problems, q);
-    try {
-      ZoneId.of(q.timezone());
-    } catch (RuntimeException e) {
-      problems.add("key 'quota.timezone': '" + q.timezone() + "' is not a time zone");
-    }
     ShapingConfigValidator.check(c.shaping(), problems);
     return problems;
   }
 
-  private static void checkPoolsAndAccounting(List<String> problems, QuotaConfig q) {
-    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
-    tiers.put("gold", q.tiers().gold());
-    tiers.put("silver", q.tiers().silver());
-    tiers.put("bronze", q.tiers().bronze());
-    tiers.forEach((name, tier) -> {
-      if (tier.share() < 0 || tier.overdraft() < 0) {
-        problems.add("key 'quota.tiers." + name + "': share and overdraft must not be negative");
-      }
-    });
-    if (q.defaultMaxTokens() < 1) {
-      problems.add("key 'quota.defaultMaxTokens': must be at least 1");
-    }
-    checkPositive(problems, "quota.flushInterval", q.flushInterval());
-    checkPositive(problems, "quota.storeTimeout", q.storeTimeout());
-    checkPositive(problems, "quota.alertWebhookTimeout", q.alertWebhookTimeout());
-    if (q.alertWebhook() != null && !q.alertWebhook().isBlank()) {
-      checkUrl(problems, "quota.alertWebhook", q.alertWebhook());
-    }
-  }
 
-  private static void checkPositive(List<String> problems, String key, java.time.Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      problems.add("key '" + key + "': must be longer than zero");
-    }
-  }
 
   private static void checkLocal(List<String> problems, LocalConfig local) {
     if (!Set.of(LocalConfig.RESPONSES_VIA_CHAT, LocalConfig.RESPONSES_NATIVE).contains(local.responsesApi())) {
@@ -129,34 +86,7 @@ final class ConfigValidator {
 
 
 
-  private static void checkRateLimitsAndAdmission(List<String> problems, QuotaConfig q) {
-    Map<String, QuotaConfig.TierConfig> tiers = new LinkedHashMap<>();
-    tiers.put("gold", q.tiers().gold());
-    tiers.put("silver", q.tiers().silver());
-    tiers.put("bronze", q.tiers().bronze());
-    tiers.forEach((name, tier) -> {
-      atLeastOne(problems, "quota.tiers." + name + ".requestsPerMinutePerTeam", tier.requestsPerMinutePerTeam());
-      atLeastOne(problems, "quota.tiers." + name + ".requestsPerHour", tier.requestsPerHour());
-      if (tier.maxWait().isNegative()) {
-        problems.add("key 'quota.tiers." + name + ".maxWait': must not be negative");
-      }
-    });
-    q.teams().forEach((team, limits) -> {
-      atLeastOne(problems, "quota.teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
-      atLeastOne(problems, "quota.teams." + team + ".requestsPerHour", limits.requestsPerHour());
-    });
-    atLeastOne(problems, "quota.admission.cloudConcurrency", q.admission().cloudConcurrency());
-    atLeastOne(problems, "quota.admission.localConcurrency", q.admission().localConcurrency());
-    if (q.admission().queueSize() < 0) {
-      problems.add("key 'quota.admission.queueSize': must not be negative");
-    }
-  }
 
-  private static void atLeastOne(List<String> problems, String key, Integer value) {
-    if (value != null && value < 1) {
-      problems.add("key '" + key + "': must be at least 1 (leave it out for no limit)");
-    }
-  }
 
   private static void checkUrl(List<String> problems, String key, String url) {
     try {

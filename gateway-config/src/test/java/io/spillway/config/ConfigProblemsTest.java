@@ -45,4 +45,30 @@ class ConfigProblemsTest {
     assertThat(new FailoverConfig(2, Duration.ofMinutes(1), null, null, null, null, null, null).capacityStreak())
         .isEqualTo(2);
   }
+
+  @Test
+  void anUnknownTierIsReportedWithTheKnownOnesBesideOtherProblems() {
+    assertThatThrownBy(() -> loader.parse("gw.yaml", """
+        quota:
+          tiers:
+            platinum: { share: 0.1 }
+            silver: { requestsPerHour: 0 }
+        cloud:
+          routes:
+            - { name: a, kind: bedrock, baseUrl: "https://a.example/v1" }
+        """))
+        .hasMessageContaining("unknown key 'quota.tiers.platinum' (known keys here: gold, silver, bronze)")
+        .hasMessageContaining("key 'quota.tiers.silver.requestsPerHour': must be at least 1")
+        .hasMessageContaining("key 'cloud.routes[0].kind': 'bedrock' is not one of openai, azure");
+  }
+
+  @Test
+  void perTierSectionsAreMapsWithEveryTierAndPrintAsWritten() {
+    GatewayConfig config = loader.parse("gw.yaml", "quota:\n  tiers:\n    bronze: { share: 0.1 }\n");
+    assertThat(config.quota().tiers()).containsOnlyKeys(io.spillway.core.pipeline.Tier.values());
+    assertThat(config.quota().tier(io.spillway.core.pipeline.Tier.BRONZE).share()).isEqualTo(0.1);
+    assertThat(config.quota().tier(io.spillway.core.pipeline.Tier.BRONZE).maxWait()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(ConfigPrinter.toMaskedYaml(config)).contains("    bronze:\n      share: 0.1");
+    assertThat(loader.parse("again.yaml", ConfigPrinter.toMaskedYaml(config)).quota()).isEqualTo(config.quota());
+  }
 }
