@@ -187,6 +187,7 @@ public final class ConfigLoader {
       }
     });
     module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
+    module.addDeserializer(Tier.class, new TierMaps.Values());
     module.setDeserializerModifier(new BindingPaths());
     return new ObjectMapper()
         .registerModule(module)

@@ -79,6 +79,12 @@ public final class ConfigPrinter {
         gen.writeFieldName(value.tag());
       }
     });
+    module.addSerializer(Tier.class, new JsonSerializer<Tier>() {
+      @Override
+      public void serialize(Tier value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeString(value.tag());
+      }
+    });
     return YAMLMapper.builder()
         .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
         .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)

@@ -21,7 +21,6 @@ final class ConfigValidator {
       problems.add("key 'local.kind': '" + c.local().kind() + "' is not one of ollama, openai");
     }
     checkLocal(problems, c.local());
-    ShapingConfigValidator.check(c.shaping(), problems);
     return problems;
   }
 

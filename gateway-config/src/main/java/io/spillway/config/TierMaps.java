@@ -1,8 +1,11 @@
 package io.spillway.config;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.KeyDeserializer;
 import io.spillway.core.pipeline.Tier;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -30,6 +33,24 @@ final class TierMaps {
     return Collections.unmodifiableMap(all);
   }
 
+  /** Reads a tier value as YAML spells it ({@code gold}, case-sensitive); reports any other word. */
+  static final class Values extends JsonDeserializer<Tier> {
+    @Override
+    public Tier deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      String value = p.getValueAsString();
+      for (Tier tier : Tier.values()) {
+        if (tier.tag().equals(value)) {
+          return tier;
+        }
+      }
+      String key = BindingPaths.pathOf(p).replaceFirst("\\[\\d+]$", "");
+      ConfigProblems.at("").raw("key '" + key + "': '" + value + "' is not one of " + TAGS);
+      return null;
+    }
+  }
+
+  private static final String TAGS = Arrays.stream(Tier.values()).map(Tier::tag).collect(Collectors.joining(", "));
+
   /** Reads a tier key as YAML spells it ({@code gold}, case-sensitive); reports any other word. */
   static final class Keys extends KeyDeserializer {
     @Override
@@ -40,7 +61,7 @@ final class TierMaps {
         }
       }
       ConfigProblems.at("").raw("unknown key '" + BindingPaths.pathOf(ctxt.getParser()) + "' (known keys here: "
-          + Arrays.stream(Tier.values()).map(Tier::tag).collect(Collectors.joining(", ")) + ")");
+          + TAGS + ")");
       return null;
     }
   }
