@@ -24,8 +24,11 @@ import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
 import java.util.HashSet;
 import java.util.Set;
-import io.spillway.core.api.ModelEndpoint;
+import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.ParseStage;
 import io.spillway.cache.ResponseCache;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.Durations;
@@ -54,8 +57,8 @@ import io.spillway.core.tokens.TokenCounter;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.shaping.trim.TrimSettings;
-import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
+import io.spillway.local.LocalPool;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
 import io.spillway.quota.accounting.TokenReportInterceptor;
@@ -75,6 +78,7 @@ import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
 import io.spillway.quota.store.UsageStores;
 import io.spillway.routing.LocalModelList;
+import io.spillway.routing.ModelsService;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
@@ -101,8 +105,12 @@ import org.slf4j.LoggerFactory;
  * One running Spillway: builds every part from a config, wires the pipeline and starts the front
  * end. Tests start it on port 0 exactly as {@code serve} does.
  *
- * <p>Pipeline order: observe (metrics, access log) → trace (when {@code traces.endpoint} is set) → loop guard → auth → cache → shaping → quota →
- * admission → router (terminal, metered).
+ * <p>Pipeline order: observe (metrics, access log) → parse → trace (when {@code traces.endpoint} is
+ * set) → loop guard → auth → token report → cache → outcome headers → shaping → rate limits → quota
+ * → router (terminal, metered; admission is entered by the router per backend call). The model list
+ * ({@code GET /v1/models[/{id}]}) has a pipeline of its own: observe → model query → trace → loop
+ * guard → auth → rate limits → outcome headers → {@link ModelsService}. Stages talk through typed
+ * request attributes and the request's {@link io.spillway.core.pipeline.RequestOutcome}.
  *
  * <p>For the parts that other components plug into: {@link #meters()} (pass it to
  * constructors), {@link #status()} ({@code status.register(name, supplier)} adds a section to
@@ -119,7 +127,7 @@ public final class Gateway implements AutoCloseable {
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
   private final ScheduledExecutorService localScheduler;
-  private final LocalBackend local;
+  private final LocalPool local;
   private final RequestLimiter requestLimiter;
   private final PriorityAdmissionGate admission;
   private final ResponseCache cache;
@@ -165,14 +173,15 @@ public final class Gateway implements AutoCloseable {
     CapacityClassifier classifier = new CapacityClassifier(clock);
     CapacitySignal capacity = classifier::isCapacity;
     this.tracing = Tracing.from(config.traces(), clock);
-    this.localScheduler = Executors.newSingleThreadScheduledExecutor(
+    // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
+    this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock,
             localScheduler, meters)
         : null;
     if (local != null) {
-      status.register("local", () -> local.readiness().toJson(true));
+      status.register("local", () -> local.toJson(true));
     }
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(local, capacity), localProvider(config), capacity);
@@ -198,13 +207,14 @@ public final class Gateway implements AutoCloseable {
     this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
+    LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
     Router router = Router.builder()
         .routes(routes)
         .local(meteredLocal)
         .classifier(classifier)
         .admission(admission)
         .retryLocally(config.failover().retryLocally())
-        .localModels(new LocalModelList(config.local(), clock.instant()))
+        .localModels(localModels)
         .meters(meters)
         .build();
 
@@ -221,18 +231,23 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> interceptors = new ArrayList<>();
     RequestObserver observer = new RequestObserver(metrics, accessLog, clock, System::nanoTime);
     interceptors.add(observer);
+    interceptors.add(new ParseStage());
+    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
+    List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
-      interceptors.add(tracing.stage());
+      frontStages.add(tracing.stage());
     }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
-    interceptors.add(new LoopGuard(maxHops::get));
-    interceptors.add(new AuthInterceptor(keys::get, apiKeys, clock));
+    frontStages.add(new LoopGuard(maxHops::get));
+    frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
+    interceptors.addAll(frontStages);
+    models.addAll(frontStages);
     interceptors.add(new TokenReportInterceptor(quota));
-    interceptors.add(observer.usageTap());
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
+    interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, clock));
@@ -241,13 +256,18 @@ public final class Gateway implements AutoCloseable {
     shapingKeys.add("shaping.risk.tiers");
     reloader.register(shaping, shapingKeys.toArray(String[]::new));
     interceptors.addAll(shaping.stages());
-    interceptors.add(new RateLimitInterceptor(requestLimiter));
+    RateLimitInterceptor rateLimits = new RateLimitInterceptor(requestLimiter);
+    interceptors.add(rateLimits);
+    models.add(rateLimits);
     ReloadableInterceptor accounting = new ReloadableInterceptor(config,
         next -> new QuotaInterceptor(quota, new TokenEstimator(next.quota().defaultMaxTokens(),
             next.shaping().maxTokenizedChars()), spend));
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router));
+    models.add(new OutcomeHeaders());
+    Pipeline modelList = new Pipeline(models, metrics.meter(
+        new ModelsService(routes, classifier, admission, localModels, meters)));
 
     Duration capacityWindow = config.metrics().capacityWindow();
     status.register("traffic", () -> Json.object()
@@ -267,10 +287,13 @@ public final class Gateway implements AutoCloseable {
 
     HttpRoutes.Builder httpRoutes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      httpRoutes.route(route == Route.MODELS ? "GET" : "POST", route.path(),
-          observer.rejections(route, new OpenAiEndpoint(route, pipeline)));
+      if (route.hasBody()) {
+        httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
+      }
     }
-    httpRoutes.prefix(ModelEndpoint.PREFIX, observer.rejections(Route.MODELS, new ModelEndpoint(pipeline)));
+    ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
+    httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
+    httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
     httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
@@ -300,7 +323,7 @@ public final class Gateway implements AutoCloseable {
 
   /** The {@code gen_ai.provider.name} of local answers: the API the local server speaks. */
   private static String localProvider(GatewayConfig config) {
-    return "ollama".equals(config.local().kind()) ? "ollama" : "openai";
+    return config.local().kind().spelling();
   }
 
   /** A reload step with a name for the log and for {@code failed} in the reload answer. */
@@ -493,7 +516,7 @@ public final class Gateway implements AutoCloseable {
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
-  public LocalBackend local() {
+  public LocalPool local() {
     return local;
   }
 

@@ -11,7 +11,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
-import io.spillway.local.LocalBackend;
+import io.spillway.local.LocalPool;
 import io.spillway.quota.store.StoreStatus;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.routing.breaker.Breaker;
@@ -26,6 +26,8 @@ import java.util.function.Supplier;
  * connection limit in force ({@code server.maxConnections}, lowered to fit the file-descriptor
  * limit). The local part carries the readiness snapshot, missing models with their fix included; the
  * local server's address and the store's are not shown here (this endpoint needs no token).
+ * With several local servers ({@code local.servers}) it is ready while at least one of them is,
+ * and {@code local.servers} lists each with its readiness, breaker state and outstanding requests.
  * The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet}, or
  * {@code local-fallback} while the fleet's Redis does not answer), and the {@code risk} part whose
  * requests the risk index counts (the same three modes); neither changes readiness.
@@ -33,7 +35,7 @@ import java.util.function.Supplier;
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
   private final LocalConfig localConfig;
-  private final LocalBackend local;
+  private final LocalPool local;
   private final ConnectionBudget connections;
   private final Supplier<StoreStatus> store;
   private final boolean failClosed;
@@ -46,7 +48,7 @@ final class ReadinessService implements HttpService {
    * unreachable shared store makes the replica not ready (Retry-After: {@code quota.flushInterval},
    * how often the store tries again).
    */
-  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalBackend local, ConnectionBudget connections,
+  ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalPool local, ConnectionBudget connections,
       Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<RiskCounts.Mode> riskMode) {
     this.cloud = cloud;
     this.localConfig = localConfig;
@@ -74,7 +76,7 @@ final class ReadinessService implements HttpService {
       out.putObject("local").put("enabled", false);
       reasons.add("local: switched off (local.enabled: false)");
     } else {
-      out.set("local", local.readiness().toJson(false));
+      out.set("local", local.toJson(false));
       localUsable = local.ready();
       if (!localUsable) {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));

@@ -2,6 +2,7 @@ package io.spillway.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.ParseStage;
 import io.spillway.cache.ResponseCache;
 import io.spillway.config.CacheConfig;
 import io.spillway.config.KeyConfig;
@@ -72,7 +73,7 @@ public final class DefaultPipeline {
       }
     };
     pipeline = new Pipeline(
-        List.of(new AuthInterceptor(() -> keys), cache.interceptor(),
+        List.of(new ParseStage(), new AuthInterceptor(() -> keys), cache.interceptor(),
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
@@ -85,7 +86,9 @@ public final class DefaultPipeline {
             .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      builder.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
+      if (route.hasBody()) {
+        builder.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
+      }
     }
     routes = builder.build();
   }

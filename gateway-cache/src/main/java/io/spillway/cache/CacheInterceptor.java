@@ -1,5 +1,8 @@
 package io.spillway.cache;
 
+import io.spillway.core.pipeline.RequestOutcome;
+import io.spillway.core.pipeline.RequestOutcome.CacheStatus;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.cache.CachePolicy.Decision;
 import io.spillway.cache.InFlightCall.Outcome;
 import io.spillway.core.error.GatewayException;
@@ -40,7 +43,7 @@ final class CacheInterceptor implements Interceptor {
     return switch (decision.mode()) {
       case BYPASS -> {
         cache.metrics.bypass(decision.reason(), request.route());
-        yield tagged(proceed(chain, request), "bypass");
+        yield tagged(request, proceed(chain, request), CacheStatus.BYPASS);
       }
       case REFRESH -> {
         cache.metrics.request("refresh", request.route());
@@ -74,6 +77,7 @@ final class CacheInterceptor implements Interceptor {
   private GatewayResponse hit(GatewayRequest request, Caller caller, CachedAnswer answer) {
     cache.metrics.request("hit", request.route());
     cache.metrics.tokensSaved(caller, answer.tokens());
+    RequestOutcome.of(request).cache(CacheStatus.HIT);
     return answer.replay(cache.clock.instant());
   }
 
@@ -90,20 +94,20 @@ final class CacheInterceptor implements Interceptor {
         if (ok) {
           cache.metrics.tokensSaved(caller, CachedAnswer.bufferedTokens(buffered.body()));
         }
-        return GatewayResponse.buffered(buffered.status(),
-            buffered.headers().with(ResponseCache.HEADER, ok ? "hit" : "miss"), buffered.body());
+        return tagged(request, GatewayResponse.buffered(buffered.status(), buffered.headers(), buffered.body()),
+            ok ? CacheStatus.HIT : CacheStatus.MISS);
       }
       case Outcome.Streamed streamed -> {
         EventStream subscription = streamed.stream().subscribe();
         if (subscription != null) {
           cache.metrics.request("coalesced", request.route());
-          return GatewayResponse.streamed(streamed.status(),
-              streamed.headers().with(ResponseCache.HEADER, "hit"), subscription);
+          return tagged(request, GatewayResponse.streamed(streamed.status(), streamed.headers(), subscription),
+              CacheStatus.HIT);
         }
       }
       case Outcome.Failed failed -> {
         cache.metrics.request("coalesced", request.route());
-        return tagged(GatewayResponse.error(failed.error()), "miss");
+        return tagged(request, GatewayResponse.error(failed.error()), CacheStatus.MISS);
       }
       case Outcome.Alone alone -> {}
     }
@@ -129,7 +133,7 @@ final class CacheInterceptor implements Interceptor {
         call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      return tagged(GatewayResponse.error(e), "miss");
+      return tagged(request, GatewayResponse.error(e), CacheStatus.MISS);
     } catch (RuntimeException | Error e) {
       if (call != null) {
         call.complete(new Outcome.Alone());
@@ -139,10 +143,10 @@ final class CacheInterceptor implements Interceptor {
     } finally {
       request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, leaderGone);
     }
-    boolean storable = response.isSuccessful() && !degraded(request, response);
+    boolean storable = response.isSuccessful() && !degraded(request);
     // A call given up because its client left says nothing about the joiners' requests.
     boolean shared = !everyoneGone.happened()
-        && (response.isSuccessful() || response.headers().contains("x-spillway-backend"));
+        && (response.isSuccessful() || RequestOutcome.of(request).backend() != null);
     if (!response.isStream()) {
       if (storable && CachedAnswer.completeBuffered(request.route(), response.body())) {
         cache.put(key, CachedAnswer.buffered(response.status(), storedHeaders(response.headers()),
@@ -154,10 +158,10 @@ final class CacheInterceptor implements Interceptor {
             : new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      return tagged(response, "miss");
+      return tagged(request, response, CacheStatus.MISS);
     }
     if (!storable && call == null) {
-      return tagged(response, "miss");
+      return tagged(request, response, CacheStatus.MISS);
     }
     SharedStream stream = new SharedStream(response.stream(), cache.config.maxEntrySize().bytes(), storable,
         cache.clock, cache.streamTimeLimit,
@@ -169,7 +173,7 @@ final class CacheInterceptor implements Interceptor {
           : new Outcome.Alone());
     }
     stream.start();
-    return tagged(response.withStream(own), "miss");
+    return tagged(request, response.withStream(own), CacheStatus.MISS);
   }
 
   /**
@@ -241,12 +245,11 @@ final class CacheInterceptor implements Interceptor {
   }
 
   /** Shaping changed the request, so the answer is not the one the client's request asks for. */
-  private static boolean degraded(GatewayRequest request, GatewayResponse response) {
-    List<String> steps = request.attribute(RequestAttributes.DEGRADED);
+  private static boolean degraded(GatewayRequest request) {
+    List<String> steps = RequestOutcome.of(request).degraded();
     return (steps != null && !steps.isEmpty())
         || Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))
-        || request.attribute(RequestAttributes.MODEL_REWRITTEN_FROM) != null
-        || response.headers().contains("x-spillway-degraded");
+        || request.attribute(RequestAttributes.MODEL_REWRITTEN_FROM) != null;
   }
 
   private static GatewayResponse proceed(Chain chain, GatewayRequest request) {
@@ -257,8 +260,10 @@ final class CacheInterceptor implements Interceptor {
     }
   }
 
-  private static GatewayResponse tagged(GatewayResponse response, String value) {
-    return response.withHeader(ResponseCache.HEADER, value);
+  /** Notes the cache's part in the request's outcome and says it in {@value ResponseCache#HEADER}. */
+  private static GatewayResponse tagged(GatewayRequest request, GatewayResponse response, CacheStatus status) {
+    RequestOutcome.of(request).cache(status);
+    return response.withHeader(ResponseCache.HEADER, status.tag());
   }
 
   /** What a joiner may see of the leader's answer: not the leader's own rate-limit state. */
@@ -278,7 +283,7 @@ final class CacheInterceptor implements Interceptor {
     Headers.Builder out = Headers.builder();
     sharedHeaders(headers).forEach((name, value) -> {
       String lower = name.toLowerCase(Locale.ROOT);
-      if (!lower.startsWith("retry-after") && !lower.equals("age") && !lower.equals("x-spillway-degraded")) {
+      if (!lower.startsWith("retry-after") && !lower.equals("age") && !lower.equals(OutcomeHeaders.DEGRADED)) {
         out.add(name, value);
       }
     });

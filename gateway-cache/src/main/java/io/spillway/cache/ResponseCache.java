@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.config.CacheConfig;
 import io.spillway.core.pipeline.Interceptor;
 import java.time.Clock;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ResponseCache {
   /** The response header that says how the cache served a request: hit, miss or bypass. */
-  public static final String HEADER = "x-spillway-cache";
+  public static final String HEADER = OutcomeHeaders.CACHE;
 
   final CacheConfig config;
   final Clock clock;

@@ -7,6 +7,7 @@ import static io.spillway.cache.CacheFixture.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -90,6 +91,7 @@ class CacheClientDisconnectTest {
         block(cancelled);
         block(release);
         // What the router answers for a client that has gone.
+        RequestOutcome.of(request).servedBy("cloud");
         return GatewayResponse.error(GatewayException.of(ErrorKind.CLIENT_CLOSED, "gone", null))
             .withHeader("x-spillway-backend", "cloud");
       }

@@ -12,6 +12,7 @@ import static io.spillway.cache.CacheFixture.usageChunk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.CacheConfig;
 import io.spillway.config.DataSize;
 import io.spillway.core.error.ErrorKind;
@@ -193,7 +194,7 @@ class ResponseCacheTest {
   @Test
   void degradedAnswersAreNotStored() {
     f.upstream = request -> {
-      request.setAttribute(RequestAttributes.DEGRADED, List.of("max_tokens"));
+      RequestOutcome.of(request).degrade(List.of("max_tokens"));
       return chatAnswer("short");
     };
 
@@ -429,7 +430,7 @@ class ResponseCacheTest {
   void aStreamEveryoneLeftIsCancelledWhenItCannotBeCached() {
     ScriptedStream upstream = new ScriptedStream().send(chunk("a"));
     f.upstream = request -> {
-      request.setAttribute(RequestAttributes.DEGRADED, List.of("temperature"));
+      RequestOutcome.of(request).degrade(List.of("temperature"));
       return streamed(upstream);
     };
     GatewayResponse leader = f.send(RELEASE, Route.CHAT_COMPLETIONS, chatBody("hi", true));

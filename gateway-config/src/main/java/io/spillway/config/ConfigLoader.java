@@ -74,6 +74,11 @@ public final class ConfigLoader {
     if (!tree.isObject()) {
       throw new ConfigException(source + ": the top level must be a mapping of sections");
     }
+    JsonNode localSection = tree.path("local");
+    if (localSection.has("servers") && localSection.has("baseUrl")) {
+      throw new ConfigException(source + ": key 'local.servers': cannot be combined with local.baseUrl (the"
+          + " one-server shorthand); list every server under local.servers and remove local.baseUrl");
+    }
     JsonNode interpolated = interpolate(source, "", tree);
     ConfigProblems.Bound<GatewayConfig> bound;
     try {
@@ -92,10 +97,8 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(source + ": " + e.getMessage());
     }
-    List<String> problems = new ArrayList<>(bound.problems());
-    problems.addAll(ConfigValidator.problems(bound.value()));
-    if (!problems.isEmpty()) {
-      throw new ConfigException(source + ": " + String.join("; ", problems));
+    if (!bound.problems().isEmpty()) {
+      throw new ConfigException(source + ": " + String.join("; ", bound.problems()));
     }
     return bound.value();
   }

@@ -27,6 +27,7 @@ public final class ConfigPrinter {
   public static String toMaskedYaml(GatewayConfig config) {
     ObjectNode tree = MAPPER.valueToTree(config);
     mask(tree);
+    oneFormOfLocalServers(tree);
     try {
       return MAPPER.writeValueAsString(tree);
     } catch (JsonProcessingException e) {
@@ -38,7 +39,22 @@ public final class ConfigPrinter {
   public static JsonNode toMaskedTree(GatewayConfig config) {
     ObjectNode tree = MAPPER.valueToTree(config);
     mask(tree);
+    oneFormOfLocalServers(tree);
     return tree;
+  }
+
+  /**
+   * The local servers as they can be read back: {@code local.servers} without {@code local.baseUrl}
+   * (which only mirrors the first server), or the one-server shorthand without an empty list.
+   */
+  private static void oneFormOfLocalServers(ObjectNode tree) {
+    if (tree.get("local") instanceof ObjectNode local) {
+      if (local.path("servers").isEmpty()) {
+        local.remove("servers");
+      } else {
+        local.remove("baseUrl");
+      }
+    }
   }
 
   private static void mask(JsonNode node) {

@@ -39,8 +39,17 @@ public final class SelfReference {
           config.server().host(), listenPort, "Point the route at its real cloud endpoint");
     }
     if (config.local().enabled()) {
-      check(warnings, "local.baseUrl", config.local().baseUrl(), config.server().host(), listenPort,
-          "Point it at the local model server (Ollama listens on port 11434)");
+      List<LocalServerConfig> servers = config.local().servers();
+      if (servers.isEmpty()) {
+        check(warnings, "local.baseUrl", config.local().baseUrl(), config.server().host(), listenPort,
+            "Point it at the local model server (Ollama listens on port 11434)");
+      }
+      for (int i = 0; i < servers.size(); i++) {
+        if (servers.get(i) != null && servers.get(i).baseUrl() != null) {
+          check(warnings, "local.servers[" + i + "].baseUrl", servers.get(i).baseUrl(), config.server().host(),
+              listenPort, "Point it at the local model server (Ollama listens on port 11434)");
+        }
+      }
     }
     return warnings;
   }

@@ -1,15 +1,15 @@
 package io.spillway.local;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.GatewayRequest;
-import io.spillway.core.pipeline.RequestAttributes;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What a local backend left out of a request because it cannot honour it, said once: as the typed
- * {@link RequestAttributes#DROPPED_PARAMS} that later stages (logs, metrics) read, and as the
+ * {@link RequestOutcome#droppedParams()} that later stages (logs, metrics) read, and as the
  * {@value #HEADER} header of the answer, a comma list such as {@code reasoning,tools.web_search}.
  */
 public final class DroppedParams {
@@ -27,7 +27,7 @@ public final class DroppedParams {
     if (dropped.isEmpty()) {
       return Headers.EMPTY;
     }
-    request.setAttribute(RequestAttributes.DROPPED_PARAMS, List.copyOf(dropped));
+    RequestOutcome.of(request).dropped(List.copyOf(dropped));
     String list = String.join(",", dropped);
     log.debug("request {}: the local backend dropped what it cannot honour: {}", request.id(), list);
     return Headers.of(HEADER, list);

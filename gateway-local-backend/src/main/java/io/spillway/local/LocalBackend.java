@@ -3,8 +3,10 @@ package io.spillway.local;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.Durations;
 import io.spillway.config.LocalConfig;
+import io.spillway.config.LocalServerConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
@@ -13,7 +15,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.shaping.ShapingStages;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.context.ContextFitter;
 import io.spillway.local.context.ContextWindows;
@@ -47,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every request is fitted to the mapped model's context window before it goes out (see
  * {@link ContextFitter}): its {@code num_ctx} is set in {@link ContextFitter#NUM_CTX} for Ollama, and
- * when anything was cut the answer's {@code x-spillway-degraded} (and
- * {@link RequestAttributes#DEGRADED}) names {@value ContextFitter#STEP}. A conversation that cannot
+ * when anything was cut the request's {@link RequestOutcome} names {@value ContextFitter#STEP} among
+ * its degraded steps (the headers stage writes them as {@code x-spillway-degraded}). A conversation that cannot
  * be made to fit is refused with 503 {@code unsupported_on_local}. Each model's window is asked of
  * the server by the readiness probe, once, off the request path.
  *
@@ -63,6 +64,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
       Route.COMPLETIONS, "Completions API", Route.RESPONSES, "Responses API");
 
   private final LocalServer server;
+  /** The server's name in {@code local.servers} ({@code local} for the one-server shorthand). */
+  private final String serverName;
   private final LocalConfig config;
   private final ModelMapping models;
   private final ContextFitter fitter;
@@ -105,7 +108,19 @@ public final class LocalBackend implements Backend, AutoCloseable {
    */
   public LocalBackend(LocalServer server, LocalConfig config, TrimSettings trim, Clock clock,
       ScheduledExecutorService scheduler, MeterRegistry meters) {
+    this(LocalServerConfig.SHORTHAND_NAME, server, config, trim, clock, scheduler, meters);
+  }
+
+  /**
+   * Builds the backend of the server named {@code serverName} in {@code local.servers} without
+   * starting its schedule (see {@link #start()}); its gauges carry the tag {@code server}.
+   *
+   * @param config the config as this server sees it ({@link LocalConfig#forServer})
+   */
+  public LocalBackend(String serverName, LocalServer server, LocalConfig config, TrimSettings trim, Clock clock,
+      ScheduledExecutorService scheduler, MeterRegistry meters) {
     this.server = Objects.requireNonNull(server);
+    this.serverName = Objects.requireNonNull(serverName);
     this.config = config;
     this.models = new ModelMapping(config);
     this.fitter = new ContextFitter(config.context(), trim);
@@ -117,9 +132,9 @@ public final class LocalBackend implements Backend, AutoCloseable {
     Instant now = clock.instant();
     this.nextCheck = now;
     this.nextWarm = now;
-    Gauge.builder("spillway.local.ready", this, b -> b.ready() ? 1 : 0)
-        .description("1 when the local backend answers and has its default model").register(meters);
-    Gauge.builder("spillway.local.models.missing", this, b -> b.readiness().missing().size())
+    Gauge.builder("spillway.local.ready", this, b -> b.ready() ? 1 : 0).tag("server", serverName)
+        .description("1 when the local server answers and has its default model").register(meters);
+    Gauge.builder("spillway.local.models.missing", this, b -> b.readiness().missing().size()).tag("server", serverName)
         .description("mapped local models the local server does not have").register(meters);
     this.checksOk = Counter.builder("spillway.local.checks").tag("result", "ok").register(meters);
     this.checksFailed = Counter.builder("spillway.local.checks").tag("result", "unreachable").register(meters);
@@ -135,7 +150,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
   public LocalBackend start() {
     Duration every = tickInterval(config);
     ticking = scheduler.scheduleWithFixedDelay(this::tickQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
-    log.info("local backend ({}) at {}: checking every {}, keeping {} warm every {}", server.kind(),
+    log.info("local server {} ({}) at {}: checking every {}, keeping {} warm every {}", serverName, server.kind(),
         config.baseUrl(), Durations.format(config.checkEvery()), models.localModels(),
         server.keepsWarm() ? Durations.format(config.keepWarmEvery()) : "(not needed for this kind)");
     return this;
@@ -159,11 +174,17 @@ public final class LocalBackend implements Backend, AutoCloseable {
     return server.name();
   }
 
+  /** The server's name in {@code local.servers} ({@code local} for the one-server shorthand). */
+  public String serverName() {
+    return serverName;
+  }
+
   @Override
   public GatewayResponse call(GatewayRequest request) {
     GatewayRequest outgoing = request;
     boolean cut = false;
-    if (request.route() != Route.MODELS && request.route() != Route.EMBEDDINGS) {
+    String localModel = models.map(request.model());
+    if (request.route() != Route.EMBEDDINGS) {
       ContextFitter.Fit fit = fit(request);
       outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
       outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
@@ -182,11 +203,11 @@ public final class LocalBackend implements Backend, AutoCloseable {
       // The server answered although the last probe said it would not: find out now, not in a minute.
       runAsync(this::checkNow);
     }
+    if (localModel != null && response.status() < 400 && !readiness.get().loaded().contains(localModel)) {
+      readiness.updateAndGet(r -> r.withLoaded(localModel));
+    }
     if (cut && response.status() < 400) {
-      List<String> degraded = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-      degraded.add(ContextFitter.STEP);
-      request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(degraded));
-      response = response.withHeader(ShapingStages.DEGRADED_HEADER, String.join(",", degraded));
+      RequestOutcome.of(request).degrade(ContextFitter.STEP); // the headers stage writes x-spillway-degraded
     }
     return response;
   }
@@ -314,6 +335,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         return;
       }
       List<String> failures = new ArrayList<>();
+      List<String> warmed = new ArrayList<>();
       List<String> missing = current.missingModels();
       for (String model : models.localModels()) {
         if (missing.contains(model)) {
@@ -321,6 +343,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         }
         try {
           server.load(model, warmContext(model));
+          warmed.add(model);
         } catch (GatewayException e) {
           failures.add(model + ": " + e.getMessage());
           if (e instanceof UpstreamException upstream
@@ -332,7 +355,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
       }
       Instant now = clock.instant();
       String error = failures.isEmpty() ? null : String.join("; ", failures);
-      LocalReadiness before = readiness.getAndUpdate(r -> r.withWarm(now, error));
+      LocalReadiness before = readiness.getAndUpdate(r -> r.withWarm(now, error, warmed));
       if (error == null) {
         warmsOk.increment();
         if (before.warmError() != null) {
@@ -410,12 +433,13 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   private void logChange(LocalReadiness before, LocalReadiness after) {
     if (before.reachable() && !after.reachable()) {
-      log.warn("local backend ({}) is unreachable: {}", after.kind(), String.join("; ", after.problems()));
+      log.warn("local server {} ({}) is unreachable: {}", serverName, after.kind(),
+          String.join("; ", after.problems()));
     } else if (!before.reachable() && after.reachable()) {
-      log.info("local backend ({}) answers again{}", after.kind(),
+      log.info("local server {} ({}) answers again{}", serverName, after.kind(),
           after.version() != null ? " (version " + after.version() + ")" : "");
     } else if (!before.checked() && after.checked() && after.reachable()) {
-      log.info("local backend ({}) answers{}", after.kind(),
+      log.info("local server {} ({}) answers{}", serverName, after.kind(),
           after.version() != null ? " (version " + after.version() + ")" : "");
     }
     if (after.reachable() && !after.missingModels().equals(before.missingModels())) {
@@ -423,7 +447,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         log.info("local backend: every mapped model is present: {}", after.models());
       } else {
         for (LocalReadiness.MissingModel missing : after.missing()) {
-          log.warn("local backend: model '{}' is missing; fix: {}", missing.model(), missing.fix());
+          log.warn("local server {}: model '{}' is missing; fix: {}", serverName, missing.model(), missing.fix());
         }
       }
     }

@@ -3,6 +3,10 @@ package io.spillway.local;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
+import io.spillway.config.LocalServerConfig;
+import io.spillway.local.pool.PooledServer;
+import java.util.ArrayList;
+import java.util.List;
 import io.spillway.shaping.trim.TrimSettings;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
@@ -14,14 +18,14 @@ public final class LocalBackends {
   private LocalBackends() {}
 
   /**
-   * The local backend for {@code local}, its readiness probe and keep-warm schedule started.
+   * The local backend for {@code local}, every server's readiness probe and keep-warm schedule started.
    *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    * @param scheduler runs the schedule and background keep-warm rounds; owned by the caller, who
-   *     shuts it down after {@link LocalBackend#close()}
+   *     shuts it down after {@link LocalPool#close()}
    * @throws IllegalArgumentException for a {@code local.kind} other than ollama or openai
    */
-  public static LocalBackend create(
+  public static LocalPool create(
       LocalConfig local,
       CloudConfig cloud,
       Clock clock,
@@ -35,22 +39,28 @@ public final class LocalBackends {
    * with what the code-aware trimmer keeps when a request is fitted to the local model's window
    * (the {@code shaping.trim} settings).
    */
-  public static LocalBackend create(
+  public static LocalPool create(
       LocalConfig local,
       CloudConfig cloud,
       TrimSettings trim,
       Clock clock,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
-    return new LocalBackend(server(local, cloud, clock, meters), local, trim, clock, scheduler, meters).start();
+    List<PooledServer> servers = new ArrayList<>();
+    for (LocalServerConfig server : local.serverList()) {
+      LocalConfig own = local.forServer(server);
+      LocalBackend backend = new LocalBackend(server.name(), server(own, cloud, clock, meters), own, trim, clock,
+          scheduler, meters);
+      servers.add(new PooledServer(backend, local.serverBreaker(), clock));
+    }
+    return new LocalPool(servers, local, meters).start();
   }
 
   /** The bare server for {@code local.kind}, without schedule (for tests and tools). */
   public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     return switch (local.kind()) {
-      case "ollama" -> new OllamaBackend(local, cloud, clock, meters);
-      case "openai" -> new OpenAiLocalBackend(local, cloud, clock, meters);
-      default -> throw new IllegalArgumentException("local.kind '" + local.kind() + "' is not one of ollama, openai");
+      case OLLAMA -> new OllamaBackend(local, cloud, clock, meters);
+      case OPENAI -> new OpenAiLocalBackend(local, cloud, clock, meters);
     };
   }
 }

@@ -15,6 +15,8 @@ import java.util.List;
  * @param models the local models {@code local.models} maps to, {@code default} first
  * @param lastWarmAt when the models were last loaded; null when never
  * @param warmError why the last keep-warm round failed, or null
+ * @param loaded the mapped models the server had loaded in memory at the last probe, plus those it
+ *     served or loaded since
  */
 public record LocalReadiness(
     String kind,
@@ -27,7 +29,8 @@ public record LocalReadiness(
     Instant checkedAt,
     boolean keepWarm,
     Instant lastWarmAt,
-    String warmError) {
+    String warmError,
+    List<String> loaded) {
 
   /** A mapped model the server does not have, and how to get it there. */
   public record MissingModel(String model, String fix) {}
@@ -36,11 +39,12 @@ public record LocalReadiness(
     models = List.copyOf(models);
     missing = List.copyOf(missing);
     problems = List.copyOf(problems);
+    loaded = List.copyOf(loaded);
   }
 
   /** Before the first probe: assumed ready, so traffic is not refused while the probe runs. */
   public static LocalReadiness unchecked(String kind, String baseUrl, List<String> models, boolean keepWarm) {
-    return new LocalReadiness(kind, baseUrl, true, null, models, List.of(), List.of(), null, keepWarm, null, null);
+    return new LocalReadiness(kind, baseUrl, true, null, models, List.of(), List.of(), null, keepWarm, null, null, List.of());
   }
 
   /**
@@ -66,12 +70,29 @@ public record LocalReadiness(
 
   LocalReadiness withProbe(LocalServer.Probe probe, Instant at) {
     return new LocalReadiness(kind, baseUrl, probe.reachable(), probe.version(), models, probe.missing(),
-        probe.problems(), at, keepWarm, lastWarmAt, warmError);
+        probe.problems(), at, keepWarm, lastWarmAt, warmError, probe.reachable() ? probe.loaded() : List.of());
   }
 
-  LocalReadiness withWarm(Instant at, String error) {
+  LocalReadiness withWarm(Instant at, String error, List<String> warmed) {
     return new LocalReadiness(kind, baseUrl, reachable, version, models, missing, problems, checkedAt, keepWarm,
-        at, error);
+        at, error, union(loaded, warmed));
+  }
+
+  /** With {@code model} loaded: the server just served or loaded it. */
+  LocalReadiness withLoaded(String model) {
+    return loaded.contains(model) ? this : new LocalReadiness(kind, baseUrl, reachable, version, models, missing,
+        problems, checkedAt, keepWarm, lastWarmAt, warmError, union(loaded, List.of(model)));
+  }
+
+  private static List<String> union(List<String> a, List<String> b) {
+    List<String> out = new java.util.ArrayList<>(a);
+    b.stream().filter(m -> !out.contains(m)).forEach(out::add);
+    return out;
+  }
+
+  /** Whether the server has {@code model} (not known to be missing). */
+  public boolean has(String model) {
+    return missing.stream().noneMatch(m -> m.model().equals(model));
   }
 
   /**
@@ -96,6 +117,8 @@ public record LocalReadiness(
     }
     ArrayNode problemList = out.putArray("problems");
     problems.forEach(problemList::add);
+    ArrayNode loadedList = out.putArray("loaded");
+    loaded.forEach(loadedList::add);
     out.put("checkedAt", checkedAt == null ? null : checkedAt.toString());
     ObjectNode warm = out.putObject("keepWarm");
     warm.put("enabled", keepWarm);

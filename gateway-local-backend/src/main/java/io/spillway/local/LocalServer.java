@@ -69,11 +69,20 @@ public interface LocalServer extends Backend {
    * @param version the server's version, or null when it did not say
    * @param missing the asked-for models the server does not have, each with its fix
    * @param problems what is wrong, in sentences an operator can act on
+   * @param loaded the asked-for models the server has loaded in memory right now (Ollama's
+   *     {@code /api/ps}; an OpenAI-kind server keeps every model it lists loaded)
    */
-  record Probe(boolean reachable, String version, List<LocalReadiness.MissingModel> missing, List<String> problems) {
+  record Probe(boolean reachable, String version, List<LocalReadiness.MissingModel> missing, List<String> problems,
+      List<String> loaded) {
     public Probe {
       missing = List.copyOf(missing);
       problems = List.copyOf(problems);
+      loaded = List.copyOf(loaded);
+    }
+
+    /** A probe that could not tell which models are loaded. */
+    public Probe(boolean reachable, String version, List<LocalReadiness.MissingModel> missing, List<String> problems) {
+      this(reachable, version, missing, problems, List.of());
     }
 
     public static Probe unreachable(String problem) {

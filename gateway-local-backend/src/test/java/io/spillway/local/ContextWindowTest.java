@@ -13,6 +13,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UnsupportedOnLocalException;
@@ -170,12 +171,12 @@ class ContextWindowTest {
     messages.append(",{\"role\":\"user\",\"content\":\"last question\"}]");
     var request = OllamaTesting.request(Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o\",\"max_tokens\":500,\"messages\":" + messages + "}");
-    request.setAttribute(RequestAttributes.DEGRADED, List.of("temperature"));
+    RequestOutcome.of(request).degrade(List.of("temperature"));
 
     GatewayResponse answer = local.call(request);
 
-    assertThat(answer.headers().get("x-spillway-degraded")).isEqualTo("temperature,context_fit");
-    assertThat(request.attribute(RequestAttributes.DEGRADED)).containsExactly("temperature", "context_fit");
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(RequestOutcome.of(request).degraded()).containsExactly("temperature", "context_fit");
     JsonNode sent = lastChatBody();
     assertThat(sent.path("messages").get(0).path("content").asText()).isEqualTo("Be exact.");
     assertThat(sent.path("messages").get(sent.path("messages").size() - 1).path("content").asText())

@@ -8,6 +8,7 @@ import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -31,8 +32,8 @@ final class Refusals {
 
   /** {@code e} as the client's answer, charged to {@code backend}. */
   static GatewayResponse error(GatewayRequest request, String backend, GatewayException e) {
-    request.setAttribute(RequestAttributes.BACKEND, backend);
-    return GatewayResponse.error(e).withHeader(Router.BACKEND_HEADER, backend);
+    RequestOutcome.of(request).servedBy(backend);
+    return GatewayResponse.error(e);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.spillway.routing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
@@ -13,6 +14,7 @@ import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
@@ -65,8 +67,9 @@ import org.slf4j.LoggerFactory;
  *       probe when the cloud may serve it then, 400 without {@code Retry-After} while forced open.
  *       Rate-limit, quota and final answers pass through as they are, with {@code Retry-After} on
  *       every 429 and 503.
- *   <li>Every response carries {@code x-spillway-backend} and sets {@link RequestAttributes#BACKEND};
- *       one charged to a cloud route also carries {@value #ROUTE_HEADER} with the route's name.
+ *   <li>Every answer names its backend in the {@link RequestOutcome} (the headers stage writes it as
+ *       {@code x-spillway-backend}), a fallback its cause, and one charged to a cloud route the route's
+ *       name ({@code x-spillway-route}).
  * </ul>
  *
  * <p>Each backend call holds a permit from the {@link AdmissionGate}; a stream holds it until it ends
@@ -75,11 +78,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
-  public static final String BACKEND_HEADER = "x-spillway-backend";
+  public static final String BACKEND_HEADER = OutcomeHeaders.BACKEND;
   /** The cloud route that served (or, for an error, was tried last): its name from {@code cloud.routes}. */
-  public static final String ROUTE_HEADER = "x-spillway-route";
+  public static final String ROUTE_HEADER = OutcomeHeaders.ROUTE;
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
-  public static final String FALLBACK_HEADER = "x-spillway-fallback";
+  public static final String FALLBACK_HEADER = OutcomeHeaders.FALLBACK;
   static final String LOCAL_NAME = "local";
 
   private final List<CloudRoute> routes;
@@ -159,9 +162,6 @@ public final class Router implements Terminal {
 
   @Override
   public GatewayResponse handle(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return models(request);
-    }
     boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
     List<Passed> passed = new ArrayList<>();
     RouteFailure failed = null;
@@ -315,7 +315,7 @@ public final class Router implements Terminal {
       } catch (GatewayException refused) {
         route.breaker().release(ticket);
         release(rest);
-        return withFallback(routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure);
+        return withFallback(request, routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure);
       } catch (RuntimeException | Error e) {
         route.breaker().release(ticket);
         release(rest);
@@ -328,7 +328,7 @@ public final class Router implements Terminal {
       Verdict verdict = recordCloud(route, ticket, attempt);
       if (!verdict.outcome().failsOver()) {
         release(rest);
-        return withFallback(answer(request, route, attempt), failure);
+        return withFallback(request, answer(request, route, attempt), failure);
       }
       last = new RouteFailure(route, attempt, verdict);
     }
@@ -338,13 +338,13 @@ public final class Router implements Terminal {
       refused = refusals.unsupported(request, failure.unsupported(), last.route().backend().name(),
           "The cloud, tried instead, " + FailureWords.of(verdict), verdict);
     } else if (verdict.outcome() == Outcome.TRANSIENT) {
-      return withFallback(answer(request, last.route(), last.attempt()), failure);
+      return withFallback(request, answer(request, last.route(), last.attempt()), failure);
     } else {
       refused = refusals.unavailable(request, last.route().backend().name(),
           situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
           verdict.retryAfter());
     }
-    return withFallback(routed(request, last.route(), refused), failure);
+    return withFallback(request, routed(request, last.route(), refused), failure);
   }
 
   /**
@@ -433,38 +433,12 @@ public final class Router implements Terminal {
   }
 
   /**
-   * The model list: from the first route that takes traffic and can list models (not an azure
-   * route), else the local map.
-   */
-  private GatewayResponse models(GatewayRequest request) {
-    if (!Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))) {
-      for (CloudRoute route : routes) {
-        Breaker.State state = route.breaker().state();
-        if (!route.serves(request) || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN) {
-          continue;
-        }
-        try {
-          Attempt attempt = attempt(route.backend(), request);
-          if (!attempt.verdict().outcome().failsOver()) {
-            return answer(request, route, attempt);
-          }
-        } catch (GatewayException refused) {
-          // Admission is full: the model list does not need the cloud, the local map answers.
-          break;
-        }
-      }
-    }
-    request.setAttribute(RequestAttributes.BACKEND, LOCAL_NAME);
-    return localModels.response().withHeader(BACKEND_HEADER, LOCAL_NAME);
-  }
-
-  /**
    * The answer the client gets from a cloud {@code route}, or from local when {@code route} is null:
    * its response, or its failure as an error body.
    */
   private GatewayResponse answer(GatewayRequest request, CloudRoute route, Attempt attempt) {
     String backend = route != null ? route.backend().name() : local.name();
-    request.setAttribute(RequestAttributes.BACKEND, backend);
+    RequestOutcome.of(request).servedBy(backend);
     GatewayResponse response = attempt.response() != null ? attempt.response() : GatewayResponse.error(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
@@ -472,18 +446,18 @@ public final class Router implements Terminal {
           : route != null ? route.breaker().retryAfter(null) : retryAfter(null);
       response = response.withHeader("retry-after", Long.toString(GatewayResponse.retryAfterSeconds(wait)));
     }
-    response = response.withHeader(BACKEND_HEADER, backend);
     return route != null ? routed(request, route, response) : response;
   }
 
-  /** Names the cloud route a response is charged to, in {@value #ROUTE_HEADER} and on the request. */
+  /** Names the cloud route a response is charged to in the request's outcome ({@value #ROUTE_HEADER}). */
   private static GatewayResponse routed(GatewayRequest request, CloudRoute route, GatewayResponse response) {
-    request.setAttribute(RequestAttributes.CLOUD_ROUTE, route.name());
-    return response.withHeader(ROUTE_HEADER, route.name());
+    RequestOutcome.of(request).route(route.name());
+    return response;
   }
 
-  private static GatewayResponse withFallback(GatewayResponse response, LocalFailure failure) {
-    return response.withHeader(FALLBACK_HEADER, failure.cause().tag());
+  private static GatewayResponse withFallback(GatewayRequest request, GatewayResponse response, LocalFailure failure) {
+    RequestOutcome.of(request).fellBack(failure.cause().tag());
+    return response;
   }
 
   /**

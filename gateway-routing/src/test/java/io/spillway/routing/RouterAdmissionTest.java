@@ -3,6 +3,9 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.pipeline.RequestOutcome;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
 import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
@@ -44,7 +47,7 @@ class RouterAdmissionTest {
 
   @Test
   void bufferedAnswerGivesThePermitBackWhenItArrives() {
-    Router router = router(backend(request -> {
+    Terminal router = router(backend(request -> {
       assertThat(held).as("called inside the permit").hasValue(1);
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     }), gate);
@@ -58,7 +61,7 @@ class RouterAdmissionTest {
 
   @Test
   void failedCallGivesThePermitBack() {
-    Router router = router(backend(request -> {
+    Terminal router = router(backend(request -> {
       throw new UpstreamException("cloud", UpstreamException.Failure.CONNECT_FAILED, "connection refused", null);
     }), gate);
 
@@ -70,7 +73,7 @@ class RouterAdmissionTest {
 
   @Test
   void streamHoldsThePermitUntilItEnds() {
-    Router router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
+    Terminal router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
     EventStream stream = router.handle(request()).stream();
     assertThat(held).hasValue(1);
@@ -85,7 +88,7 @@ class RouterAdmissionTest {
 
   @Test
   void streamClosedEarlyGivesThePermitBack() {
-    Router router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
+    Terminal router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
     EventStream stream = router.handle(request()).stream();
     stream.next();
@@ -100,7 +103,7 @@ class RouterAdmissionTest {
     AdmissionGate full = (backend, request) -> {
       throw GatewayException.of(ErrorKind.UNAVAILABLE, "full", null);
     };
-    Router router = router(backend(request -> {
+    Terminal router = router(backend(request -> {
       calls.incrementAndGet();
       return GatewayResponse.json(200, new byte[0]);
     }), full);
@@ -113,9 +116,9 @@ class RouterAdmissionTest {
   }
 
   /** The router with only a cloud backend (local.enabled: false). */
-  private static Router router(Backend cloud, AdmissionGate gate) {
+  private static Terminal router(Backend cloud, AdmissionGate gate) {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-    return Router.builder()
+    Router router = Router.builder()
         .cloud(cloud)
         .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock, new SimpleMeterRegistry()))
         .classifier(new CapacityClassifier(clock))
@@ -124,6 +127,8 @@ class RouterAdmissionTest {
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .meters(new SimpleMeterRegistry())
         .build();
+    // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
+    return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));
   }
 
   private static Backend streaming(SseEvent... events) {

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
 import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
@@ -17,6 +19,7 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
@@ -49,8 +52,8 @@ class RouterTest {
   final Breaker breaker = new LocalBreaker(config, clock, new SimpleMeterRegistry());
   final RecordingGate gate = new RecordingGate();
 
-  Router router(Backend cloud, Backend local) {
-    return Router.builder()
+  Terminal router(Backend cloud, Backend local) {
+    Router router = Router.builder()
         .cloud(cloud)
         .local(local)
         .breaker(breaker)
@@ -60,6 +63,8 @@ class RouterTest {
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .meters(new SimpleMeterRegistry())
         .build();
+    // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
+    return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));
   }
 
   static GatewayRequest request(boolean stream) {
@@ -85,7 +90,7 @@ class RouterTest {
 
   @Test
   void aStreamHoldsItsPermitUntilItIsClosed() {
-    Router router = router(backend("cloud", r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
+    Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
 
     GatewayResponse response = router.handle(request(true));
 
@@ -100,7 +105,7 @@ class RouterTest {
 
   @Test
   void aStreamGivesItsPermitBackWhenItEnds() {
-    Router router = router(backend("cloud", r -> stream("{\"choices\":[]}", "[DONE]")), null);
+    Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "[DONE]")), null);
     EventStream stream = router.handle(request(true)).stream();
 
     assertThat(stream.started()).isFalse();
@@ -120,7 +125,7 @@ class RouterTest {
 
   @Test
   void aFailedCloudAttemptGivesItsPermitBackBeforeLocalIsEntered() {
-    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> stream("{\"choices\":[]}", "[DONE]")));
+    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> stream("{\"choices\":[]}", "[DONE]")));
 
     GatewayResponse response = router.handle(request(true));
 
@@ -133,7 +138,7 @@ class RouterTest {
   @Test
   void aStreamThatOpensWithACapacityErrorIsClosedAndRetriedLocally() {
     ListStream cloudStream = new ListStream(CAPACITY_BODY);
-    Router router = router(backend("cloud", r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
+    Terminal router = router(backend("cloud", r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
         backend("local", r -> ok()));
 
     GatewayResponse response = router.handle(request(true));
@@ -146,7 +151,7 @@ class RouterTest {
 
   @Test
   void aProbeRefusedByAdmissionGoesBackToThePool() {
-    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> ok()));
+    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
       router.handle(request(false));
     }
@@ -180,7 +185,7 @@ class RouterTest {
         warmUps.incrementAndGet();
       }
     };
-    Router router = router(backend("cloud", r -> capacity()), local);
+    Terminal router = router(backend("cloud", r -> capacity()), local);
 
     router.handle(request(false));
     router.handle(request(false));
@@ -191,7 +196,7 @@ class RouterTest {
   @Test
   void preferLocalNeverKeepsARequestFromBeingTheHalfOpenProbe() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Router router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+    Terminal router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
         ? capacity() : ok()), backend("local", r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
       router.handle(request(false));
@@ -203,7 +208,7 @@ class RouterTest {
     GatewayResponse response = router.handle(preferLocal);
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
-    assertThat(preferLocal.attribute(RequestAttributes.BACKEND)).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(preferLocal).backend()).isEqualTo("cloud");
     assertThat(cloudCalls).hasValue(config.capacityStreak() + 1);
     assertThat(breaker.state()).isEqualTo(Breaker.State.CLOSED);
   }
@@ -211,7 +216,7 @@ class RouterTest {
   @Test
   void preferLocalWhileClosedIsServedLocallyAndLeavesTheBreakerAlone() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Router router = router(backend("cloud", r -> {
+    Terminal router = router(backend("cloud", r -> {
       cloudCalls.incrementAndGet();
       return ok();
     }), backend("local", r -> ok()));
@@ -229,7 +234,7 @@ class RouterTest {
   @Test
   void theFallbackWhileOpenIsNotTheProbeAndMovesNothingInTheBreaker() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Router router = router(backend("cloud", r -> {
+    Terminal router = router(backend("cloud", r -> {
       cloudCalls.incrementAndGet();
       return capacity();
     }), backend("local", r -> GatewayResponse.json(500, "{\"error\":\"boom\"}".getBytes(StandardCharsets.UTF_8))));
@@ -253,7 +258,7 @@ class RouterTest {
   @Test
   void aSuccessfulFallbackWhileOpenDoesNotCloseTheBreakerEarly() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Router router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+    Terminal router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
         ? capacity() : ok()), backend("local", r -> {
           throw new io.spillway.core.error.UpstreamException("local",
               io.spillway.core.error.UpstreamException.Failure.CONNECT_FAILED, "refused", null);
@@ -272,7 +277,7 @@ class RouterTest {
 
   @Test
   void aFallbackFromAPreferLocalRequestWhileClosedCountsTowardTheStreak() {
-    Router router = router(backend("cloud", r -> capacity()), null);
+    Terminal router = router(backend("cloud", r -> capacity()), null);
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
@@ -316,7 +321,7 @@ class RouterTest {
   void aLocalRejectionDuringFailoverIsNotPassedOffAsTheAnswer() {
     byte[] notFound = "{\"error\":{\"message\":\"model 'qwen2.5-coder:7b' not found\",\"type\":\"api_error\"}}"
         .getBytes(StandardCharsets.UTF_8);
-    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
+    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
 
     GatewayResponse response = router.handle(request(false));
 
@@ -329,7 +334,7 @@ class RouterTest {
   void aLocalRejectionWhileTrafficIsLocalReachesTheClient() {
     byte[] invalid = "{\"error\":{\"message\":\"invalid temperature\",\"type\":\"invalid_request_error\"}}"
         .getBytes(StandardCharsets.UTF_8);
-    Router router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
+    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
     breaker.override(Breaker.OverrideMode.OPEN);
 
     GatewayResponse response = router.handle(request(false));

@@ -4,6 +4,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Tier;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,12 +13,12 @@ import java.util.List;
  * The ladder's last step, {@code local}, when the plan allows it: sets
  * {@link RequestAttributes#PREFER_LOCAL}, a preference the router honours unless the request becomes
  * the breaker's half-open probe or local cannot serve it. So the step is taken back from
- * {@link RequestAttributes#DEGRADED} when the answer comes back and the router
- * ({@link RequestAttributes#BACKEND}) says another backend served it. Thread-safe.
+ * the {@link RequestOutcome}'s degraded steps when the answer comes back and the router says (in the
+ * same outcome) that another backend served it. Thread-safe.
  */
 final class LocalStepInterceptor implements Interceptor {
   static final String STEP = "local";
-  /** The value the router sets in {@link RequestAttributes#BACKEND} when the local backend served. */
+  /** The backend the router names in the {@link RequestOutcome} when the local backend served. */
   private static final String LOCAL_BACKEND = "local";
 
   private final ShapingMetrics metrics;
@@ -37,11 +38,10 @@ final class LocalStepInterceptor implements Interceptor {
     ShapingAttributes.addDegraded(request, List.of(STEP));
     metrics.step(STEP, tier);
     GatewayResponse response = chain.proceed(request);
-    String backend = request.attribute(RequestAttributes.BACKEND);
+    RequestOutcome outcome = RequestOutcome.of(request);
+    String backend = outcome.backend();
     if (backend != null && !backend.equals(LOCAL_BACKEND)) {
-      List<String> applied = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-      applied.remove(STEP);
-      request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(applied));
+      outcome.undo(STEP);
     }
     return response;
   }

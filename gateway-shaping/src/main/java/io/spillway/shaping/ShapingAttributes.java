@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
 import java.util.ArrayList;
@@ -16,8 +17,8 @@ import java.util.List;
 
 /**
  * The typed values the shaping stages hand to each other on the request: no stage calls another or
- * reads another's headers. Shared with the rest of the pipeline: {@link RequestAttributes#DEGRADED},
- * {@link RequestAttributes#LOW_SIGNAL}, {@link RequestAttributes#PREFER_LOCAL} and
+ * reads another's headers. Shared with the rest of the pipeline: the degraded steps of the
+ * {@link RequestOutcome}, {@link RequestAttributes#LOW_SIGNAL}, {@link RequestAttributes#PREFER_LOCAL} and
  * {@link RequestAttributes#MODEL_REWRITTEN_FROM}.
  *
  * <p>Every step judges the request as the client sent it (its texts, its stop sequences, its output
@@ -42,12 +43,12 @@ final class ShapingAttributes {
   private ShapingAttributes() {}
 
   /**
-   * The tier whose rules shape {@code request}, or null when shaping leaves it alone: a model list,
-   * embeddings (their vectors must not change), or a request without a caller.
+   * The tier whose rules shape {@code request}, or null when shaping leaves it alone: embeddings
+   * (their vectors must not change), or a request without a caller.
    */
   static Tier tierToShape(GatewayRequest request) {
     Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (request.route() == Route.MODELS || request.route() == Route.EMBEDDINGS || caller == null) {
+    if (request.route() == Route.EMBEDDINGS || caller == null) {
       return null;
     }
     return caller.tier();
@@ -97,10 +98,8 @@ final class ShapingAttributes {
     return request.body().deepCopy();
   }
 
-  /** Appends {@code steps} to the request's {@link RequestAttributes#DEGRADED} list. */
+  /** Appends {@code steps} to the degraded steps of the request's {@link RequestOutcome}. */
   static void addDegraded(GatewayRequest request, Collection<String> steps) {
-    List<String> all = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-    all.addAll(steps);
-    request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(all));
+    RequestOutcome.of(request).degrade(List.copyOf(steps));
   }
 }

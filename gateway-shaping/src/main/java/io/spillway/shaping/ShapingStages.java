@@ -1,5 +1,6 @@
 package io.spillway.shaping;
 
+import io.spillway.core.api.OutcomeHeaders;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.pipeline.Interceptor;
@@ -17,11 +18,10 @@ import java.util.concurrent.Executors;
  *
  * <ol>
  *   <li>{@link SignalInterceptor}: low-signal scoring ({@code x-spillway-signal: low});
- *   <li>{@link DegradedHeaderInterceptor}: {@code x-spillway-degraded} from
- *       {@link RequestAttributes#DEGRADED} on the way out;
  *   <li>{@link LadderInterceptor}: the {@link ShapingPolicy}'s plan for the request's pressure;
- *   <li>the ladder's steps, each applied when the plan allows it and recorded in
- *       {@link RequestAttributes#DEGRADED} in this order: {@link TrimInterceptor} (also without
+ *   <li>the ladder's steps, each applied when the plan allows it and recorded in the
+ *       {@link io.spillway.core.pipeline.RequestOutcome}'s degraded steps (which the headers stage
+ *       writes as {@code x-spillway-degraded}) in this order: {@link TrimInterceptor} (also without
  *       pressure above the tier's {@code trimAboveTokens}), {@link DowngradeInterceptor},
  *       {@link StopRewriteInterceptor} ({@code shaping.stop.apply}), {@link ModelStepInterceptor},
  *       {@link LocalStepInterceptor};
@@ -34,7 +34,7 @@ import java.util.concurrent.Executors;
  */
 public final class ShapingStages {
   /** Lists the steps that changed the request, in order. */
-  public static final String DEGRADED_HEADER = DegradedHeaderInterceptor.HEADER;
+  public static final String DEGRADED_HEADER = OutcomeHeaders.DEGRADED;
   /** {@code low} on the answer to a low-signal request. */
   public static final String SIGNAL_HEADER = SignalInterceptor.HEADER;
 
@@ -54,7 +54,6 @@ public final class ShapingStages {
       ShapingMetrics metrics) {
     List<Interceptor> stages = new ArrayList<>(List.of(
         new SignalInterceptor(config.signal(), metrics),
-        new DegradedHeaderInterceptor(),
         new LadderInterceptor(new ShapingPolicy(config, signals, risk)),
         new TrimInterceptor(config, metrics),
         new DowngradeInterceptor(config.downgrade(), metrics),

@@ -2,6 +2,7 @@ package io.spillway.shaping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
@@ -20,7 +21,7 @@ class DowngradeInterceptorTest {
     assertThat(run.upstream.body().get("temperature").asDouble()).isEqualTo(0.3);
     assertThat(run.upstream.body().get("max_tokens").asInt()).isEqualTo(700);
     assertThat(run.upstream.body().has("top_p")).isFalse();
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("temperature", "max_tokens");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("temperature", "max_tokens");
     assertThat(run.counter("spillway.shaping.tokens.saved", "step", "max_tokens")).isEqualTo(300);
     assertThat(run.counter("spillway.shaping.steps", "step", "temperature", "tier", "bronze")).isEqualTo(1);
   }
@@ -33,7 +34,7 @@ class DowngradeInterceptorTest {
     });
 
     assertThat(run.upstream.body().get("top_p").asDouble()).isEqualTo(0.7);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("trimmed", "top_p");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("trimmed", "top_p");
   }
 
   @Test
@@ -43,7 +44,7 @@ class DowngradeInterceptorTest {
     run.send(stage, Tier.BRONZE, OneStage.plan(Tier.BRONZE, LadderStep.TRIM), Route.CHAT_COMPLETIONS, request);
 
     assertThat(run.upstreamBytes()).isEqualTo(request);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
   }
 
   @Test
@@ -53,6 +54,6 @@ class DowngradeInterceptorTest {
     run.send(stage, Tier.BRONZE, OneStage.plan(Tier.BRONZE, LadderStep.DOWNGRADE), Route.CHAT_COMPLETIONS, request);
 
     assertThat(run.upstreamBytes()).isEqualTo(request);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
   }
 }

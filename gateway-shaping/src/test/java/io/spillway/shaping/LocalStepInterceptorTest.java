@@ -2,12 +2,12 @@ package io.spillway.shaping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -17,11 +17,9 @@ class LocalStepInterceptorTest {
 
   private void servedBy(String backend) {
     run.answer = request -> {
-      request.setAttribute(RequestAttributes.BACKEND, backend);
+      RequestOutcome.of(request).servedBy(backend);
       if (backend.equals("local")) {
-        List<String> steps = new ArrayList<>(request.attribute(RequestAttributes.DEGRADED, List.of()));
-        steps.add("context_fit");
-        request.setAttribute(RequestAttributes.DEGRADED, List.copyOf(steps));
+        RequestOutcome.of(request).degrade("context_fit");
       }
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     };
@@ -35,7 +33,7 @@ class LocalStepInterceptorTest {
         OneStage.chat("", "hi"));
 
     assertThat(run.upstream.attribute(RequestAttributes.PREFER_LOCAL)).isTrue();
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("local", "context_fit");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("local", "context_fit");
     assertThat(run.counter("spillway.shaping.steps", "step", "local", "tier", "silver")).isEqualTo(1);
   }
 
@@ -49,7 +47,7 @@ class LocalStepInterceptorTest {
     });
 
     assertThat(run.upstream.attribute(RequestAttributes.PREFER_LOCAL)).isTrue();
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("temperature");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("temperature");
   }
 
   @Test
@@ -60,6 +58,6 @@ class LocalStepInterceptorTest {
         Route.CHAT_COMPLETIONS, OneStage.chat("", "hi"));
 
     assertThat(run.upstream.attribute(RequestAttributes.PREFER_LOCAL)).isNull();
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
   }
 }

@@ -3,6 +3,7 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -26,7 +27,7 @@ class ModelStepInterceptorTest {
 
     assertThat(run.upstream.body().get("model").asText()).isEqualTo("gpt-4o-mini");
     assertThat(run.upstream.attribute(RequestAttributes.MODEL_REWRITTEN_FROM)).isEqualTo("gpt-4o");
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("model");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("model");
     assertThat(run.counter("spillway.shaping.steps", "step", "model", "tier", "bronze")).isEqualTo(1);
   }
 

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.error.ErrorKind;
@@ -47,6 +49,7 @@ class ShapingStagesTest {
   private GatewayResponse send(ShapingConfig config, PressureSignals signals, RiskIndex risk, Tier tier, Route route,
       String json) {
     List<Interceptor> stages = new ArrayList<>();
+    stages.add(new OutcomeHeaders()); // writes x-spillway-degraded from the steps shaping recorded
     stages.add(chain -> {
       chain.request().setAttribute(RequestAttributes.CALLER, new Caller("team", tier, "k1"));
       return chain.proceed(chain.request());
@@ -98,7 +101,7 @@ class ShapingStagesTest {
     assertThat(upstream.body().get("max_tokens").asInt()).isEqualTo(700);
     assertThat(upstream.body().at("/messages/0/content").asText()).isEqualTo("You fix bugs.");
     assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("trimmed,temperature,top_p,max_tokens");
-    assertThat(upstream.attribute(RequestAttributes.DEGRADED))
+    assertThat(RequestOutcome.of(upstream).degraded())
         .containsExactly("trimmed", "temperature", "top_p", "max_tokens");
     assertThat(meters.get("spillway.shaping.tokens.saved").tag("step", "trimmed").counter().count()).isGreaterThan(5000);
     assertThat(meters.get("spillway.shaping.tokens.saved").tag("step", "max_tokens").counter().count()).isEqualTo(300);
@@ -114,7 +117,7 @@ class ShapingStagesTest {
 
     assertThat(new String(upstream.bodyBytes(), StandardCharsets.UTF_8)).isEqualTo(request);
     assertThat(response.headers().get("x-spillway-degraded")).isNull();
-    assertThat(upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(upstream).degraded()).isEmpty();
   }
 
   @Test
@@ -205,7 +208,7 @@ class ShapingStagesTest {
       }
     };
     answer = request -> {
-      request.setAttribute(RequestAttributes.BACKEND, "cloud"); // the breaker made it the half-open probe
+      RequestOutcome.of(request).servedBy("cloud"); // the breaker made it the half-open probe
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     };
 
@@ -214,7 +217,7 @@ class ShapingStagesTest {
 
     assertThat(upstream.attribute(RequestAttributes.PREFER_LOCAL)).isTrue();
     assertThat(response.headers().get("x-spillway-degraded")).isNull();
-    assertThat(upstream.attribute(RequestAttributes.DEGRADED)).isEmpty();
+    assertThat(RequestOutcome.of(upstream).degraded()).isEmpty();
   }
 
   @Test
@@ -359,8 +362,7 @@ class ShapingStagesTest {
     List<Interceptor> stages = ShapingStages.create(config(""), PressureSignals.NONE,
         new RiskIndex(ShapingConfig.RiskConfig.DEFAULTS, clock), clock, new ShapingMetrics(meters, Runnable::run));
 
-    assertThat(stages).extracting(Object::toString).containsExactly("SignalInterceptor", "DegradedHeaderInterceptor",
-        "LadderInterceptor", "TrimInterceptor", "DowngradeInterceptor", "StopRewriteInterceptor",
+    assertThat(stages).extracting(Object::toString).containsExactly("SignalInterceptor", "LadderInterceptor", "TrimInterceptor", "DowngradeInterceptor", "StopRewriteInterceptor",
         "ModelStepInterceptor", "LocalStepInterceptor", "RiskInterceptor");
   }
 
@@ -388,7 +390,7 @@ class ShapingStagesTest {
       }
     };
     answer = request -> {
-      request.setAttribute(RequestAttributes.BACKEND, "local");
+      RequestOutcome.of(request).servedBy("local");
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     };
     String file = SampleSources.pythonModuleWithTraceback(800);

@@ -2,6 +2,7 @@ package io.spillway.shaping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -28,7 +29,7 @@ class StopRewriteInterceptorTest {
 
     assertThat(run.upstream.body().has("stop")).isFalse();
     assertThat(run.upstream.body().get("max_tokens").asInt()).isEqualTo(512);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("stop");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("stop");
     assertThat(new String(response.body(), StandardCharsets.UTF_8)).contains("\"content\":\"x = 1\"", "\"stop\"");
     assertThat(run.counter("spillway.shaping.steps", "step", "stop", "tier", "silver")).isEqualTo(1);
   }
@@ -38,7 +39,7 @@ class StopRewriteInterceptorTest {
     run.send(stage(""), Tier.SILVER, ShapingPolicy.Plan.none(Tier.SILVER), Route.CHAT_COMPLETIONS, RISKY);
 
     assertThat(run.upstreamBytes()).isEqualTo(RISKY);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.spillway.shaping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -29,7 +30,7 @@ class TrimInterceptorTest {
         SampleSources.TRACE_LAST_LINE).startsWith("This fails:\n```python\n").endsWith("```\nWhy?");
     assertThat(upstreamMessage().split("\n").length).isBetween(60, 400);
     assertThat(run.upstream.body().get("temperature").asDouble()).as("not this stage's business").isEqualTo(0.9);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("trimmed");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("trimmed");
     assertThat(response.headers().get("x-spillway-degraded")).as("written by another stage").isNull();
     assertThat(run.counter("spillway.shaping.steps", "step", "trimmed", "tier", "bronze")).isEqualTo(1);
     assertThat(run.counter("spillway.shaping.tokens.saved", "step", "trimmed")).isGreaterThan(5000);
@@ -42,12 +43,12 @@ class TrimInterceptorTest {
 
     run.send(defaults, Tier.SILVER, ShapingPolicy.Plan.none(Tier.SILVER), Route.CHAT_COMPLETIONS, request);
     assertThat(run.upstreamBytes()).as("under silver's 64,000 tokens").isEqualTo(request);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
 
     run.send(stage("shaping:\n  tiers:\n    silver: { trimAboveTokens: 4000 }\n"), Tier.SILVER,
         ShapingPolicy.Plan.none(Tier.SILVER), Route.CHAT_COMPLETIONS, request);
     assertThat(upstreamMessage()).contains(SampleSources.FAILING_FUNCTION).hasSizeLessThan(request.length() / 3);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).containsExactly("trimmed");
+    assertThat(RequestOutcome.of(run.upstream).degraded()).containsExactly("trimmed");
   }
 
   @Test
@@ -66,7 +67,7 @@ class TrimInterceptorTest {
     run.send(stage(""), Tier.BRONZE, OneStage.plan(Tier.BRONZE, LadderStep.TRIM), Route.CHAT_COMPLETIONS, request);
 
     assertThat(run.upstreamBytes()).isEqualTo(request);
-    assertThat(run.upstream.attribute(RequestAttributes.DEGRADED)).isNull();
+    assertThat(RequestOutcome.of(run.upstream).degraded()).isEmpty();
   }
 
   @Test

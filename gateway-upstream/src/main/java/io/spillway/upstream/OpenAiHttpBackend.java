@@ -331,7 +331,7 @@ public final class OpenAiHttpBackend implements Backend {
     builder.header("X-Client-Request-ID", request.id());
     builder.header("User-Agent", Version.USER_AGENT);
     builder.header("Via", Via.forwarded(request.headers()));
-    if (request.route() == Route.MODELS) {
+    if (!request.route().hasBody()) {
       builder.get();
     } else {
       builder.post(new OneShotBody(request.bodyBytes()));

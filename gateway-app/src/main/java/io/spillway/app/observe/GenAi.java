@@ -50,7 +50,7 @@ final class GenAi {
   static String spanName(Route route, String model) {
     String operation = operation(route);
     if (operation == null) {
-      return (route == Route.MODELS ? "GET " : "POST ") + route.path();
+      return route.method() + " " + route.path();
     }
     return model == null ? operation : operation + " " + model;
   }

@@ -1,5 +1,6 @@
 package io.spillway.app.observe;
 
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -31,7 +32,7 @@ final class MeteredTerminal implements Terminal {
       Long before = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
       request.setAttribute(ObserveAttributes.UPSTREAM_NANOS, (before == null ? 0 : before) + elapsed);
       metrics.recordUpstreamDuration(request.route().tag(),
-          metrics.backendTag(request.attribute(RequestAttributes.BACKEND)), elapsed);
+          metrics.backendTag(RequestOutcome.of(request).backend()), elapsed);
     }
   }
 

@@ -8,9 +8,6 @@ final class ObserveAttributes {
   /** Nanoseconds spent in the terminal stage (the upstream part of the request). */
   static final Attribute<Long> UPSTREAM_NANOS = Attribute.of("observe.upstreamNanos");
 
-  /** {prompt, completion} tokens a stream reported, seen before any stage strips the usage chunk. */
-  static final Attribute<long[]> STREAM_USAGE = Attribute.of("observe.streamUsage");
-
   /** The request span's context, set by the tracing stage: each backend attempt's span is its child. */
   static final Attribute<Context> TRACE = Attribute.of("observe.trace");
 

@@ -2,6 +2,7 @@ package io.spillway.app.observe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
@@ -10,9 +11,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
-import io.spillway.core.http.HttpService;
-import io.spillway.core.http.ServerRequest;
 import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
@@ -26,20 +24,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.MDC;
 
 /**
- * The first stage of the pipeline, before authentication: counts and times every request, and
- * writes its access-log line once the answer is complete — for a stream, when the stream ends,
+ * The first stage of the pipeline, before parsing and authentication: counts and times every
+ * request (a malformed one the parse stage refuses too), and writes its access-log line once the
+ * answer is complete — for a stream, when the stream ends,
  * fails or the client goes away. Puts the request id in the logging MDC ({@code requestId}) while
  * the request runs, so every log line of the request carries it.
  *
  * <p>Never changes the request or the answer; it only wraps a stream to see it pass.
  */
 public final class RequestObserver implements Interceptor {
-  /** The response header by which the cache stage says {@code hit}, {@code miss} or {@code joined}. */
-  public static final String CACHE_HEADER = "x-spillway-cache";
   private static final int MAX_COMPLETION_CHARS = 64 * 1024;
-
-  /** Whether the current request reached this stage; read by {@link #rejections}. */
-  private static final ThreadLocal<Boolean> ENTERED = new ThreadLocal<>();
 
   private final GatewayMetrics metrics;
   private final AccessLog accessLog;
@@ -56,7 +50,6 @@ public final class RequestObserver implements Interceptor {
   @Override
   public GatewayResponse intercept(Chain chain) {
     GatewayRequest request = chain.request();
-    ENTERED.set(Boolean.TRUE);
     long start = ticker.nanos();
     boolean payloads = accessLog.payloads();
     MDC.put("requestId", request.id());
@@ -75,7 +68,6 @@ public final class RequestObserver implements Interceptor {
         throw e;
       }
       Observation o = new Observation(request, start, ticker.nanos(), payloads);
-      o.cache = response.headers().get(CACHE_HEADER);
       if (response.isStream()) {
         o.status = response.status();
         return response.withStream(new ObservedStream(response.stream(), o, disconnect));
@@ -88,70 +80,6 @@ public final class RequestObserver implements Interceptor {
         o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.nanos());
       }
       return response;
-    } finally {
-      MDC.remove("requestId");
-    }
-  }
-
-  /**
-   * A stage to place inside any stage that may strip the usage chunk from a stream (quota's token
-   * report does when the client did not ask for usage): it notes the stream's usage for this
-   * observer's log line and metrics, and changes nothing.
-   */
-  public Interceptor usageTap() {
-    return chain -> {
-      GatewayRequest request = chain.request();
-      GatewayResponse response = chain.proceed(request);
-      if (!response.isStream()) {
-        return response;
-      }
-      return response.withStream(new ForwardingEventStream(response.stream()) {
-        @Override
-        public SseEvent next() {
-          SseEvent event = delegate.next();
-          if (event != null) {
-            long[] usage = Usage.ofEvent(event);
-            if (usage != null) {
-              request.setAttribute(ObserveAttributes.STREAM_USAGE, usage);
-            }
-          }
-          return event;
-        }
-      });
-    };
-  }
-
-  /**
-   * Wraps an endpoint so that a request it refuses before the pipeline runs (unparseable JSON, wrong
-   * content type, a missing field) is counted and logged like every other one.
-   */
-  public HttpService rejections(Route route, HttpService endpoint) {
-    return request -> {
-      ENTERED.remove();
-      long start = ticker.nanos();
-      try {
-        return endpoint.serve(request);
-      } catch (GatewayException e) {
-        if (ENTERED.get() == null) {
-          rejected(route, request, e, ticker.nanos() - start);
-        }
-        throw e;
-      } finally {
-        ENTERED.remove();
-      }
-    };
-  }
-
-  private void rejected(Route route, ServerRequest request, GatewayException e, long nanos) {
-    String tag = route.tag();
-    metrics.countRequest(tag, "none", "none", "none", outcome(e.status()), statusClass(e.status()));
-    metrics.recordRequestDuration(tag, "none", "none", false, nanos);
-    metrics.series().recordRequest();
-    MDC.put("requestId", request.requestId());
-    try {
-      accessLog.write(new Exchange(clock.instant(), request.requestId(), tag, null, null, null, "none", null,
-          e.status(), outcome(e.status()), false, nanos, nanos, 0, -1, -1, -1, List.of(), "none",
-          errorName(e), null, null, null, null));
     } finally {
       MDC.remove("requestId");
     }
@@ -196,6 +124,8 @@ public final class RequestObserver implements Interceptor {
   /** What is known about one request while it is answered; finished exactly once. */
   private final class Observation {
     private final GatewayRequest request;
+    /** The request as parsed (the client's model and body), or null when it was refused as malformed. */
+    private GatewayRequest parsed;
     private final long start;
     private final long answeredAt;
     private final boolean payloads;
@@ -205,7 +135,6 @@ public final class RequestObserver implements Interceptor {
     private volatile long completionTokens = -1;
     private volatile int status;
     private String errorCode;
-    private String cache;
     private final StringBuilder completion;
 
     Observation(GatewayRequest request, long start, long answeredAt, boolean payloads) {
@@ -262,20 +191,22 @@ public final class RequestObserver implements Interceptor {
       if (!finished.compareAndSet(false, true)) {
         return;
       }
-      long[] tapped = request.attribute(ObserveAttributes.STREAM_USAGE);
-      if (tapped != null && promptTokens < 0 && completionTokens < 0) {
-        promptTokens = tapped[0];
-        completionTokens = tapped[1];
+      RequestOutcome what = RequestOutcome.of(request);
+      RequestOutcome.Usage reported = what.usage(); // seen before token reporting took any usage chunk out
+      if (reported != null && promptTokens < 0 && completionTokens < 0) {
+        promptTokens = reported.promptTokens();
+        completionTokens = reported.completionTokens();
       }
+      parsed = request.attribute(RequestAttributes.PARSED);
       Caller caller = request.attribute(RequestAttributes.CALLER);
       String tier = caller == null ? "none" : caller.tier().name().toLowerCase(Locale.ROOT);
-      String cacheStatus = cache != null ? cache : "none";
-      String backend = request.attribute(RequestAttributes.BACKEND);
+      String cacheStatus = what.cache() != null ? what.cache().tag() : "none";
+      String backend = what.backend();
       if (backend == null) {
         backend = "hit".equals(cacheStatus) ? "cache" : "none";
       }
       String backendTag = metrics.backendTag(backend);
-      String model = request.model();
+      String model = parsed == null ? null : parsed.model();
       String resolvedOutcome = outcome != null ? outcome : outcome(finalStatus);
       boolean answeredByTheCloud = "success".equals(resolvedOutcome) && CloudBackend.NAME.equals(backend);
       String modelTag = caller == null ? "none" : metrics.modelTag(model, answeredByTheCloud);
@@ -284,12 +215,14 @@ public final class RequestObserver implements Interceptor {
       long upstreamNanos = upstream == null ? 0 : upstream;
       long gatewayNanos = Math.max(0, (answeredAt - start) - upstreamNanos);
       long total = end - start;
-      boolean stream = firstByteAt >= 0 || request.stream();
-      List<String> degraded = request.attribute(RequestAttributes.DEGRADED, List.of());
+      boolean stream = firstByteAt >= 0 || (parsed != null && parsed.stream());
+      List<String> degraded = what.degraded();
 
       metrics.countRequest(route, backendTag, tier, modelTag, resolvedOutcome, statusClass(finalStatus));
       metrics.recordRequestDuration(route, backendTag, tier, stream, total);
-      metrics.recordGatewayDuration(route, gatewayNanos);
+      if (parsed != null) {
+        metrics.recordGatewayDuration(route, gatewayNanos); // a refused malformed request has no gateway part
+      }
       if (firstByteAt >= 0) {
         metrics.recordFirstByte(route, backendTag, firstByteAt - start);
       }
@@ -336,7 +269,7 @@ public final class RequestObserver implements Interceptor {
           degraded,
           cacheStatus,
           error,
-          payloads ? promptOf(request) : null,
+          payloads && parsed != null ? promptOf(parsed) : null,
           payloads ? completion.toString() : null,
           costOf(request),
           request.attribute(ObserveAttributes.TRACE_ID));

@@ -8,6 +8,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -16,7 +17,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
@@ -54,7 +54,7 @@ final class TracingStage implements Interceptor {
     Span span = tracer.spanBuilder(GenAi.spanName(request.route(), model))
         .setParent(parent)
         .setSpanKind(SpanKind.SERVER)
-        .setAttribute(GenAi.HTTP_METHOD, request.route() == Route.MODELS ? "GET" : "POST")
+        .setAttribute(GenAi.HTTP_METHOD, request.route().method())
         .setAttribute(GenAi.HTTP_ROUTE, request.route().path())
         .setAttribute(GenAi.REQUEST_ID, request.id())
         .startSpan();
@@ -81,7 +81,6 @@ final class TracingStage implements Interceptor {
       throw e;
     }
     requestSpan.status = response.status();
-    requestSpan.cache = response.headers().get(RequestObserver.CACHE_HEADER);
     if (response.isStream()) {
       return response.withStream(new TracedStream(response.stream(), requestSpan));
     }
@@ -96,7 +95,6 @@ final class TracingStage implements Interceptor {
     private final GatewayRequest request;
     private final AtomicBoolean ended = new AtomicBoolean();
     private volatile int status;
-    private volatile String cache;
     private volatile String responseModel;
     /** The error code of a non-2xx buffered answer, for {@code error.type}. */
     private volatile String errorType;
@@ -201,18 +199,19 @@ final class TracingStage implements Interceptor {
       if (!ended.compareAndSet(false, true)) {
         return;
       }
-      long[] tapped = request.attribute(ObserveAttributes.STREAM_USAGE);
-      if (tapped != null && inputTokens < 0 && outputTokens < 0) {
-        inputTokens = tapped[0];
-        outputTokens = tapped[1];
+      RequestOutcome outcome = RequestOutcome.of(request);
+      RequestOutcome.Usage reported = outcome.usage();
+      if (reported != null && inputTokens < 0 && outputTokens < 0) {
+        inputTokens = reported.promptTokens();
+        outputTokens = reported.completionTokens();
       }
       Caller caller = request.attribute(RequestAttributes.CALLER);
       if (caller != null) {
         span.setAttribute(GenAi.TIER, caller.tier().name().toLowerCase(Locale.ROOT));
         span.setAttribute(GenAi.TEAM, caller.team());
       }
-      String backend = request.attribute(RequestAttributes.BACKEND);
-      String cacheStatus = cache != null ? cache : "none";
+      String backend = outcome.backend();
+      String cacheStatus = outcome.cache() != null ? outcome.cache().tag() : "none";
       if (backend == null && "hit".equals(cacheStatus)) {
         backend = "cache";
       }
@@ -224,7 +223,7 @@ final class TracingStage implements Interceptor {
         span.setAttribute(GenAi.PROVIDER, provider);
       }
       span.setAttribute(GenAi.CACHE, cacheStatus);
-      span.setAttribute(GenAi.DEGRADED, request.attribute(RequestAttributes.DEGRADED, List.of()));
+      span.setAttribute(GenAi.DEGRADED, outcome.degraded());
       if (responseModel != null) {
         span.setAttribute(GenAi.RESPONSE_MODEL, responseModel);
       }

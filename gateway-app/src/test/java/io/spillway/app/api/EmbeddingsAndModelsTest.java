@@ -242,4 +242,31 @@ class EmbeddingsAndModelsTest {
           .as("not served while traffic is local").isInstanceOf(NotFoundException.class);
     }
   }
+
+  @Test
+  void theModelListAnswersWithItsSourceAndCacheStatusButNoTokenPoolHeaders() {
+    try (GatewayHarness h = start("ollama")) {
+      h.cloud.stubFor(get("/v1/models").willReturn(OpenAiStubs.models("gpt-4o", "text-embedding-3-small")));
+
+      HttpResponse<String> list = h.get("/v1/models", GatewayHarness.GOLD_KEY);
+      HttpResponse<String> one = h.get("/v1/models/gpt-4o", GatewayHarness.GOLD_KEY);
+      HttpResponse<String> missing = h.get("/v1/models/gpt-9", GatewayHarness.GOLD_KEY);
+      HttpResponse<String> anonymous = h.get("/v1/models", null);
+
+      assertThat(list.statusCode()).isEqualTo(200);
+      assertThat(json(list.body()).path("data").findValuesAsText("id")).containsExactly("gpt-4o", "text-embedding-3-small");
+      for (HttpResponse<String> answer : List.of(list, one, missing)) {
+        assertThat(answer.headers().firstValue("x-spillway-backend")).hasValue("cloud");
+        assertThat(answer.headers().firstValue("x-spillway-cache")).hasValue("bypass");
+        assertThat(answer.headers().firstValue("x-ratelimit-limit-tokens")).isEmpty();
+      }
+      assertThat(missing.statusCode()).isEqualTo(404);
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+
+      setBreaker(h, "open");
+      HttpResponse<String> local = h.get("/v1/models", GatewayHarness.GOLD_KEY);
+      assertThat(local.headers().firstValue("x-spillway-backend")).hasValue("local");
+      assertThat(json(local.body()).path("data").get(0).path("owned_by").asText()).isEqualTo("spillway-local");
+    }
+  }
 }

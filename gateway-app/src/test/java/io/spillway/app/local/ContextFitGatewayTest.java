@@ -416,7 +416,7 @@ class ContextFitGatewayTest {
           Json.toString(AgentConversations.chat(67)));
 
       assertThat(answer.statusCode()).isEqualTo(200);
-      assertThat(h.gateway().local().contextWindows().source("qwen2.5-coder:7b")).isEqualTo("server");
+      assertThat(h.gateway().local().server("local").contextWindows().source("qwen2.5-coder:7b")).isEqualTo("server");
       assertThat(onlyBody(h.ollama, "/api/chat").at("/options/num_ctx").asInt()).isEqualTo(16384);
     }
   }

@@ -25,6 +25,10 @@ import com.openai.models.responses.ResponseStreamEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.sim.SimulatedOllama;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelsEndpoint;
+import io.spillway.routing.LocalModelList;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.ServerConfig;
@@ -63,14 +67,20 @@ class LocalBackendSdkTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
-    LocalConfig config = new LocalConfig(true, "ollama", ollama.baseUrl(), models, null, null, null, null);
+    LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry());
-    Pipeline pipeline = new Pipeline(List.of(), request -> local.call(request).withHeader("x-spillway-backend", "local"));
+    Pipeline pipeline = new Pipeline(List.of(new ParseStage()), request -> local.call(request).withHeader("x-spillway-backend", "local"));
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      routes.route(route == Route.MODELS ? "GET" : "POST", route.path(), new OpenAiEndpoint(route, pipeline));
+      if (route.hasBody()) {
+        routes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
+      }
     }
+    // The model list has its own service; here it is the local map, as the gateway answers while traffic is local.
+    LocalModelList localModels = new LocalModelList(config, clock.instant());
+    ModelsEndpoint modelList = new ModelsEndpoint(new Pipeline(List.of(new ModelQueryStage()), request -> localModels.response()));
+    routes.get(Route.MODELS.path(), modelList);
     server = new GatewayServer(ServerConfig.DEFAULTS.withHost("127.0.0.1").withPort(0), routes.build(), clock).start();
     sdk = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + server.port() + "/v1").apiKey("sk-client")
         .maxRetries(0).timeout(Duration.ofSeconds(20)).build();

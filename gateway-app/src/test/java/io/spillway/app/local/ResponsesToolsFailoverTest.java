@@ -101,7 +101,7 @@ class ResponsesToolsFailoverTest {
       stubChatCalls(h);
     }
     h.gateway().local().checkNow();
-    assertThat(h.gateway().local().contextWindows().source("qwen2.5-coder:7b")).isEqualTo("server");
+    assertThat(h.gateway().local().server("local").contextWindows().source("qwen2.5-coder:7b")).isEqualTo("server");
     return h;
   }
 

@@ -1,7 +1,5 @@
 package io.spillway.core.api;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -10,30 +8,27 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
 
-/** Serves one OpenAI route: parses the body once and runs the request through the pipeline. */
+/**
+ * Serves one OpenAI model-call route: hands the request as received to the pipeline, whose
+ * {@link ParseStage} reads the body.
+ */
 public final class OpenAiEndpoint implements HttpService {
   private final Route route;
   private final Pipeline pipeline;
 
   public OpenAiEndpoint(Route route, Pipeline pipeline) {
+    if (!route.hasBody()) {
+      throw new IllegalArgumentException(route + " is not a model call; the model list has its own service");
+    }
     this.route = route;
     this.pipeline = pipeline;
   }
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
-    ObjectNode body;
-    byte[] raw;
-    if (route == Route.MODELS) {
-      body = Json.object();
-      raw = null;
-    } else {
-      body = RequestParser.parse(route, request.headers().get("content-type"), request.body());
-      raw = request.body();
-    }
-    GatewayRequest gatewayRequest =
-        GatewayRequest.create(request.requestId(), route, request.headers(), body, raw, request.receivedAt());
-    gatewayRequest.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
-    return pipeline.execute(gatewayRequest);
+    GatewayRequest received =
+        GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
+    received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
+    return pipeline.execute(received);
   }
 }

@@ -54,6 +54,23 @@ public final class GatewayRequest {
     return new GatewayRequest(id, route, headers, body, rawBody, receivedAt, new IdentityHashMap<>());
   }
 
+  /**
+   * A request as the front end received it, before the parse stage: {@code rawBody} (null for a
+   * request without a body) is not read yet and {@link #body()} is an empty object. The parse stage
+   * passes on {@link #withParsedBody}.
+   */
+  public static GatewayRequest received(String id, Route route, Headers headers, byte[] rawBody, Instant receivedAt) {
+    return new GatewayRequest(id, route, headers, Json.object(), rawBody, receivedAt, new IdentityHashMap<>());
+  }
+
+  /**
+   * This request with the body the parse stage read from its bytes; unlike {@link #withBody}, the
+   * exact bytes the client sent stay what is forwarded.
+   */
+  public GatewayRequest withParsedBody(ObjectNode parsed) {
+    return new GatewayRequest(id, route, headers, parsed, bodyBytes, receivedAt, attributes);
+  }
+
   /** The request id the client sees in {@code x-request-id}: its own, or one Spillway made. */
   public String id() {
     return id;

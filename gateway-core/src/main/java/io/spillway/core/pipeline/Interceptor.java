@@ -13,5 +13,18 @@ public interface Interceptor {
     GatewayRequest request();
 
     GatewayResponse proceed(GatewayRequest request);
+
+    /**
+     * {@link #proceed}, with a {@link io.spillway.core.error.GatewayException} from a later stage
+     * turned into its error response here (exactly as the front end would render it), for a stage
+     * that puts headers on every answer, errors included.
+     */
+    default GatewayResponse proceedAnswering(GatewayRequest request) {
+      try {
+        return proceed(request);
+      } catch (io.spillway.core.error.GatewayException e) {
+        return GatewayResponse.error(e);
+      }
+    }
   }
 }

@@ -6,27 +6,22 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
 public final class RequestAttributes {
+  /**
+   * Set by the first stage (the parse stage of a model call, the query stage of the model list) once
+   * the request is read and well-formed: the request as the client sent it, body parsed. Stages
+   * outside it (the observer) read the client's model and body from here. Absent for a request
+   * refused as malformed.
+   */
+  public static final Attribute<GatewayRequest> PARSED = Attribute.of("parsed");
+
   /** Set by authentication: who is calling. Always present past the auth stage. */
   public static final Attribute<Caller> CALLER = Attribute.of("caller");
-
-  /** Set by shaping: the steps applied, in order, as listed in {@code x-spillway-degraded}. */
-  public static final Attribute<List<String>> DEGRADED = Attribute.of("degraded");
 
   /** Set by signal scoring: the request is low-signal and waits behind everyone else. */
   public static final Attribute<Boolean> LOW_SIGNAL = Attribute.of("lowSignal");
 
-  /** Set by the router: the backend that served the request ({@code cloud} or {@code local}). */
-  public static final Attribute<String> BACKEND = Attribute.of("backend");
-
-  /** Set by the router when a cloud route served (or last refused) the request: the route's name. */
-  public static final Attribute<String> CLOUD_ROUTE = Attribute.of("cloudRoute");
-
-  /**
-   * Set by the local backend: the request fields it could not honour and left out (a parameter such
-   * as {@code reasoning}, a tool such as {@code tools.web_search}), in the order found; also the
-   * value of the {@code x-spillway-dropped-params} response header. Absent when nothing was dropped.
-   */
-  public static final Attribute<List<String>> DROPPED_PARAMS = Attribute.of("droppedParams");
+  // What became of the request (backend, fallback, cache, degraded steps, dropped parameters, usage)
+  // is not an attribute of its own: see RequestOutcome.
 
   /**
    * Set by the shaping ladder's last step: serve this request from the local backend rather than the

@@ -1,19 +1,31 @@
 package io.spillway.core.pipeline;
 
-/** The OpenAI endpoints Spillway serves through its pipeline. */
+/** The OpenAI endpoints Spillway serves: the model calls through the pipeline, the model list by its own service. */
 public enum Route {
-  COMPLETIONS("/v1/completions", "completions"),
-  CHAT_COMPLETIONS("/v1/chat/completions", "chat"),
-  RESPONSES("/v1/responses", "responses"),
-  EMBEDDINGS("/v1/embeddings", "embeddings"),
-  MODELS("/v1/models", "models");
+  COMPLETIONS("POST", "/v1/completions", "completions"),
+  CHAT_COMPLETIONS("POST", "/v1/chat/completions", "chat"),
+  RESPONSES("POST", "/v1/responses", "responses"),
+  EMBEDDINGS("POST", "/v1/embeddings", "embeddings"),
+  MODELS("GET", "/v1/models", "models");
 
+  private final String method;
   private final String path;
   private final String tag;
 
-  Route(String path, String tag) {
+  Route(String method, String path, String tag) {
+    this.method = method;
     this.path = path;
     this.tag = tag;
+  }
+
+  /** The HTTP method clients call it with: {@code POST} with a JSON body, or {@code GET}. */
+  public String method() {
+    return method;
+  }
+
+  /** Whether requests carry a JSON body (the parse stage reads it). */
+  public boolean hasBody() {
+    return method.equals("POST");
   }
 
   /** The path below the host, as clients call it. */

@@ -1,7 +1,6 @@
 package io.spillway.local.ollama;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -64,8 +63,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code /v1/responses} → {@code POST /api/chat} (messages, function and custom tools, tool
  *       calls and their outputs; see {@link ResponsesTranslation}); stored state is refused
  *       ({@link io.spillway.core.error.UnsupportedOnLocalException}, which the router answers);
- *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs);
- *   <li>{@code /v1/models} → the models {@code local.models} serves.
+ *   <li>{@code /v1/embeddings} → {@code POST /api/embed} (text inputs).
  * </ul>
  *
  * <p>Requested models are mapped by {@link ModelMapping}; the answer names the model that served it.
@@ -99,7 +97,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
   private final String keepAlive;
-  private final long listedAt;
   private final Counter dropped;
 
   /** @param cloud supplies the connect timeout and the largest buffered answer accepted */
@@ -114,7 +111,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
         .build();
     this.keepAlive = keepAlive(config.keepAlive());
-    this.listedAt = clock.instant().getEpochSecond();
     this.dropped = TranslatedRequest.droppedCounter(meters);
   }
 
@@ -135,9 +131,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return modelList();
-    }
     String requested = request.model();
     String localModel = models.map(requested);
     Routed routed = route(request);
@@ -308,16 +301,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         "The " + NAME + " backend (Ollama) answered with something that is not a JSON object", null);
   }
 
-  private GatewayResponse modelList() {
-    ObjectNode out = Json.object();
-    out.put("object", "list");
-    ArrayNode data = out.putArray("data");
-    for (String id : models.servedNames()) {
-      data.addObject().put("id", id).put("object", "model").put("created", listedAt).put("owned_by", "local");
-    }
-    return GatewayResponse.json(200, Json.toBytes(out));
-  }
-
   @Override
   public boolean keepsWarm() {
     return true;
@@ -406,7 +389,32 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
         }
       }
     }
-    return new Probe(true, version, missing, problems);
+    return new Probe(true, version, missing, problems, running(wanted));
+  }
+
+  /**
+   * Which of {@code wanted} are loaded in memory now: Ollama's {@code GET /api/ps} lists the running
+   * models ({@code models[].name} / {@code .model}). Empty when it cannot tell.
+   */
+  private List<String> running(List<String> wanted) {
+    Set<String> running = new HashSet<>();
+    try (Response response = probeClient.newCall(get("/api/ps")).execute()) {
+      if (!response.isSuccessful()) {
+        return List.of();
+      }
+      for (JsonNode model : parse(readBounded(response.body())).path("models")) {
+        for (String field : List.of("name", "model")) {
+          String name = Json.text(model, field);
+          if (name != null) {
+            running.add(normalize(name));
+          }
+        }
+      }
+    } catch (IOException | UpstreamException e) {
+      log.debug("listing the Ollama server's running models failed", e);
+      return List.of();
+    }
+    return wanted.stream().filter(model -> running.contains(normalize(model))).toList();
   }
 
   /**

@@ -87,12 +87,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
 
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    if (request.route() == Route.MODELS) {
-      return delegate.call(request);
-    }
     String requested = request.model();
     String local = models.map(requested);
-    if (request.route() == Route.RESPONSES && LocalConfig.RESPONSES_VIA_CHAT.equals(config.responsesApi())) {
+    if (request.route() == Route.RESPONSES && config.responsesApi() == LocalConfig.ResponsesApi.CHAT) {
       return responsesOverChat(request, local);
     }
     if (local.equals(requested)) {
@@ -161,7 +158,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
           }
         }
       }
-      return new Probe(true, null, missing, problems);
+      // These servers keep what they serve loaded: a listed model is a loaded one.
+      List<String> loaded = wanted.stream().filter(served::contains).toList();
+      return new Probe(true, null, missing, problems, loaded);
     } catch (IOException e) {
       if (e instanceof com.fasterxml.jackson.core.JsonProcessingException) {
         return new Probe(true, null, List.of(), List.of("The local server's /v1/models answer is not JSON."));

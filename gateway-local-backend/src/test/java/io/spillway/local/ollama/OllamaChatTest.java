@@ -290,13 +290,4 @@ class OllamaChatTest {
     assertThat(ollama.getAllServeEvents()).isEmpty();
   }
 
-  @Test
-  void modelListNamesEveryModelTheMappingServes() {
-    JsonNode list = json(backend.call(request(Route.MODELS, null)));
-
-    assertThat(list.path("object").asText()).isEqualTo("list");
-    assertThat(list.path("data").findValuesAsText("id")).containsExactly("gpt-4o-mini", "qwen2.5-coder:7b", "llama3.2:3b");
-    assertThat(list.path("data").get(0).path("object").asText()).isEqualTo("model");
-    assertThat(ollama.getAllServeEvents()).isEmpty();
-  }
 }

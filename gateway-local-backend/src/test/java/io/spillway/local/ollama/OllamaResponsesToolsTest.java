@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -74,7 +75,7 @@ class OllamaResponsesToolsTest {
         + "grammar:\\nstart: begin_patch hunk+ end_patch\"}},\"required\":[\"input\"]}}}]");
     String dropped = "tools.custom.format,tools.tool_search,tools.web_search,tools.file_search,reasoning";
     assertThat(response.headers().get(OllamaBackend.DROPPED_HEADER)).isEqualTo(dropped);
-    assertThat(request.attribute(RequestAttributes.DROPPED_PARAMS)).containsExactly(dropped.split(","));
+    assertThat(RequestOutcome.of(request).droppedParams()).containsExactly(dropped.split(","));
   }
 
   @Test

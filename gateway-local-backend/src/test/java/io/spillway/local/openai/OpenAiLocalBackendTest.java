@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -49,7 +50,7 @@ class OpenAiLocalBackendTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "Qwen/Qwen2.5-Coder-7B-Instruct");
     models.put("gpt-4o-mini", "meta-llama/Llama-3.2-3B-Instruct");
-    return new LocalConfig(true, "openai", vllm.baseUrl(), models, null, null, Duration.ofSeconds(10), null);
+    return new LocalConfig(true, LocalConfig.Kind.OPENAI, vllm.baseUrl(), models, null, null, Duration.ofSeconds(10), null);
   }
 
   LocalBackend backend() {
@@ -120,12 +121,14 @@ class OpenAiLocalBackendTest {
     }
     messages.append(",{\"role\":\"user\",\"content\":\"the question\"}]");
 
-    GatewayResponse response = local.call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"messages\":" + messages + "}"));
+    var request = OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":" + messages + "}");
+    GatewayResponse response = local.call(request);
 
     assertThat(local.contextWindows().of("Qwen/Qwen2.5-Coder-7B-Instruct")).isEqualTo(4096);
     assertThat(local.contextWindows().of("meta-llama/Llama-3.2-3B-Instruct")).isEqualTo(131072);
-    assertThat(response.headers().get("x-spillway-degraded")).isEqualTo("context_fit");
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(RequestOutcome.of(request).degraded()).containsExactly("context_fit");
     JsonNode sent = Json.parse(vllm.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).get(0).getBodyAsString());
     assertThat(sent.has("options")).isFalse();
     assertThat(sent.path("messages").get(0).path("content").asText()).isEqualTo("Be exact.");

@@ -1,14 +1,12 @@
 package io.spillway.quota.accounting;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.Interceptor;
+import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import io.spillway.core.tokens.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
@@ -32,10 +30,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code insufficient_quota}) and, when the usage is settled, records what the request cost and sets
  * {@link RequestAttributes#COST_USD}.
  *
- * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). {@code GET /v1/models}
- * is not accounted.
+ * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). The model list
+ * does not pass here (it has its own service).
  */
-public final class QuotaInterceptor implements Interceptor {
+public final class QuotaInterceptor extends CallerStage {
   private final QuotaPools pools;
   private final TokenEstimator estimator;
   private final SpendLedger spend;
@@ -52,12 +50,8 @@ public final class QuotaInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  protected GatewayResponse intercept(Chain chain, Caller caller) {
     GatewayRequest request = chain.request();
-    Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (caller == null || request.route() == Route.MODELS) {
-      return chain.proceed(request);
-    }
     TokenEstimator.Estimate estimate = estimator.estimate(request);
     Reservation reservation;
     try {
@@ -77,13 +71,15 @@ public final class QuotaInterceptor implements Interceptor {
       reservation.onSettled(usage -> cost.set(spend.record(caller, backend.get(), model, usage)));
     }
 
-    boolean askForUsage = asksUpstreamForUsage(request);
-    GatewayRequest upstream = askForUsage ? request.withBody(askForUsage(request.body())) : request;
+    // Token reporting takes the usage chunk out again by the same rule.
+    GatewayRequest upstream = StreamUsageOption.addedBySpillway(request)
+        ? request.withBody(StreamUsageOption.askingForUsage(request.body()))
+        : request;
 
     GatewayResponse response;
     try {
       response = chain.proceed(upstream);
-      backend.set(request.attribute(RequestAttributes.BACKEND));
+      backend.set(RequestOutcome.of(request).backend());
     } catch (GatewayException e) {
       reservation.release();
       return GatewayResponse.error(e);
@@ -117,27 +113,6 @@ public final class QuotaInterceptor implements Interceptor {
         return completion.count(text);
       }
     });
-  }
-
-  /**
-   * Whether Spillway asks the upstream for a usage chunk that the client did not ask for: a
-   * chat/completions or completions stream without {@code stream_options.include_usage: true}.
-   */
-  static boolean asksUpstreamForUsage(GatewayRequest request) {
-    if (!request.stream() || request.route() == Route.RESPONSES) {
-      return false;
-    }
-    JsonNode options = request.body().get("stream_options");
-    return options == null || !options.path("include_usage").asBoolean(false);
-  }
-
-  /** A copy of the body that asks the upstream to end the stream with a usage chunk. */
-  static ObjectNode askForUsage(ObjectNode body) {
-    ObjectNode copy = body.deepCopy();
-    JsonNode options = copy.get("stream_options");
-    ObjectNode streamOptions = options instanceof ObjectNode existing ? existing : copy.putObject("stream_options");
-    streamOptions.put("include_usage", true);
-    return copy;
   }
 
   @Override

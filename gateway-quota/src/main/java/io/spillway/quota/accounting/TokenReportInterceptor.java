@@ -2,11 +2,14 @@ package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.Interceptor;
-import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.RequestOutcome;
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.EventUsage;
+import io.spillway.core.sse.ForwardingEventStream;
+import io.spillway.core.sse.SseEvent;
 import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.ResetFormat;
@@ -15,18 +18,19 @@ import io.spillway.quota.ratelimit.ResetFormat;
  * What the client is told about tokens. Every response carries the caller's pool the way OpenAI
  * reports token limits: {@code x-ratelimit-limit-tokens} (the pool's ceiling: limit plus
  * overdraft), {@code x-ratelimit-remaining-tokens} (ceiling minus used minus reserved) and
- * {@code x-ratelimit-reset-tokens} (time until the month resets). And a chat/completions or
- * completions stream loses the usage-only chunk that {@link QuotaInterceptor} asked the upstream
- * for when the client did not ask for it itself.
+ * {@code x-ratelimit-reset-tokens} (time until the month resets). A stream's reported usage is noted
+ * in the {@link RequestOutcome} (for the access log, metrics and traces) as it passes, and a
+ * chat/completions or completions stream then loses the usage-only chunk that quota accounting asked
+ * the upstream for when the client did not ask for it itself ({@link StreamUsageOption}).
  *
  * <p>Placed right after authentication, ahead of the response cache, the request rate limits and
  * token accounting: their answers (cache hits and 429s included) get the headers, and the cache
  * records a stream with its usage chunk (it counts the tokens a hit saves) while each client still
  * gets exactly the stream it asked for. A {@link GatewayException} from a later stage is turned
  * into its error response here (as the front end would render it). Reads the pools' cached view, so
- * it costs no store call. {@code GET /v1/models} is left alone.
+ * it costs no store call. The model list does not pass here.
  */
-public final class TokenReportInterceptor implements Interceptor {
+public final class TokenReportInterceptor extends CallerStage {
   public static final String LIMIT = "x-ratelimit-limit-tokens";
   public static final String REMAINING = "x-ratelimit-remaining-tokens";
   public static final String RESET = "x-ratelimit-reset-tokens";
@@ -38,20 +42,13 @@ public final class TokenReportInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  protected GatewayResponse intercept(Chain chain, Caller caller) {
     GatewayRequest request = chain.request();
-    Caller caller = request.attribute(RequestAttributes.CALLER);
-    if (caller == null || request.route() == Route.MODELS) {
-      return chain.proceed(request);
-    }
-    GatewayResponse response;
-    try {
-      response = chain.proceed(request);
-    } catch (GatewayException e) {
-      response = GatewayResponse.error(e);
-    }
-    if (response.isStream() && QuotaInterceptor.asksUpstreamForUsage(request)) {
-      response = response.withStream(new UsageChunkFilter(response.stream()));
+    GatewayResponse response = chain.proceedAnswering(request);
+    if (response.isStream()) {
+      RequestOutcome outcome = RequestOutcome.of(request);
+      EventStream noted = new UsageNotingStream(response.stream(), outcome);
+      response = response.withStream(StreamUsageOption.addedBySpillway(request) ? new UsageChunkFilter(noted) : noted);
     }
     PoolSnapshot pool = pools.snapshot(caller.tier());
     return response.withHeaders(response.headers().toBuilder()
@@ -59,6 +56,28 @@ public final class TokenReportInterceptor implements Interceptor {
         .set(REMAINING, Long.toString(pool.remaining()))
         .set(RESET, ResetFormat.format(pools.calendar().untilReset()))
         .build());
+  }
+
+  /** Notes each usage a stream reports in the outcome, before any usage chunk is taken out. */
+  private static final class UsageNotingStream extends ForwardingEventStream {
+    private final RequestOutcome outcome;
+
+    UsageNotingStream(EventStream delegate, RequestOutcome outcome) {
+      super(delegate);
+      this.outcome = outcome;
+    }
+
+    @Override
+    public SseEvent next() {
+      SseEvent event = delegate.next();
+      if (event != null) {
+        RequestOutcome.Usage usage = EventUsage.of(event);
+        if (usage != null) {
+          outcome.reported(usage);
+        }
+      }
+      return event;
+    }
   }
 
   @Override

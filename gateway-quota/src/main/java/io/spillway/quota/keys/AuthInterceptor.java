@@ -8,7 +8,6 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
-import io.spillway.core.pipeline.Route;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.function.Supplier;
@@ -21,9 +20,9 @@ import java.util.function.Supplier;
  * <p>Config-file keys are looked up first, then keys created through the admin API
  * ({@link ApiKeys}). An API key past its {@code expiresAt}, or a rotated key's old secret past its
  * overlap, gets 401 saying so. A key with a model allow-list (an API key's {@code models}, a config
- * key's {@code keys[].models}) gets 403 {@code model_not_allowed} for another model and sees only
- * its models in {@code GET /v1/models} ({@link ModelAllowList}). An API key's caller carries the
- * key's id as {@code keyId}.
+ * key's {@code keys[].models}) gets 403 {@code model_not_allowed} for another model; the caller
+ * carries the list ({@link Caller#models()}), so the model list's service shows only those models.
+ * An API key's caller carries the key's id as {@code keyId}.
  */
 public final class AuthInterceptor implements Interceptor {
   public static final String EXPIRED_CODE = "api_key_expired";
@@ -53,14 +52,12 @@ public final class AuthInterceptor implements Interceptor {
     }
     KeyRegistry configKeys = registry.get();
     Caller caller = configKeys.authenticate(key);
-    ModelAllowList allowed = null;
     if (caller != null) {
-      allowed = new ModelAllowList(caller.keyId(), configKeys.models(caller));
+      caller = new Caller(caller.team(), caller.tier(), caller.keyId(), configKeys.models(caller));
     } else if (apiKeys != null) {
       ApiKeys.Match match = apiKeys.authenticate(key);
       if (match != null) {
         caller = admit(match);
-        allowed = new ModelAllowList(match.key().id(), match.key().models());
       }
     }
     if (caller == null) {
@@ -69,11 +66,12 @@ public final class AuthInterceptor implements Interceptor {
           ErrorKind.INVALID_API_KEY.code(), null, null);
     }
     GatewayRequest request = chain.request();
-    if (request.route() == Route.MODELS) {
-      request.setAttribute(RequestAttributes.CALLER, caller);
-      return allowed.filterListing(chain.proceed(request));
+    String model = request.model();
+    if (model != null && !caller.allows(model)) {
+      throw new GatewayException(ErrorKind.MODEL_NOT_ALLOWED, "This Spillway key (" + caller.keyId()
+          + ") may not use the model '" + model + "'. It may use: " + String.join(", ", caller.models()) + ".",
+          "model", ErrorKind.MODEL_NOT_ALLOWED.code(), null, null);
     }
-    allowed.check(request.model());
     request.setAttribute(RequestAttributes.CALLER, caller);
     return chain.proceed(request);
   }
@@ -91,7 +89,7 @@ public final class AuthInterceptor implements Interceptor {
           + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.",
           null, EXPIRED_CODE, null, null);
     }
-    return new Caller(key.team(), key.tier(), key.id());
+    return new Caller(key.team(), key.tier(), key.id(), key.models());
   }
 
   static String presentedKey(Headers headers) {

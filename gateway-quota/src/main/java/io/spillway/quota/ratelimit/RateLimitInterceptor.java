@@ -4,8 +4,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.Interceptor;
-import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.CallerStage;
 
 /**
  * Enforces request rate limits right after authentication. A caller over its limit gets 429
@@ -22,7 +21,7 @@ import io.spillway.core.pipeline.RequestAttributes;
  * <p>To put the headers on errors too, a {@link GatewayException} from later stages is turned into
  * its error response here (exactly as the front end would render it).
  */
-public final class RateLimitInterceptor implements Interceptor {
+public final class RateLimitInterceptor extends CallerStage {
   public static final String LIMIT = "x-ratelimit-limit-requests";
   public static final String REMAINING = "x-ratelimit-remaining-requests";
   public static final String RESET = "x-ratelimit-reset-requests";
@@ -34,22 +33,12 @@ public final class RateLimitInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
-    Caller caller = chain.request().attribute(RequestAttributes.CALLER);
-    if (caller == null) {
-      return chain.proceed(chain.request());
-    }
+  protected GatewayResponse intercept(Chain chain, Caller caller) {
     Decision decision = limiter.acquire(caller);
     if (!decision.allowed()) {
       return withHeaders(GatewayResponse.error(rejection(decision)), decision);
     }
-    GatewayResponse response;
-    try {
-      response = chain.proceed(chain.request());
-    } catch (GatewayException e) {
-      response = GatewayResponse.error(e);
-    }
-    return withHeaders(response, decision);
+    return withHeaders(chain.proceedAnswering(chain.request()), decision);
   }
 
   private static GatewayException rejection(Decision decision) {

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
@@ -286,11 +287,33 @@ class QuotaInterceptorTest {
     assertThat(upstream.get()).isNull();
   }
 
-  @Test
-  void theModelListIsNotAccounted() {
-    GatewayResponse response = run(BRONZE, request(Route.MODELS, "{}"), request -> json("{\"object\":\"list\",\"data\":[]}"));
 
-    assertThat(response.headers().contains("x-ratelimit-limit-tokens")).isFalse();
-    assertThat(pool(Tier.BRONZE)).extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(0L, 0L);
+  @Test
+  void aStreamsUsageIsNotedInTheOutcomeBeforeTheChunkTheClientDidNotAskForIsTakenOut() {
+    GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
+    GatewayResponse response = run(BRONZE, chat, request ->
+        GatewayResponse.streamed(200, Headers.EMPTY, new ScriptedEventStream(chatStreamWithUsage("Hi", "!"), null)));
+
+    List<SseEvent> events = drain(response);
+
+    assertThat(events).noneMatch(event -> event.data().contains("prompt_tokens"));
+    assertThat(RequestOutcome.of(chat).usage()).isEqualTo(new RequestOutcome.Usage(12, 2));
+  }
+
+  @Test
+  void aReplayedStreamLosesTheUsageChunkByTheSameRuleWithoutQuotaRunning() {
+    GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
+    Pipeline replay = new Pipeline(List.of(
+        chain -> {
+          chain.request().setAttribute(RequestAttributes.CALLER, BRONZE);
+          return chain.proceed(chain.request());
+        },
+        new TokenReportInterceptor(pools)),
+        request -> GatewayResponse.streamed(200, Headers.EMPTY, new ScriptedEventStream(chatStreamWithUsage("Hi"), null)));
+
+    List<SseEvent> events = drain(replay.execute(chat));
+
+    assertThat(events).noneMatch(event -> event.data().contains("prompt_tokens"));
+    assertThat(events).last().isEqualTo(SseEvent.DONE);
   }
 }

@@ -1,0 +1,16 @@
+package io.spillway.core.pipeline;
+
+/**
+ * A stage that only concerns authenticated callers (quota accounting, token reporting, rate
+ * limits): a request without {@link RequestAttributes#CALLER} passes through untouched.
+ */
+public abstract class CallerStage implements Interceptor {
+  @Override
+  public final GatewayResponse intercept(Chain chain) {
+    Caller caller = chain.request().attribute(RequestAttributes.CALLER);
+    return caller == null ? chain.proceed(chain.request()) : intercept(chain, caller);
+  }
+
+  /** Handles a request of {@code caller}. */
+  protected abstract GatewayResponse intercept(Chain chain, Caller caller);
+}

@@ -1,0 +1,129 @@
+package io.spillway.core.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What became of one request, written by the stages that decide it and read by those that report it:
+ * the router (and the model list's service) say which backend and cloud route served and why the cloud was tried
+ * instead of local, the cache whether it answered, shaping and the local backend what they degraded
+ * and dropped, token reporting the usage a stream reported. The observer, the cache and the
+ * {@code x-spillway-*} headers stage read it; no stage reads another's response headers.
+ *
+ * <p>One per request, shared by all its copies: get it with {@link #of}. Written on the request's
+ * thread, except the usage, which a stream reports on whichever thread reads it; every field is
+ * safe to read from any thread.
+ */
+public final class RequestOutcome {
+  private static final Attribute<RequestOutcome> KEY = Attribute.of("outcome");
+
+  /** The cache's part: {@code hit}, {@code miss} or {@code bypass}; null when the cache did not run. */
+  public enum CacheStatus {
+    HIT, MISS, BYPASS;
+
+    /** The value of {@code x-spillway-cache} and of the access log's {@code cache} field. */
+    public String tag() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** Tokens a stream reported in its usage chunk. */
+  public record Usage(long promptTokens, long completionTokens) {}
+
+  private volatile String backend;
+  private volatile String route;
+  private volatile String fallback;
+  private volatile CacheStatus cache;
+  private volatile List<String> degraded = List.of();
+  private volatile List<String> droppedParams = List.of();
+  private volatile Usage usage;
+
+  /** The request's outcome, made on first use. */
+  public static RequestOutcome of(GatewayRequest request) {
+    RequestOutcome outcome = request.attribute(KEY);
+    if (outcome == null) {
+      outcome = new RequestOutcome();
+      request.setAttribute(KEY, outcome);
+    }
+    return outcome;
+  }
+
+  /** The backend that served (or refused) the request: {@code cloud} or {@code local}; null when none ran. */
+  public String backend() {
+    return backend;
+  }
+
+  public void servedBy(String backend) {
+    this.backend = backend;
+  }
+
+  /** The cloud route that served (or, for an error, was tried last), by its name; null when none did. */
+  public String route() {
+    return route;
+  }
+
+  public void route(String name) {
+    this.route = name;
+  }
+
+  /** Why the cloud was tried because local could not serve ({@code local_not_ready}, ...), or null. */
+  public String fallback() {
+    return fallback;
+  }
+
+  public void fellBack(String cause) {
+    this.fallback = cause;
+  }
+
+  public CacheStatus cache() {
+    return cache;
+  }
+
+  public void cache(CacheStatus status) {
+    this.cache = status;
+  }
+
+  /** The shaping steps applied to the request, in order (also the local backend's context cut). */
+  public List<String> degraded() {
+    return degraded;
+  }
+
+  /** Appends {@code steps} to {@link #degraded()}. */
+  public void degrade(List<String> steps) {
+    if (steps.isEmpty()) {
+      return;
+    }
+    List<String> all = new ArrayList<>(degraded);
+    all.addAll(steps);
+    degraded = List.copyOf(all);
+  }
+
+  public void degrade(String step) {
+    degrade(List.of(step));
+  }
+
+  /** Takes {@code step} back out of {@link #degraded()}: it turned out not to apply. */
+  public void undo(String step) {
+    List<String> all = new ArrayList<>(degraded);
+    all.remove(step);
+    degraded = List.copyOf(all);
+  }
+
+  /** The request fields the local backend could not honour and left out, in the order found. */
+  public List<String> droppedParams() {
+    return droppedParams;
+  }
+
+  public void dropped(List<String> params) {
+    this.droppedParams = List.copyOf(params);
+  }
+
+  /** The usage a stream reported, or null (a buffered answer carries its own in its body). */
+  public Usage usage() {
+    return usage;
+  }
+
+  public void reported(Usage usage) {
+    this.usage = usage;
+  }
+}

@@ -1,0 +1,45 @@
+package io.spillway.core.sse;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.RequestOutcome;
+import java.io.IOException;
+
+/**
+ * The token usage a stream event reports: {@code usage} of a chat/completions chunk, or
+ * {@code response.usage} of a Responses API event, in either API's field names.
+ */
+public final class EventUsage {
+  private EventUsage() {}
+
+  /** The usage {@code event} carries (a count it lacks is -1), or null when it carries none. */
+  public static RequestOutcome.Usage of(SseEvent event) {
+    if (event.isDone() || !event.mayCarryUsage()) {
+      return null;
+    }
+    try {
+      JsonNode chunk = Json.parse(event.data());
+      JsonNode usage = chunk.get("usage");
+      if ((usage == null || usage.isNull()) && chunk.get("response") != null) {
+        usage = chunk.get("response").get("usage");
+      }
+      if (usage == null || !usage.isObject()) {
+        return null;
+      }
+      long prompt = number(usage, "prompt_tokens", "input_tokens");
+      long completion = number(usage, "completion_tokens", "output_tokens");
+      return prompt >= 0 || completion >= 0 ? new RequestOutcome.Usage(prompt, completion) : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The count under {@code name} (or {@code alternative}), or -1. */
+  public static long number(JsonNode usage, String name, String alternative) {
+    JsonNode value = usage.get(name);
+    if (value == null || !value.isNumber()) {
+      value = usage.get(alternative);
+    }
+    return value != null && value.isNumber() ? value.asLong() : -1;
+  }
+}
