@@ -116,6 +116,13 @@ public final class ConfigProblems {
       }
     }
 
+    /** An optional limit: null means none, else at least 1. */
+    public void limit(String key, Integer value) {
+      if (value != null && value < 1) {
+        problem(key, "must be at least 1 (leave it out for no limit)");
+      }
+    }
+
     public void between(String key, double value, double min, double max) {
       if (!(value >= min && value <= max)) {
         problem(key, "must be between " + min + " and " + max);

@@ -70,8 +70,8 @@ public record QuotaConfig(
     }
     teams.forEach((team, limits) -> {
       if (limits != null) {
-        atLeastOne(at, "teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
-        atLeastOne(at, "teams." + team + ".requestsPerHour", limits.requestsPerHour());
+        at.limit("teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+        at.limit("teams." + team + ".requestsPerHour", limits.requestsPerHour());
       }
     });
     try {
@@ -86,11 +86,6 @@ public record QuotaConfig(
     return tiers.get(tier);
   }
 
-  private static void atLeastOne(ConfigProblems.Reporter at, String key, Integer value) {
-    if (value != null && value < 1) {
-      at.problem(key, "must be at least 1 (leave it out for no limit)");
-    }
-  }
 
   /**
    * One tier's pool and limits. A null rate limit means none.
@@ -116,8 +111,8 @@ public record QuotaConfig(
       if (share < 0 || overdraft < 0) {
         at.problem("", "share and overdraft must not be negative");
       }
-      atLeastOne(at, "requestsPerMinutePerTeam", requestsPerMinutePerTeam);
-      atLeastOne(at, "requestsPerHour", requestsPerHour);
+      at.limit("requestsPerMinutePerTeam", requestsPerMinutePerTeam);
+      at.limit("requestsPerHour", requestsPerHour);
       if (maxWait.isNegative()) {
         at.problem("maxWait", "must not be negative");
       }
@@ -154,8 +149,8 @@ public record QuotaConfig(
       localConcurrency = localConcurrency != null ? localConcurrency : 8;
       queueSize = queueSize != null ? queueSize : 10_000;
       ConfigProblems.Reporter at = ConfigProblems.at("quota.admission");
-      atLeastOne(at, "cloudConcurrency", cloudConcurrency);
-      atLeastOne(at, "localConcurrency", localConcurrency);
+      at.limit("cloudConcurrency", cloudConcurrency);
+      at.limit("localConcurrency", localConcurrency);
       if (queueSize < 0) {
         at.problem("queueSize", "must not be negative");
       }
