@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The exact response cache for deterministic requests, and the coalescing of identical requests in
@@ -25,7 +26,7 @@ public record CacheConfig(
     Duration ttl,
     DataSize maxEntrySize,
     Scope scope,
-    TiersConfig tiers,
+    Map<Tier, Boolean> tiers,
     List<String> uncacheableTools) {
 
   /** Built-in tools the upstream runs itself against changing or side-effecting state. */
@@ -33,7 +34,10 @@ public record CacheConfig(
       List.of("web_search", "web_search_preview", "file_search", "mcp", "code_interpreter",
           "computer_use_preview", "local_shell", "shell");
 
-  /** Declared after the list it uses: static fields initialise in order. */
+  /** {@code cache.tiers.<tier>: true|false}; a tier left out is cached. */
+  private static final Map<Tier, Boolean> EVERY_TIER = Map.of(Tier.GOLD, true, Tier.SILVER, true, Tier.BRONZE, true);
+
+  /** Declared after the list and map it uses: static fields initialise in order. */
   public static final CacheConfig DEFAULTS = new CacheConfig(null, null, null, null, null, null, null);
 
   public CacheConfig {
@@ -42,7 +46,7 @@ public record CacheConfig(
     ttl = ttl != null ? ttl : Duration.ofMinutes(10);
     maxEntrySize = maxEntrySize != null ? maxEntrySize : DataSize.ofMebibytes(4);
     scope = scope != null ? scope : Scope.TEAM;
-    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    tiers = TierMaps.withDefaults(tiers, EVERY_TIER, (given, byDefault) -> given);
     uncacheableTools =
         uncacheableTools != null
             ? Collections.unmodifiableList(new ArrayList<>(uncacheableTools))
@@ -91,21 +95,6 @@ public record CacheConfig(
 
   /** Whether answers for {@code tier} are read from and written to the cache. */
   public boolean enabledFor(Tier tier) {
-    return switch (tier) {
-      case GOLD -> tiers.gold();
-      case SILVER -> tiers.silver();
-      case BRONZE -> tiers.bronze();
-    };
-  }
-
-  /** {@code cache.tiers.<tier>: true|false}; a tier left out is cached. */
-  public record TiersConfig(Boolean gold, Boolean silver, Boolean bronze) {
-    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
-
-    public TiersConfig {
-      gold = gold != null ? gold : true;
-      silver = silver != null ? silver : true;
-      bronze = bronze != null ? bronze : true;
-    }
+    return tiers.get(tier);
   }
 }

@@ -55,7 +55,11 @@ class ConfigurationDocTest {
         keys.addAll(keys(argument(generic, 0), path + "[]."));
       } else if (Map.class.isAssignableFrom(type) && argument(generic, 0) == Tier.class) {
         for (String tier : TIERS) { // a per-tier section: every tier is a key of its own
-          keys.addAll(keys(argument(generic, 1), path + "." + tier + "."));
+          if (isSection(argument(generic, 1))) {
+            keys.addAll(keys(argument(generic, 1), path + "." + tier + "."));
+          } else {
+            keys.add(List.of(path + "." + tier));
+          }
         }
       } else if (Map.class.isAssignableFrom(type) && isSection(argument(generic, 1))) {
         String entry = MAP_ENTRY_NAMES.getOrDefault(component.getName(), component.getName().endsWith("s")
