@@ -71,4 +71,29 @@ class ConfigProblemsTest {
     assertThat(ConfigPrinter.toMaskedYaml(config)).contains("    bronze:\n      share: 0.1");
     assertThat(loader.parse("again.yaml", ConfigPrinter.toMaskedYaml(config)).quota()).isEqualTo(config.quota());
   }
+
+  @Test
+  void theLocalSectionReportsItsChoicesAndServersTogether() {
+    assertThatThrownBy(() -> loader.parse("gw.yaml", """
+        local:
+          kind: Ollama
+          responsesApi: websocket
+          keepWarmEvery: 500ms
+          servers:
+            - { name: a, baseUrl: "http://gpu-a:11434" }
+            - { name: a, kind: vllm }
+        shaping:
+          degrade: sometimes
+          tiers:
+            silver: { steps: [trim, teleport] }
+        """))
+        .hasMessageContaining("key 'local.kind': 'Ollama' is not one of ollama, openai")
+        .hasMessageContaining("key 'local.responsesApi': 'websocket' is not one of chat, native")
+        .hasMessageContaining("key 'local.keepWarmEvery': must be at least 1s")
+        .hasMessageContaining("key 'local.servers[1].kind': 'vllm' is not one of ollama, openai")
+        .hasMessageContaining("key 'local.servers[1].baseUrl': every server needs a baseUrl")
+        .hasMessageContaining("key 'local.servers[1].name': 'a' names two servers")
+        .hasMessageContaining("key 'shaping.degrade': 'sometimes' is not one of never, pressure, always")
+        .hasMessageContaining("key 'shaping.tiers.silver.steps': 'teleport' is not one of trim, downgrade, model, local");
+  }
 }
