@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -83,13 +82,6 @@ public final class ConfigLoader {
     ConfigProblems.Bound<GatewayConfig> bound;
     try {
       bound = ConfigProblems.collect(() -> BINDER.treeToValue(interpolated, GatewayConfig.class));
-    } catch (UnrecognizedPropertyException e) {
-      List<String> known = new ArrayList<>();
-      if (e.getKnownPropertyIds() != null) {
-        e.getKnownPropertyIds().forEach(id -> known.add(String.valueOf(id)));
-      }
-      throw new ConfigException(source + ": unknown key '" + path(e) + "'"
-          + (known.isEmpty() ? "" : " (known keys here: " + String.join(", ", known) + ")"));
     } catch (JsonMappingException e) {
       throw new ConfigException(source + ": key '" + path(e) + "': " + reason(e));
     } catch (JsonProcessingException e) {
@@ -171,6 +163,19 @@ public final class ConfigLoader {
     return cut > 0 ? message.substring(0, cut) : message;
   }
 
+  /**
+   * A value that does not parse ({@code localFor: five minutes}) is reported under its key and read
+   * as absent, so binding goes on to the other problems.
+   */
+  private static <T> T reported(JsonParser p, String text, Function<String, T> parse) {
+    try {
+      return parse.apply(text);
+    } catch (IllegalArgumentException e) {
+      ConfigProblems.at("").raw("key '" + BindingPaths.pathOf(p) + "': " + e.getMessage());
+      return null;
+    }
+  }
+
   private static final ObjectMapper YAML = new YAMLMapper(new YAMLFactory());
 
   private static final ObjectMapper BINDER = binder();
@@ -180,13 +185,13 @@ public final class ConfigLoader {
     module.addDeserializer(Duration.class, new JsonDeserializer<>() {
       @Override
       public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return Durations.parse(p.getValueAsString());
+        return reported(p, p.getValueAsString(), Durations::parse);
       }
     });
     module.addDeserializer(DataSize.class, new JsonDeserializer<>() {
       @Override
       public DataSize deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return DataSize.parse(p.getValueAsString());
+        return reported(p, p.getValueAsString(), DataSize::parse);
       }
     });
     module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
@@ -194,6 +199,7 @@ public final class ConfigLoader {
     module.setDeserializerModifier(new BindingPaths());
     return new ObjectMapper()
         .registerModule(module)
+        .addHandler(new UnknownKeys())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
   }

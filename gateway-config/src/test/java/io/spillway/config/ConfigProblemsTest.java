@@ -96,4 +96,18 @@ class ConfigProblemsTest {
         .hasMessageContaining("key 'shaping.degrade': 'sometimes' is not one of never, pressure, always")
         .hasMessageContaining("key 'shaping.tiers.silver.steps': 'teleport' is not one of trim, downgrade, model, local");
   }
+
+  @Test
+  void unknownKeysAndUnreadableValuesAreReportedBesideTheRest() {
+    assertThatThrownBy(() -> loader.parse("gw.yaml", """
+        server: { prot: 80, maxRequestSize: 8 parsecs }
+        failover: { localFor: five minutes, capacityStreak: 0 }
+        """))
+        .hasMessageStartingWith("gw.yaml: ")
+        .hasMessageContaining("unknown key 'server.prot' (known keys here: ")
+        .hasMessageContaining("key 'server.maxRequestSize': '8 parsecs' has an unknown unit")
+        .hasMessageContaining("key 'failover.localFor': ")
+        .hasMessageContaining("not a duration")
+        .hasMessageContaining("key 'failover.capacityStreak': must be at least 1");
+  }
 }
