@@ -83,6 +83,7 @@ import io.spillway.routing.LocalModelList;
 import io.spillway.routing.ModelsService;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.Breakers;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.JudgingBackend;
@@ -195,13 +196,14 @@ public final class Gateway implements AutoCloseable {
         : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity, ticker), localProvider(config),
             capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
+    BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud())
           : CloudBackend.create(route, config.cloud());
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), config.failover(), clock);
+      Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null));
@@ -213,7 +215,7 @@ public final class Gateway implements AutoCloseable {
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", () -> breaker.status().toJson());
     status.register("routes", () -> routesStatus(config));
-    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), config.failover(), clock);
+    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
@@ -223,7 +225,7 @@ public final class Gateway implements AutoCloseable {
         .local(meteredLocal)
         .classifier(classifier)
         .admission(admission)
-        .failover(config.failover())
+        .retryLocally(config.failover().retryLocally())
         .localModels(localModels)
         .ticker(ticker)
         .listener(routerMetrics)
@@ -334,7 +336,7 @@ public final class Gateway implements AutoCloseable {
 
   /** The {@code gen_ai.provider.name} of local answers: the API the local server speaks. */
   private static String localProvider(GatewayConfig config) {
-    return "ollama".equals(config.local().kind()) ? "ollama" : "openai";
+    return config.local().kind().spelling();
   }
 
   /** A reload step with a name for the log and for {@code failed} in the reload answer. */
@@ -388,7 +390,7 @@ public final class Gateway implements AutoCloseable {
     for (int i = 0; i < routes.size(); i++) {
       ObjectNode route = out.addObject()
           .put("name", routes.get(i).name())
-          .put("kind", configured.get(i).kind())
+          .put("kind", configured.get(i).kind().spelling())
           .put("baseUrl", configured.get(i).baseUrl());
       route.set("breaker", routes.get(i).breaker().status().toJson());
     }

@@ -25,6 +25,7 @@ import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.time.Ticker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
@@ -77,10 +78,10 @@ public final class DefaultPipeline {
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
-            .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
+            .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock))
             .classifier(new CapacityClassifier(clock))
             .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, Ticker.system(), meters))
-            .failover(FailoverConfig.DEFAULTS)
+            .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
             .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
             .ticker(Ticker.system())
             .build());

@@ -87,9 +87,9 @@ final class CachePolicy {
 
   private String scope(Caller caller) {
     return switch (config.scope()) {
-      case "global" -> "global";
-      case "tier" -> "tier:" + caller.tier().tag();
-      default -> "team:" + caller.team();
+      case GLOBAL -> "global";
+      case TIER -> "tier:" + caller.tier().tag();
+      case TEAM -> "team:" + caller.team();
     };
   }
 

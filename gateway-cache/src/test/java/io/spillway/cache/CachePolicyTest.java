@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -89,8 +90,8 @@ class CachePolicyTest {
     String body = """
         {"model":"gpt-4o","temperature":0,"messages":[{"role":"user","content":"lint this"}]}""";
     Caller silverWeb = new Caller("web", Tier.SILVER, "k3");
-    CachePolicy tier = new CachePolicy(new CacheConfig(null, null, null, null, "tier", null, null));
-    CachePolicy global = new CachePolicy(new CacheConfig(null, null, null, null, "global", null, null));
+    CachePolicy tier = new CachePolicy(new CacheConfig(null, null, null, null, CacheConfig.Scope.TIER, null, null));
+    CachePolicy global = new CachePolicy(new CacheConfig(null, null, null, null, CacheConfig.Scope.GLOBAL, null, null));
 
     assertThat(key(tier, chat(body), WEB)).isEqualTo(key(tier, chat(body), RELEASE));
     assertThat(key(tier, chat(body), silverWeb)).isNotEqualTo(key(tier, chat(body), RELEASE));
@@ -186,7 +187,7 @@ class CachePolicyTest {
     String body = """
         {"model":"m","temperature":0,"messages":[]}""";
     CachePolicy noBronze = new CachePolicy(new CacheConfig(null, null, null, null, null,
-        new CacheConfig.TiersConfig(null, null, false), null));
+        Map.of(Tier.BRONZE, false), null));
     CachePolicy off = new CachePolicy(new CacheConfig(false, null, null, null, null, null, null));
 
     assertThat(noBronze.decide(chat(body), new Caller("sandbox", Tier.BRONZE, "k")).reason()).isEqualTo("tier");

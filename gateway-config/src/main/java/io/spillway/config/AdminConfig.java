@@ -17,6 +17,9 @@ public record AdminConfig(String token, Duration keySyncInterval, Duration rotat
     token = token == null || token.isBlank() ? null : token;
     keySyncInterval = keySyncInterval != null ? keySyncInterval : Duration.ofMillis(250);
     rotationOverlap = rotationOverlap != null ? rotationOverlap : Duration.ofHours(1);
+    ConfigProblems.Reporter at = ConfigProblems.at("admin");
+    at.positive("keySyncInterval", keySyncInterval, "must be longer than zero");
+    at.positive("rotationOverlap", rotationOverlap, "must be longer than zero");
   }
 
   public boolean enabled() {

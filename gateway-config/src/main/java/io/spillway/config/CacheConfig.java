@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The exact response cache for deterministic requests, and the coalescing of identical requests in
@@ -24,8 +25,8 @@ public record CacheConfig(
     DataSize maxSize,
     Duration ttl,
     DataSize maxEntrySize,
-    String scope,
-    TiersConfig tiers,
+    Scope scope,
+    Map<Tier, Boolean> tiers,
     List<String> uncacheableTools) {
 
   /** Built-in tools the upstream runs itself against changing or side-effecting state. */
@@ -33,7 +34,10 @@ public record CacheConfig(
       List.of("web_search", "web_search_preview", "file_search", "mcp", "code_interpreter",
           "computer_use_preview", "local_shell", "shell");
 
-  /** Declared after the list it uses: static fields initialise in order. */
+  /** {@code cache.tiers.<tier>: true|false}; a tier left out is cached. */
+  private static final Map<Tier, Boolean> EVERY_TIER = Map.of(Tier.GOLD, true, Tier.SILVER, true, Tier.BRONZE, true);
+
+  /** Declared after the list and map it uses: static fields initialise in order. */
   public static final CacheConfig DEFAULTS = new CacheConfig(null, null, null, null, null, null, null);
 
   public CacheConfig {
@@ -41,31 +45,56 @@ public record CacheConfig(
     maxSize = maxSize != null ? maxSize : DataSize.ofMebibytes(256);
     ttl = ttl != null ? ttl : Duration.ofMinutes(10);
     maxEntrySize = maxEntrySize != null ? maxEntrySize : DataSize.ofMebibytes(4);
-    scope = scope != null ? scope : "team";
-    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    scope = scope != null ? scope : Scope.TEAM;
+    tiers = TierMaps.withDefaults(tiers, EVERY_TIER, (given, byDefault) -> given);
     uncacheableTools =
         uncacheableTools != null
             ? Collections.unmodifiableList(new ArrayList<>(uncacheableTools))
             : DEFAULT_UNCACHEABLE_TOOLS;
+    ConfigProblems.Reporter at = ConfigProblems.at("cache");
+    at.positive("ttl", ttl, "must be longer than 0s");
+    if (maxEntrySize.bytes() < 1 || maxEntrySize.bytes() > Integer.MAX_VALUE) {
+      at.problem("maxEntrySize", "must be between 1 byte and 2GiB");
+    } else if (maxEntrySize.bytes() > maxSize.bytes()) {
+      at.problem("maxEntrySize", maxEntrySize + " is larger than " + at.path("maxSize") + " " + maxSize);
+    }
+    for (int i = 0; i < uncacheableTools.size(); i++) {
+      String tool = uncacheableTools.get(i);
+      if (tool == null || tool.isBlank()) {
+        at.problem("uncacheableTools[" + i + "]", "empty tool name");
+      }
+    }
+  }
+
+  /** Who may share a cached answer. */
+  public enum Scope implements Choice {
+    /** Only the team that asked (the default). */
+    TEAM("team"),
+    /** Every team of the same tier. */
+    TIER("tier"),
+    /** Everyone. */
+    GLOBAL("global");
+
+    private final String spelling;
+
+    Scope(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @com.fasterxml.jackson.annotation.JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
+    static Scope of(String value) {
+      return Choice.parse(Scope.class, value);
+    }
   }
 
   /** Whether answers for {@code tier} are read from and written to the cache. */
   public boolean enabledFor(Tier tier) {
-    return switch (tier) {
-      case GOLD -> tiers.gold();
-      case SILVER -> tiers.silver();
-      case BRONZE -> tiers.bronze();
-    };
-  }
-
-  /** {@code cache.tiers.<tier>: true|false}; a tier left out is cached. */
-  public record TiersConfig(Boolean gold, Boolean silver, Boolean bronze) {
-    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
-
-    public TiersConfig {
-      gold = gold != null ? gold : true;
-      silver = silver != null ? silver : true;
-      bronze = bronze != null ? bronze : true;
-    }
+    return tiers.get(tier);
   }
 }

@@ -1,7 +1,11 @@
 package io.spillway.config;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -30,7 +34,7 @@ public record CloudConfig(
   static final String OPENAI_BASE_URL = "https://api.openai.com/v1";
 
   public CloudConfig {
-    routes = routes != null ? List.copyOf(routes) : List.of();
+    routes = routes != null ? Collections.unmodifiableList(new ArrayList<>(routes)) : List.of();
     if (!routes.isEmpty() && (baseUrl != null || (apiKey != null && !apiKey.isBlank()))) {
       throw new IllegalArgumentException("cloud.baseUrl and cloud.apiKey (one route) cannot be combined with"
           + " cloud.routes (a list); move them into a route (cloud.routes[0].baseUrl, cloud.routes[0].apiKey)");
@@ -41,6 +45,19 @@ public record CloudConfig(
     connectTimeout = connectTimeout != null ? connectTimeout : Duration.ofSeconds(10);
     maxResponseSize = maxResponseSize != null ? maxResponseSize : DataSize.ofMebibytes(32);
     maxIdleConnections = maxIdleConnections != null ? maxIdleConnections : 256;
+    ConfigProblems.Reporter at = ConfigProblems.at("cloud");
+    if (routes.isEmpty()) {
+      at.url("baseUrl", baseUrl);
+    }
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < routes.size(); i++) {
+      CloudRouteConfig route = routes.get(i);
+      if (route == null) {
+        at.problem("routes[" + i + "]", "empty route");
+      } else if (route.name() != null && !names.add(route.name())) {
+        at.problem("routes[" + i + "].name", "'" + route.name() + "' is used by an earlier route");
+      }
+    }
   }
 
   /** The old constructor, without routes: the shorthand's one route. */
@@ -55,7 +72,7 @@ public record CloudConfig(
    */
   public List<CloudRouteConfig> effectiveRoutes() {
     if (routes.isEmpty()) {
-      return List.of(new CloudRouteConfig(SHORTHAND_ROUTE, CloudRouteConfig.OPENAI, baseUrl, apiKey, null, Map.of(),
+      return List.of(new CloudRouteConfig(SHORTHAND_ROUTE, CloudRouteConfig.Kind.OPENAI, baseUrl, apiKey, null, Map.of(),
           timeout));
     }
     return routes.stream().map(route -> route.withDefaultTimeout(timeout)).toList();

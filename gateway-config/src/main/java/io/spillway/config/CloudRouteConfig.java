@@ -1,17 +1,20 @@
 package io.spillway.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * One entry of {@code cloud.routes}: a cloud endpoint tried in list order before the local backend.
  *
  * @param name names the route in {@code x-spillway-route}, metrics ({@code route} tag), the admin
  *     API and the fleet breaker's Redis keys
- * @param kind {@value #OPENAI} (any OpenAI-compatible API, {@code Authorization: Bearer}) or
- *     {@value #AZURE} (Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version})
+ * @param kind {@code openai} (any OpenAI-compatible API, {@code Authorization: Bearer}) or
+ *     {@code azure} (Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version})
  * @param baseUrl for {@code openai} the URL ending in {@code /v1}; for {@code azure} the resource
  *     endpoint, e.g. {@code https://my-resource.openai.azure.com}
  * @param apiVersion the {@code api-version} query value; only for {@code azure}
@@ -21,26 +24,82 @@ import java.util.Map;
  */
 public record CloudRouteConfig(
     String name,
-    String kind,
+    Kind kind,
     String baseUrl,
     String apiKey,
     String apiVersion,
     Map<String, String> models,
     Duration timeout) {
 
-  public static final String OPENAI = "openai";
-  public static final String AZURE = "azure";
+  /** A route name is a metric tag value, a header value and part of Redis key names. */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
   public CloudRouteConfig {
-    kind = kind != null ? kind : OPENAI;
+    kind = kind != null ? kind : Kind.OPENAI;
     baseUrl = baseUrl != null ? CloudConfig.stripTrailingSlash(baseUrl) : null;
     apiKey = apiKey == null || apiKey.isBlank() ? null : apiKey;
     apiVersion = apiVersion == null || apiVersion.isBlank() ? null : apiVersion;
     models = models != null ? Collections.unmodifiableMap(new LinkedHashMap<>(models)) : Map.of();
+    ConfigProblems.Reporter at = ConfigProblems.at("cloud.routes[]");
+    if (name == null || name.isBlank()) {
+      at.problem("name", "missing (every route needs a name)");
+    } else if (!NAME.matcher(name).matches()) {
+      at.problem("name", "'" + name + "' must be 1-64 letters, digits, '.', '_' or '-'");
+    }
+    if (baseUrl == null) {
+      at.problem("baseUrl", "missing");
+    } else {
+      at.url("baseUrl", baseUrl);
+    }
+    if (kind == Kind.AZURE) {
+      if (apiVersion == null) {
+        at.problem("apiVersion", "missing (an azure route sends it as api-version, e.g. 2024-10-21)");
+      }
+      if (models.isEmpty()) {
+        at.problem("models", "an azure route needs at least one entry (requested model: deployment)");
+      }
+    } else if (apiVersion != null) {
+      at.problem("apiVersion", "only an azure route takes an api-version");
+    }
+    String upstreamName = kind == Kind.AZURE ? "deployment" : "model";
+    models.forEach((requested, upstream) -> {
+      if (requested == null || requested.isBlank() || upstream == null || upstream.isBlank()) {
+        at.problem("models", "every entry needs a requested model and an upstream " + upstreamName
+            + " ('" + requested + ": " + upstream + "')");
+      }
+    });
+    if (timeout != null) {
+      at.positive("timeout", timeout, "must be longer than zero");
+    }
   }
 
   public boolean azure() {
-    return AZURE.equals(kind);
+    return kind == Kind.AZURE;
+  }
+
+  /** What API a route speaks. */
+  public enum Kind implements Choice {
+    /** Any OpenAI-compatible API, {@code Authorization: Bearer}. */
+    OPENAI("openai"),
+    /** Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version}. */
+    AZURE("azure");
+
+    private final String spelling;
+
+    Kind(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static Kind of(String value) {
+      return Choice.parse(Kind.class, value);
+    }
   }
 
   /** This route with {@code timeout} filled in from {@code cloud.timeout} when it has none of its own. */

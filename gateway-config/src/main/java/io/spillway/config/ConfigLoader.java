@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -16,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.spillway.core.pipeline.Tier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -79,16 +79,9 @@ public final class ConfigLoader {
           + " one-server shorthand); list every server under local.servers and remove local.baseUrl");
     }
     JsonNode interpolated = interpolate(source, "", tree);
-    GatewayConfig config;
+    ConfigProblems.Bound<GatewayConfig> bound;
     try {
-      config = BINDER.treeToValue(interpolated, GatewayConfig.class);
-    } catch (UnrecognizedPropertyException e) {
-      List<String> known = new ArrayList<>();
-      if (e.getKnownPropertyIds() != null) {
-        e.getKnownPropertyIds().forEach(id -> known.add(String.valueOf(id)));
-      }
-      throw new ConfigException(source + ": unknown key '" + path(e) + "'"
-          + (known.isEmpty() ? "" : " (known keys here: " + String.join(", ", known) + ")"));
+      bound = ConfigProblems.collect(() -> BINDER.treeToValue(interpolated, GatewayConfig.class));
     } catch (JsonMappingException e) {
       throw new ConfigException(source + ": key '" + path(e) + "': " + reason(e));
     } catch (JsonProcessingException e) {
@@ -96,11 +89,10 @@ public final class ConfigLoader {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(source + ": " + e.getMessage());
     }
-    List<String> problems = ConfigValidator.problems(config);
-    if (!problems.isEmpty()) {
-      throw new ConfigException(source + ": " + String.join("; ", problems));
+    if (!bound.problems().isEmpty()) {
+      throw new ConfigException(source + ": " + String.join("; ", bound.problems()));
     }
-    return config;
+    return bound.value();
   }
 
   private JsonNode interpolate(String source, String path, JsonNode node) {
@@ -171,6 +163,19 @@ public final class ConfigLoader {
     return cut > 0 ? message.substring(0, cut) : message;
   }
 
+  /**
+   * A value that does not parse ({@code localFor: five minutes}) is reported under its key and read
+   * as absent, so binding goes on to the other problems.
+   */
+  private static <T> T reported(JsonParser p, String text, Function<String, T> parse) {
+    try {
+      return parse.apply(text);
+    } catch (IllegalArgumentException e) {
+      ConfigProblems.at("").raw("key '" + BindingPaths.pathOf(p) + "': " + e.getMessage());
+      return null;
+    }
+  }
+
   private static final ObjectMapper YAML = new YAMLMapper(new YAMLFactory());
 
   private static final ObjectMapper BINDER = binder();
@@ -180,17 +185,21 @@ public final class ConfigLoader {
     module.addDeserializer(Duration.class, new JsonDeserializer<>() {
       @Override
       public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return Durations.parse(p.getValueAsString());
+        return reported(p, p.getValueAsString(), Durations::parse);
       }
     });
     module.addDeserializer(DataSize.class, new JsonDeserializer<>() {
       @Override
       public DataSize deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return DataSize.parse(p.getValueAsString());
+        return reported(p, p.getValueAsString(), DataSize::parse);
       }
     });
+    module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
+    module.addDeserializer(Tier.class, new TierMaps.Values());
+    module.setDeserializerModifier(new BindingPaths());
     return new ObjectMapper()
         .registerModule(module)
+        .addHandler(new UnknownKeys())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
         .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
   }

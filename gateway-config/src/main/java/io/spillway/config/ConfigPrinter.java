@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.spillway.core.pipeline.Tier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -86,6 +87,18 @@ public final class ConfigPrinter {
       @Override
       public void serialize(DataSize value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
         gen.writeString(value.toString());
+      }
+    });
+    module.addKeySerializer(Tier.class, new JsonSerializer<Tier>() {
+      @Override
+      public void serialize(Tier value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeFieldName(value.tag());
+      }
+    });
+    module.addSerializer(Tier.class, new JsonSerializer<Tier>() {
+      @Override
+      public void serialize(Tier value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeString(value.tag());
       }
     });
     return YAMLMapper.builder()

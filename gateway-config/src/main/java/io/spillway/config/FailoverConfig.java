@@ -38,5 +38,16 @@ public record FailoverConfig(
     fleetTimeout = fleetTimeout != null ? fleetTimeout : Duration.ofMillis(200);
     fleetRefresh = fleetRefresh != null ? fleetRefresh : Duration.ofMillis(500);
     probeLease = probeLease != null ? probeLease : Duration.ofMinutes(3);
+    ConfigProblems.Reporter at = ConfigProblems.at("failover");
+    at.atLeast("capacityStreak", capacityStreak, 1);
+    at.positive("localFor", localFor, "must be longer than 0s");
+    if (maxLocalFor.compareTo(localFor) < 0) {
+      at.problem("maxLocalFor", Durations.format(maxLocalFor) + " is shorter than " + at.path("localFor")
+          + " (" + Durations.format(localFor) + ")");
+    }
+    at.atLeast("historySize", historySize, 1);
+    at.positive("fleetTimeout", fleetTimeout, "must be longer than 0s");
+    at.positive("fleetRefresh", fleetRefresh, "must be longer than 0s");
+    at.positive("probeLease", probeLease, "must be longer than 0s");
   }
 }

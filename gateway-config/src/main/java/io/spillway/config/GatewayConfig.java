@@ -39,6 +39,10 @@ public record GatewayConfig(
     logging = logging != null ? logging : LoggingConfig.DEFAULTS;
     spend = spend != null ? spend : SpendConfig.DEFAULTS;
     traces = traces != null ? traces : TracesConfig.DEFAULTS;
+    if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
+        || store.equals("memory"))) {
+      ConfigProblems.at("").problem("store", "'" + store + "' is not embedded:<dir>, redis://host:port or memory");
+    }
   }
 
   public static GatewayConfig defaults() {

@@ -1,5 +1,6 @@
 package io.spillway.config;
 
+import io.spillway.core.pipeline.Tier;
 import java.util.List;
 
 /**
@@ -10,7 +11,28 @@ import java.util.List;
  */
 public record KeyConfig(String key, String keyHash, String team, String tier, List<String> models) {
   public KeyConfig {
-    models = models == null ? List.of() : List.copyOf(models);
+    ConfigProblems.Reporter at = ConfigProblems.at("keys[]");
+    boolean plain = key != null && !key.isEmpty();
+    boolean hashed = keyHash != null && !keyHash.isEmpty();
+    boolean disabled = key != null && key.isEmpty() && !hashed;
+    if (plain == hashed && !disabled) {
+      at.problem("", "set exactly one of 'key' and 'keyHash'");
+    }
+    if (hashed && !keyHash.matches("sha256:[0-9a-f]{64}")) {
+      at.problem("keyHash", "expected sha256:<64 lowercase hex digits> (see `spillway.jar hash-key`)");
+    }
+    if (team == null || team.isBlank()) {
+      at.problem("team", "missing");
+    }
+    try {
+      Tier.parse(tier);
+    } catch (IllegalArgumentException e) {
+      at.problem("tier", e.getMessage());
+    }
+    if (models != null && models.stream().anyMatch(m -> m == null || m.isBlank())) {
+      at.problem("models", "a model name is empty");
+    }
+    models = models == null ? List.of() : models.stream().filter(m -> m != null).toList();
   }
 
   public KeyConfig(String key, String keyHash, String team, String tier) {

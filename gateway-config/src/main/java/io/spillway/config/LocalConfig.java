@@ -1,9 +1,15 @@
 package io.spillway.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The local backend used while the cloud is at capacity.
@@ -26,14 +32,14 @@ import java.util.Map;
  */
 public record LocalConfig(
     Boolean enabled,
-    String kind,
+    Kind kind,
     String baseUrl,
     Map<String, LocalModel> models,
     Duration keepWarmEvery,
     Duration checkEvery,
     Duration timeout,
     Duration keepAlive,
-    String responsesApi,
+    ResponsesApi responsesApi,
     LocalContextConfig context,
     List<LocalServerConfig> servers,
     LocalServerBreakerConfig serverBreaker) {
@@ -44,17 +50,11 @@ public record LocalConfig(
   public static final LocalConfig DEFAULTS =
       new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null);
 
-  /** {@code responsesApi}: translate the Responses API to chat completions (the default). */
-  public static final String RESPONSES_VIA_CHAT = "chat";
-
-  /** {@code responsesApi}: forward the Responses API to the server's own {@code /v1/responses}. */
-  public static final String RESPONSES_NATIVE = "native";
-
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
-    kind = kind != null ? kind : "ollama";
-    servers = servers == null ? List.of() : List.copyOf(servers);
-    if (baseUrl == null && !servers.isEmpty() && servers.get(0).baseUrl() != null) {
+    kind = kind != null ? kind : Kind.OLLAMA;
+    servers = servers == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(servers));
+    if (baseUrl == null && !servers.isEmpty() && servers.get(0) != null && servers.get(0).baseUrl() != null) {
       // Code that knows one server only (and log lines) see the first of the list.
       baseUrl = servers.get(0).baseUrl();
     }
@@ -72,21 +72,117 @@ public record LocalConfig(
     checkEvery = checkEvery != null ? checkEvery : Duration.ofMinutes(1);
     timeout = timeout != null ? timeout : Duration.ofSeconds(300);
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
-    responsesApi = responsesApi != null ? responsesApi : RESPONSES_VIA_CHAT;
+    responsesApi = responsesApi != null ? responsesApi : ResponsesApi.CHAT;
     context = context != null ? context : LocalContextConfig.DEFAULTS;
+    check(ConfigProblems.at("local"), servers, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive);
+  }
+
+  /** The smallest context window Spillway accepts for a local model. */
+  static final int MIN_CONTEXT_TOKENS = 1024;
+
+  private static void check(ConfigProblems.Reporter at, List<LocalServerConfig> servers, String baseUrl,
+      Map<String, LocalModel> models, Duration keepWarmEvery, Duration checkEvery, Duration timeout,
+      Duration keepAlive) {
+    if (servers.isEmpty()) {
+      at.url("baseUrl", baseUrl); // with servers, each is checked by its index
+    }
+    Duration second = Duration.ofSeconds(1);
+    if (keepWarmEvery.compareTo(second) < 0) {
+      at.problem("keepWarmEvery", "must be at least 1s");
+    }
+    if (checkEvery.compareTo(second) < 0) {
+      at.problem("checkEvery", "must be at least 1s");
+    }
+    if (timeout.compareTo(second) < 0) {
+      at.problem("timeout", "must be at least 1s");
+    }
+    if (keepAlive.compareTo(keepWarmEvery) <= 0) {
+      at.problem("keepAlive", "must be longer than " + at.path("keepWarmEvery") + " ("
+          + Durations.format(keepWarmEvery) + "), or the model unloads between keep-warm requests");
+    }
+    models.forEach((requested, target) -> {
+      String name = target == null ? null : target.model();
+      if (requested == null || requested.isBlank() || name == null || name.isBlank()) {
+        at.problem("models", "every entry needs a requested model and a local model ('" + requested + ": " + name
+            + "')");
+      } else if (target.contextTokens() != null && target.contextTokens() < MIN_CONTEXT_TOKENS) {
+        at.problem("models." + requested + ".contextTokens", target.contextTokens() + " is below "
+            + MIN_CONTEXT_TOKENS + "; give the model's real window (Ollama: `ollama show " + name
+            + "`, context length)");
+      }
+    });
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < servers.size(); i++) {
+      LocalServerConfig server = servers.get(i);
+      if (server == null) {
+        at.problem("servers[" + i + "]", "an empty entry; each server needs name and baseUrl");
+      } else if (server.name() != null && !server.name().isBlank() && !names.add(server.name())) {
+        at.problem("servers[" + i + "].name", "'" + server.name() + "' names two servers");
+      }
+    }
+  }
+
+  /** What API a local server speaks. */
+  public enum Kind implements Choice {
+    /** Ollama's native {@code /api/*}. */
+    OLLAMA("ollama"),
+    /** Any OpenAI-compatible server. */
+    OPENAI("openai");
+
+    private final String spelling;
+
+    Kind(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static Kind of(String value) {
+      return Choice.parse(Kind.class, value);
+    }
+  }
+
+  /** How {@code /v1/responses} reaches an OpenAI-kind server. */
+  public enum ResponsesApi implements Choice {
+    /** Translated to {@code /v1/chat/completions} (the default). */
+    CHAT("chat"),
+    /** Forwarded to the server's own {@code /v1/responses}. */
+    NATIVE("native");
+
+    private final String spelling;
+
+    ResponsesApi(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static ResponsesApi of(String value) {
+      return Choice.parse(ResponsesApi.class, value);
+    }
   }
 
   /** One server ({@code kind}, {@code baseUrl}) with the default per-server breaker. */
   public LocalConfig(
       Boolean enabled,
-      String kind,
+      Kind kind,
       String baseUrl,
       Map<String, LocalModel> models,
       Duration keepWarmEvery,
       Duration checkEvery,
       Duration timeout,
       Duration keepAlive,
-      String responsesApi,
+      ResponsesApi responsesApi,
       LocalContextConfig context) {
     this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, context,
         null, null);
@@ -116,7 +212,7 @@ public record LocalConfig(
   /** Models given by name only; {@code responsesApi} and context fitting by their defaults. */
   public LocalConfig(
       Boolean enabled,
-      String kind,
+      Kind kind,
       String baseUrl,
       Map<String, String> models,
       Duration keepWarmEvery,
@@ -129,14 +225,14 @@ public record LocalConfig(
   /** Models given by name only; context fitting by its defaults. */
   public LocalConfig(
       Boolean enabled,
-      String kind,
+      Kind kind,
       String baseUrl,
       Map<String, String> models,
       Duration keepWarmEvery,
       Duration checkEvery,
       Duration timeout,
       Duration keepAlive,
-      String responsesApi) {
+      ResponsesApi responsesApi) {
     this(enabled, kind, baseUrl, named(models), keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, null);
   }
 

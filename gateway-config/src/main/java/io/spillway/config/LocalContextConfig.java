@@ -33,5 +33,16 @@ public record LocalContextConfig(
     outputReserveTokens = outputReserveTokens != null ? outputReserveTokens : 4096;
     toolOutputTokens = toolOutputTokens != null ? toolOutputTokens : 400;
     estimateMargin = estimateMargin != null ? estimateMargin : 0.10;
+    ConfigProblems.Reporter at = ConfigProblems.at("local.context");
+    at.atLeast("defaultTokens", defaultTokens, LocalConfig.MIN_CONTEXT_TOKENS);
+    at.atLeast("minTokens", minTokens, LocalConfig.MIN_CONTEXT_TOKENS);
+    if (maxTokens < minTokens) {
+      at.problem("maxTokens", maxTokens + " is below " + at.path("minTokens") + " (" + minTokens + ")");
+    }
+    at.atLeast("outputReserveTokens", outputReserveTokens, 1);
+    at.atLeast("toolOutputTokens", toolOutputTokens, 16);
+    if (estimateMargin < 0 || estimateMargin >= 1) {
+      at.problem("estimateMargin", "must be at least 0 and below 1 (a fraction, e.g. 0.10)");
+    }
   }
 }

@@ -24,5 +24,14 @@ public record LocalServerBreakerConfig(
     window = window != null ? window : 10;
     waitInOpen = waitInOpen != null ? waitInOpen : Duration.ofSeconds(30);
     halfOpenCalls = halfOpenCalls != null ? halfOpenCalls : 2;
+    ConfigProblems.Reporter at = ConfigProblems.at("local.serverBreaker");
+    if (failureRateThreshold < 1 || failureRateThreshold > 100) {
+      at.problem("failureRateThreshold", failureRateThreshold + " is not a percentage (1-100)");
+    }
+    if (window < 1) {
+      at.problem("window", "must be at least 1 call");
+    }
+    at.atLeast("halfOpenCalls", halfOpenCalls, 1);
+    at.positive("waitInOpen", waitInOpen, "must be longer than zero");
   }
 }

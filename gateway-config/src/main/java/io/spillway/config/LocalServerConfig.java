@@ -9,15 +9,24 @@ package io.spillway.config;
  * @param kind {@code ollama} or {@code openai}; null means {@code local.kind}
  * @param baseUrl where the server listens; required
  */
-public record LocalServerConfig(String name, String kind, String baseUrl) {
+public record LocalServerConfig(String name, LocalConfig.Kind kind, String baseUrl) {
   /** The name the one-server shorthand ({@code local.baseUrl}) gives its server. */
   public static final String SHORTHAND_NAME = "local";
 
   public LocalServerConfig {
     baseUrl = baseUrl != null ? CloudConfig.stripTrailingSlash(baseUrl) : null;
+    ConfigProblems.Reporter at = ConfigProblems.at("local.servers[]");
+    if (name == null || name.isBlank()) {
+      at.problem("name", "every server needs a name (it names the server in status and metrics)");
+    }
+    if (baseUrl == null) {
+      at.problem("baseUrl", "every server needs a baseUrl");
+    } else {
+      at.url("baseUrl", baseUrl);
+    }
   }
 
-  LocalServerConfig withKind(String defaultKind) {
+  LocalServerConfig withKind(LocalConfig.Kind defaultKind) {
     return kind != null ? this : new LocalServerConfig(name, defaultKind, baseUrl);
   }
 }

@@ -22,5 +22,13 @@ public record MetricsConfig(
     capacityWindow = capacityWindow != null ? capacityWindow : Duration.ofMinutes(5);
     seriesWindow = seriesWindow != null ? seriesWindow : Duration.ofHours(1);
     maxModelTags = maxModelTags != null ? maxModelTags : 30;
+    ConfigProblems.Reporter at = ConfigProblems.at("metrics");
+    if (capacityWindow.toMinutes() < 1 || capacityWindow.compareTo(seriesWindow) > 0) {
+      at.problem("capacityWindow", "must be at least 1m and at most " + at.path("seriesWindow"));
+    }
+    if (seriesWindow.toMinutes() < 1 || seriesWindow.toHours() > 24) {
+      at.problem("seriesWindow", "must be between 1m and 24h");
+    }
+    at.atLeast("maxModelTags", maxModelTags, 1);
   }
 }

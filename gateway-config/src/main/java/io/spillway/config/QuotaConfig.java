@@ -1,6 +1,8 @@
 package io.spillway.config;
 
+import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 
 /**
@@ -20,7 +22,7 @@ public record QuotaConfig(
     Long monthlyTokens,
     Double alertAt,
     Double softAt,
-    TiersConfig tiers,
+    Map<Tier, TierConfig> tiers,
     String timezone,
     String alertWebhook,
     Integer defaultMaxTokens,
@@ -38,7 +40,7 @@ public record QuotaConfig(
     monthlyTokens = monthlyTokens != null ? monthlyTokens : 50_000_000L;
     alertAt = alertAt != null ? alertAt : 0.80;
     softAt = softAt != null ? softAt : 0.95;
-    tiers = tiers != null ? tiers : TiersConfig.DEFAULTS;
+    tiers = TierMaps.withDefaults(tiers, TierConfig.DEFAULTS, TierConfig::merge);
     timezone = timezone != null ? timezone : "UTC";
     defaultMaxTokens = defaultMaxTokens != null ? defaultMaxTokens : 1024;
     flushInterval = flushInterval != null ? flushInterval : Duration.ofSeconds(1);
@@ -47,17 +49,43 @@ public record QuotaConfig(
     failClosed = failClosed != null ? failClosed : false;
     storeTimeout = storeTimeout != null ? storeTimeout : Duration.ofSeconds(1);
     alertWebhookTimeout = alertWebhookTimeout != null ? alertWebhookTimeout : Duration.ofSeconds(10);
-  }
-
-  public record TiersConfig(TierConfig gold, TierConfig silver, TierConfig bronze) {
-    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
-
-    public TiersConfig {
-      gold = TierConfig.merge(gold, new TierConfig(0.20, 0.10, null, null, Duration.ofSeconds(30)));
-      silver = TierConfig.merge(silver, new TierConfig(0.50, 0.0, 50, null, Duration.ofSeconds(10)));
-      bronze = TierConfig.merge(bronze, new TierConfig(0.30, 0.0, null, 200, Duration.ofSeconds(5)));
+    ConfigProblems.Reporter at = ConfigProblems.at("quota");
+    if (monthlyTokens < 0) {
+      at.problem("monthlyTokens", "must not be negative");
+    }
+    if (!(alertAt > 0 && alertAt <= softAt && softAt <= 1.0)) {
+      at.raw("key '" + at.path("alertAt") + "'/'" + at.path("softAt") + "': need 0 < alertAt <= softAt <= 1");
+    }
+    double shares = tiers.values().stream().mapToDouble(TierConfig::share).sum();
+    if (shares > 1.0 + 1e-9) {
+      at.problem("tiers", "shares add up to " + shares + ", more than 1");
+    }
+    tiers.forEach((tier, limits) -> limits.check(at.below("tiers." + tier.tag())));
+    at.atLeast("defaultMaxTokens", defaultMaxTokens, 1);
+    at.positive("flushInterval", flushInterval, "must be longer than zero");
+    at.positive("storeTimeout", storeTimeout, "must be longer than zero");
+    at.positive("alertWebhookTimeout", alertWebhookTimeout, "must be longer than zero");
+    if (alertWebhook != null && !alertWebhook.isBlank()) {
+      at.url("alertWebhook", alertWebhook);
+    }
+    teams.forEach((team, limits) -> {
+      if (limits != null) {
+        at.limit("teams." + team + ".requestsPerMinute", limits.requestsPerMinute());
+        at.limit("teams." + team + ".requestsPerHour", limits.requestsPerHour());
+      }
+    });
+    try {
+      ZoneId.of(timezone);
+    } catch (RuntimeException e) {
+      at.problem("timezone", "'" + timezone + "' is not a time zone");
     }
   }
+
+  /** The pool and limits of {@code tier}. */
+  public TierConfig tier(Tier tier) {
+    return tiers.get(tier);
+  }
+
 
   /**
    * One tier's pool and limits. A null rate limit means none.
@@ -71,6 +99,24 @@ public record QuotaConfig(
       Integer requestsPerMinutePerTeam,
       Integer requestsPerHour,
       Duration maxWait) {
+
+    /** Each tier's defaults. */
+    static final Map<Tier, TierConfig> DEFAULTS = Map.of(
+        Tier.GOLD, new TierConfig(0.20, 0.10, null, null, Duration.ofSeconds(30)),
+        Tier.SILVER, new TierConfig(0.50, 0.0, 50, null, Duration.ofSeconds(10)),
+        Tier.BRONZE, new TierConfig(0.30, 0.0, null, 200, Duration.ofSeconds(5)));
+
+    /** Checks a tier's merged settings under its key ({@code quota.tiers.gold}). */
+    void check(ConfigProblems.Reporter at) {
+      if (share < 0 || overdraft < 0) {
+        at.problem("", "share and overdraft must not be negative");
+      }
+      at.limit("requestsPerMinutePerTeam", requestsPerMinutePerTeam);
+      at.limit("requestsPerHour", requestsPerHour);
+      if (maxWait.isNegative()) {
+        at.problem("maxWait", "must not be negative");
+      }
+    }
 
     static TierConfig merge(TierConfig given, TierConfig defaults) {
       if (given == null) {
@@ -102,6 +148,12 @@ public record QuotaConfig(
       cloudConcurrency = cloudConcurrency != null ? cloudConcurrency : 512;
       localConcurrency = localConcurrency != null ? localConcurrency : 8;
       queueSize = queueSize != null ? queueSize : 10_000;
+      ConfigProblems.Reporter at = ConfigProblems.at("quota.admission");
+      at.limit("cloudConcurrency", cloudConcurrency);
+      at.limit("localConcurrency", localConcurrency);
+      if (queueSize < 0) {
+        at.problem("queueSize", "must not be negative");
+      }
     }
   }
 }

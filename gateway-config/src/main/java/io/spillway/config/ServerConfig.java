@@ -49,6 +49,23 @@ public record ServerConfig(
     reservedFileDescriptors = reservedFileDescriptors != null ? reservedFileDescriptors : 256;
     maxHops = maxHops != null ? maxHops : 1;
     http2 = http2 != null ? http2 : Http2Config.DEFAULTS;
+    ConfigProblems.Reporter at = ConfigProblems.at("server");
+    if (port < 0 || port > 65535) {
+      at.problem("port", port + " is not a port (0-65535)");
+    }
+    if (maxRequestSize.bytes() < 1024) {
+      at.problem("maxRequestSize", "must be at least 1KiB");
+    }
+    if (maxHops < 0) {
+      at.problem("maxHops", "must be 0 or more");
+    }
+    at.atLeast("maxConnections", maxConnections, 1);
+    if (reservedFileDescriptors < 0) {
+      at.problem("reservedFileDescriptors", "must not be negative");
+    }
+    at.positive("idleTimeout", idleTimeout, "must be longer than zero");
+    at.positive("requestReadTimeout", requestReadTimeout, "must be longer than zero");
+    at.positive("streamTimeLimit", streamTimeLimit, "must be longer than zero");
   }
 
   public ServerConfig withPort(int newPort) {
@@ -64,7 +81,13 @@ public record ServerConfig(
   }
 
   /** Optional TLS on the front end, from PEM files. */
-  public record TlsConfig(String certFile, String keyFile) {}
+  public record TlsConfig(String certFile, String keyFile) {
+    public TlsConfig {
+      if (certFile == null || keyFile == null) {
+        ConfigProblems.at("server.tls").problem("", "needs both certFile and keyFile");
+      }
+    }
+  }
 
   /**
    * HTTP/2 streams on one connection.
@@ -77,6 +100,7 @@ public record ServerConfig(
 
     public Http2Config {
       maxConcurrentStreams = maxConcurrentStreams != null ? maxConcurrentStreams : 100;
+      ConfigProblems.at("server.http2").atLeast("maxConcurrentStreams", maxConcurrentStreams, 1);
     }
   }
 }

@@ -1,7 +1,12 @@
 package io.spillway.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * Request shaping: context trimming, parameter downgrading, stop rewriting, signal scoring, the
@@ -23,8 +28,8 @@ import java.util.List;
  *     estimate, each hand to the tokenizer; the rest of a longer prompt is estimated from its length
  */
 public record ShapingConfig(
-    String degrade,
-    TiersConfig tiers,
+    Mode degrade,
+    Map<Tier, TierConfig> tiers,
     TrimConfig trim,
     DowngradeConfig downgrade,
     StopConfig stop,
@@ -35,16 +40,12 @@ public record ShapingConfig(
     ScenarioConfig scenarios,
     Integer maxTokenizedChars) {
 
-  /** The ladder's steps, in order. (Declared first: the defaults below use it.) */
-  public static final List<String> STEPS = List.of("trim", "downgrade", "model", "local");
-
   public static final ShapingConfig DEFAULTS =
       new ShapingConfig(null, null, null, null, null, null, null, null, null, null, null);
 
   public ShapingConfig {
-    degrade = degrade != null ? degrade : "pressure";
-    // Not TiersConfig.DEFAULTS: its initialisation reads STEPS, which may be running this very line.
-    tiers = tiers != null ? tiers : new TiersConfig(null, null, null);
+    degrade = degrade != null ? degrade : Mode.PRESSURE;
+    tiers = TierMaps.withDefaults(tiers, TierConfig.defaults(), TierConfig::merge);
     trim = trim != null ? trim : TrimConfig.DEFAULTS;
     downgrade = downgrade != null ? downgrade : DowngradeConfig.DEFAULTS;
     stop = stop != null ? stop : StopConfig.DEFAULTS;
@@ -53,30 +54,96 @@ public record ShapingConfig(
     ladder = ladder != null ? ladder : LadderConfig.DEFAULTS;
     models = models != null
         ? List.copyOf(models)
-        : List.of(new ModelRule("gpt-4o", "gpt-4o-mini", "single-line"),
-            new ModelRule("gpt-4.1", "gpt-4.1-mini", "single-line"));
+        : List.of(new ModelRule("gpt-4o", "gpt-4o-mini", Scenario.SINGLE_LINE),
+            new ModelRule("gpt-4.1", "gpt-4.1-mini", Scenario.SINGLE_LINE));
     scenarios = scenarios != null ? scenarios : ScenarioConfig.DEFAULTS;
     maxTokenizedChars = maxTokenizedChars != null ? maxTokenizedChars : 131_072;
+    ConfigProblems.Reporter at = ConfigProblems.at("shaping");
+    tiers.forEach((tier, settings) -> settings.check(at.below("tiers." + tier.tag())));
+    at.atLeast("maxTokenizedChars", maxTokenizedChars, 1);
   }
 
-  /** The settings of {@code tier} ({@code gold}, {@code silver} or {@code bronze}). */
-  public TierConfig tier(String tier) {
-    return switch (tier) {
-      case "gold" -> tiers.gold();
-      case "silver" -> tiers.silver();
-      case "bronze" -> tiers.bronze();
-      default -> throw new IllegalArgumentException("unknown tier " + tier);
-    };
+  /** The settings of {@code tier}. */
+  public TierConfig tier(Tier tier) {
+    return tiers.get(tier);
   }
 
-  public record TiersConfig(TierConfig gold, TierConfig silver, TierConfig bronze) {
-    public static final TiersConfig DEFAULTS = new TiersConfig(null, null, null);
+  /** When shaping applies: {@code never}, {@code pressure} or {@code always}. */
+  public enum Mode implements Choice {
+    NEVER("never"),
+    PRESSURE("pressure"),
+    ALWAYS("always");
 
-    public TiersConfig {
-      gold = TierConfig.merge(gold, new TierConfig("never", 0, 1000, null, null, STEPS));
-      silver = TierConfig.merge(silver, new TierConfig(null, 64_000, 1000, null, null, STEPS));
-      bronze = TierConfig.merge(bronze, new TierConfig(null, 32_000, 1000, null, null, STEPS));
+    private final String spelling;
+
+    Mode(String spelling) {
+      this.spelling = spelling;
     }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static Mode of(String value) {
+      return Choice.parse(Mode.class, value);
+    }
+  }
+
+  /** The ladder's steps, in order: each is taken together with every step before it. */
+  public enum Step implements Choice {
+    TRIM("trim"),
+    DOWNGRADE("downgrade"),
+    MODEL("model"),
+    LOCAL("local");
+
+    private final String spelling;
+
+    Step(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static Step of(String value) {
+      return Choice.parse(Step.class, value);
+    }
+  }
+
+  /** The scenarios of the model-scenario table. */
+  public enum Scenario implements Choice {
+    SINGLE_LINE("single-line"),
+    SHORT_PROMPT("short-prompt"),
+    ANY("any");
+
+    private final String spelling;
+
+    Scenario(String spelling) {
+      this.spelling = spelling;
+    }
+
+    @JsonValue
+    @Override
+    public String spelling() {
+      return spelling;
+    }
+
+    @JsonCreator
+    static Scenario of(String value) {
+      return Choice.parse(Scenario.class, value);
+    }
+  }
+
+  /** Unknown words were reported while binding and left as nulls; they are dropped here. */
+  private static <T> List<T> known(List<T> values) {
+    return values.stream().filter(Objects::nonNull).toList();
   }
 
   /**
@@ -92,12 +159,37 @@ public record ShapingConfig(
    *     {@code model}, {@code local})
    */
   public record TierConfig(
-      String degrade,
+      Mode degrade,
       Integer trimAboveTokens,
       Integer pressureTrimAboveTokens,
       Integer keepLastLines,
       Integer keepDefinitions,
-      List<String> steps) {
+      List<Step> steps) {
+
+    public TierConfig {
+      steps = steps != null ? known(steps) : null;
+    }
+
+    /** Each tier's defaults: gold is never degraded, every tier may take every step. */
+    static Map<Tier, TierConfig> defaults() {
+      List<Step> all = List.of(Step.values());
+      return Map.of(
+          Tier.GOLD, new TierConfig(Mode.NEVER, 0, 1000, null, null, all),
+          Tier.SILVER, new TierConfig(null, 64_000, 1000, null, null, all),
+          Tier.BRONZE, new TierConfig(null, 32_000, 1000, null, null, all));
+    }
+
+    /** Checks a tier's merged settings under its key ({@code shaping.tiers.gold}). */
+    void check(ConfigProblems.Reporter at) {
+      at.atLeast("trimAboveTokens", trimAboveTokens, 0);
+      at.atLeast("pressureTrimAboveTokens", pressureTrimAboveTokens, 0);
+      if (keepLastLines != null) {
+        at.atLeast("keepLastLines", keepLastLines, 1);
+      }
+      if (keepDefinitions != null) {
+        at.atLeast("keepDefinitions", keepDefinitions, 0);
+      }
+    }
 
     static TierConfig merge(TierConfig given, TierConfig defaults) {
       if (given == null) {
@@ -109,7 +201,7 @@ public record ShapingConfig(
           given.pressureTrimAboveTokens != null ? given.pressureTrimAboveTokens : defaults.pressureTrimAboveTokens,
           given.keepLastLines != null ? given.keepLastLines : defaults.keepLastLines,
           given.keepDefinitions != null ? given.keepDefinitions : defaults.keepDefinitions,
-          given.steps != null ? List.copyOf(given.steps) : defaults.steps);
+          given.steps != null ? given.steps : defaults.steps);
     }
   }
 
@@ -139,6 +231,14 @@ public record ShapingConfig(
       maxDefinitionLines = maxDefinitionLines != null ? maxDefinitionLines : 120;
       marker = marker != null ? marker : "... (context trimmed)";
       roles = roles != null ? List.copyOf(roles) : List.of("user", "assistant", "tool");
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.trim");
+      at.atLeast("keepLastLines", keepLastLines, 1);
+      at.atLeast("keepDefinitions", keepDefinitions, 0);
+      at.atLeast("keepTraceDefinitions", keepTraceDefinitions, 0);
+      at.atLeast("maxDefinitionLines", maxDefinitionLines, 1);
+      if (marker.isBlank() || marker.indexOf('\n') >= 0 || marker.indexOf('\r') >= 0) {
+        at.problem("marker", "must be one non-blank line");
+      }
     }
   }
 
@@ -157,6 +257,12 @@ public record ShapingConfig(
       maxTemperature = maxTemperature != null ? maxTemperature : 0.3;
       maxTopP = maxTopP != null ? maxTopP : 0.7;
       maxTokensFactor = maxTokensFactor != null ? maxTokensFactor : 0.7;
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.downgrade");
+      at.between("maxTemperature", maxTemperature, 0, 2);
+      at.between("maxTopP", maxTopP, 0, 1);
+      if (!(maxTokensFactor > 0 && maxTokensFactor <= 1)) {
+        at.problem("maxTokensFactor", "must be above 0 and at most 1");
+      }
     }
   }
 
@@ -168,13 +274,19 @@ public record ShapingConfig(
    * @param risky the stop sequences to rewrite
    * @param maxTokens the output cap set in their place
    */
-  public record StopConfig(String apply, List<String> risky, Integer maxTokens) {
+  public record StopConfig(Mode apply, List<String> risky, Integer maxTokens) {
     public static final StopConfig DEFAULTS = new StopConfig(null, null, null);
 
     public StopConfig {
-      apply = apply != null ? apply : "pressure";
+      apply = apply != null ? apply : Mode.PRESSURE;
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.stop");
+      if (risky != null && risky.stream().anyMatch(stop -> stop == null || stop.isEmpty())) {
+        at.problem("risky", "stop sequences must not be empty");
+        risky = risky.stream().filter(stop -> stop != null && !stop.isEmpty()).toList();
+      }
       risky = risky != null ? List.copyOf(risky) : List.of("\n\n");
       maxTokens = maxTokens != null ? maxTokens : 512;
+      at.atLeast("maxTokens", maxTokens, 1);
     }
   }
 
@@ -203,6 +315,12 @@ public record ShapingConfig(
       placeholderRepeats = placeholderRepeats != null ? placeholderRepeats : 5;
       hotTemperature = hotTemperature != null ? hotTemperature : 0.95;
       hotMaxTokens = hotMaxTokens != null ? hotMaxTokens : 2048;
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.signal");
+      at.atLeast("maxNestedLoops", maxNestedLoops, 1);
+      at.atLeast("base64MinChars", base64MinChars, 16);
+      at.atLeast("placeholderRepeats", placeholderRepeats, 2);
+      at.between("hotTemperature", hotTemperature, 0, 2);
+      at.atLeast("hotMaxTokens", hotMaxTokens, 1);
     }
   }
 
@@ -229,7 +347,7 @@ public record ShapingConfig(
       Duration window,
       Integer minRequests,
       Integer minSamples,
-      List<String> tiers) {
+      List<Tier> tiers) {
     public static final RiskConfig DEFAULTS = new RiskConfig(null, null, null, null, null, null, null, null, null, null);
 
     public RiskConfig {
@@ -242,7 +360,19 @@ public record ShapingConfig(
       window = window != null ? window : Duration.ofMinutes(5);
       minRequests = minRequests != null ? minRequests : 50;
       minSamples = minSamples != null ? minSamples : 20;
-      tiers = tiers != null ? List.copyOf(tiers) : List.of("silver", "bronze");
+      tiers = tiers != null ? known(tiers) : List.of(Tier.SILVER, Tier.BRONZE);
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.risk");
+      if (!(threshold > 0)) {
+        at.problem("threshold", "must be above 0");
+      }
+      at.positive("latencyBaseline", latencyBaseline, "must be longer than 0");
+      at.positive("growthWindow", growthWindow, "must be longer than 0");
+      at.positive("window", window, "must be longer than 0");
+      if (hold.isNegative()) {
+        at.problem("hold", "must not be negative");
+      }
+      at.atLeast("minRequests", minRequests, 1);
+      at.atLeast("minSamples", minSamples, 1);
     }
   }
 
@@ -253,6 +383,10 @@ public record ShapingConfig(
       growth = growth != null ? growth : 0.4;
       latency = latency != null ? latency : 0.3;
       errors = errors != null ? errors : 0.3;
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.risk.weights");
+      at.between("growth", growth, 0, 1);
+      at.between("latency", latency, 0, 1);
+      at.between("errors", errors, 0, 1);
     }
   }
 
@@ -260,14 +394,14 @@ public record ShapingConfig(
    * The deepest ladder step ({@code trim}, {@code downgrade}, {@code model}, {@code local}) that each
    * kind of pressure reaches; every step before it applies too.
    */
-  public record LadderConfig(String risk, String softBand, String breaker, String always) {
+  public record LadderConfig(Step risk, Step softBand, Step breaker, Step always) {
     public static final LadderConfig DEFAULTS = new LadderConfig(null, null, null, null);
 
     public LadderConfig {
-      risk = risk != null ? risk : "model";
-      softBand = softBand != null ? softBand : "model";
-      breaker = breaker != null ? breaker : "local";
-      always = always != null ? always : "model";
+      risk = risk != null ? risk : Step.MODEL;
+      softBand = softBand != null ? softBand : Step.MODEL;
+      breaker = breaker != null ? breaker : Step.LOCAL;
+      always = always != null ? always : Step.MODEL;
     }
   }
 
@@ -278,9 +412,12 @@ public record ShapingConfig(
    * @param to the smaller model used instead
    * @param when {@code single-line}, {@code short-prompt} or {@code any}
    */
-  public record ModelRule(String from, String to, String when) {
+  public record ModelRule(String from, String to, Scenario when) {
     public ModelRule {
-      when = when != null ? when : "any";
+      when = when != null ? when : Scenario.ANY;
+      if (from == null || from.isBlank() || to == null || to.isBlank()) {
+        ConfigProblems.at("shaping.models[]").problem("", "needs both 'from' and 'to'");
+      }
     }
   }
 
@@ -295,6 +432,9 @@ public record ShapingConfig(
     public ScenarioConfig {
       singleLineMaxTokens = singleLineMaxTokens != null ? singleLineMaxTokens : 64;
       shortPromptTokens = shortPromptTokens != null ? shortPromptTokens : 2000;
+      ConfigProblems.Reporter at = ConfigProblems.at("shaping.scenarios");
+      at.atLeast("singleLineMaxTokens", singleLineMaxTokens, 1);
+      at.atLeast("shortPromptTokens", shortPromptTokens, 1);
     }
   }
 }

@@ -30,8 +30,40 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
 
   public SpendConfig {
     defaultPrices = defaultPrices != null ? defaultPrices : true;
-    prices = prices != null ? Map.copyOf(prices) : Map.of();
-    teams = teams != null ? Map.copyOf(teams) : Map.of();
+    prices = prices != null ? prices : Map.of();
+    teams = teams != null ? teams : Map.of();
+    ConfigProblems.Reporter at = ConfigProblems.at("spend");
+    prices.forEach((model, price) -> {
+      ConfigProblems.Reporter entry = at.below("prices." + model);
+      if (price == null) {
+        entry.problem("", "needs input and output (USD per million tokens)");
+        return;
+      }
+      checkPrice(entry, "input", price.input(), true);
+      checkPrice(entry, "output", price.output(), true);
+      checkPrice(entry, "cachedInput", price.cachedInput(), false);
+    });
+    teams.forEach((team, budget) -> {
+      ConfigProblems.Reporter entry = at.below("teams." + team);
+      if (budget == null || budget.monthlyUsd() == null) {
+        entry.problem("monthlyUsd", "is required (USD per quota month)");
+      } else if (!(budget.monthlyUsd() >= 0) || budget.monthlyUsd().isInfinite()) {
+        entry.problem("monthlyUsd", "must be a finite amount of 0 or more");
+      }
+    });
+    prices = copyWithoutEmpty(prices);
+    teams = copyWithoutEmpty(teams);
+  }
+
+  /** A copy without entries left empty in YAML (they were reported above). */
+  private static <V> Map<String, V> copyWithoutEmpty(Map<String, V> map) {
+    Map<String, V> copy = new LinkedHashMap<>();
+    map.forEach((key, value) -> {
+      if (value != null) {
+        copy.put(key, value);
+      }
+    });
+    return Map.copyOf(copy);
   }
 
   /** The shipped table (unless turned off) with the configured entries over it. */
@@ -44,35 +76,13 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
     return Map.copyOf(table);
   }
 
-  /** Problems with the configured values, each naming its key. */
-  List<String> problems() {
-    List<String> problems = new ArrayList<>();
-    prices.forEach((model, price) -> {
-      if (price == null) {
-        problems.add("key 'spend.prices." + model + "': needs input and output (USD per million tokens)");
-        return;
-      }
-      checkPrice(problems, "spend.prices." + model + ".input", price.input(), true);
-      checkPrice(problems, "spend.prices." + model + ".output", price.output(), true);
-      checkPrice(problems, "spend.prices." + model + ".cachedInput", price.cachedInput(), false);
-    });
-    teams.forEach((team, budget) -> {
-      if (budget == null || budget.monthlyUsd() == null) {
-        problems.add("key 'spend.teams." + team + ".monthlyUsd': is required (USD per quota month)");
-      } else if (!(budget.monthlyUsd() >= 0) || budget.monthlyUsd().isInfinite()) {
-        problems.add("key 'spend.teams." + team + ".monthlyUsd': must be a finite amount of 0 or more");
-      }
-    });
-    return problems;
-  }
-
-  private static void checkPrice(List<String> problems, String key, Double value, boolean required) {
+  private static void checkPrice(ConfigProblems.Reporter at, String key, Double value, boolean required) {
     if (value == null) {
       if (required) {
-        problems.add("key '" + key + "': is required (USD per million tokens)");
+        at.problem(key, "is required (USD per million tokens)");
       }
     } else if (!(value >= 0) || value.isInfinite()) {
-      problems.add("key '" + key + "': must be a finite price of 0 or more");
+      at.problem(key, "must be a finite price of 0 or more");
     }
   }
 

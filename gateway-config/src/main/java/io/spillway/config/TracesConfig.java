@@ -19,10 +19,30 @@ public record TracesConfig(String endpoint, Double sampleRatio, String serviceNa
     sampleRatio = sampleRatio != null ? sampleRatio : 1.0;
     serviceName = serviceName != null ? serviceName : "spillway";
     exportInterval = exportInterval != null ? exportInterval : Duration.ofSeconds(5);
+    ConfigProblems.Reporter at = ConfigProblems.at("traces");
+    if (sampleRatio < 0 || sampleRatio > 1 || sampleRatio.isNaN()) {
+      at.problem("sampleRatio", "must be between 0 and 1");
+    }
+    if (serviceName.isBlank()) {
+      at.problem("serviceName", "must not be empty");
+    }
+    at.positive("exportInterval", exportInterval, "must be positive");
+    if (endpoint != null && !httpUrl(endpoint)) {
+      at.problem("endpoint", "'" + endpoint + "' is not an http(s) URL");
+    }
   }
 
   /** Whether spans are recorded and exported. */
   public boolean enabled() {
     return endpoint != null;
+  }
+
+  private static boolean httpUrl(String url) {
+    try {
+      java.net.URI uri = java.net.URI.create(url);
+      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 }

@@ -22,7 +22,7 @@ class CacheConfigTest {
     assertThat(cache.maxSize()).isEqualTo(DataSize.ofMebibytes(256));
     assertThat(cache.ttl()).isEqualTo(Duration.ofMinutes(10));
     assertThat(cache.maxEntrySize()).isEqualTo(DataSize.ofMebibytes(4));
-    assertThat(cache.scope()).isEqualTo("team");
+    assertThat(cache.scope()).isEqualTo(CacheConfig.Scope.TEAM);
     assertThat(List.of(Tier.values())).allMatch(cache::enabledFor);
     assertThat(cache.uncacheableTools()).contains("web_search", "mcp");
   }
@@ -43,7 +43,7 @@ class CacheConfigTest {
     assertThat(cache.maxSize()).isEqualTo(DataSize.ofMebibytes(64));
     assertThat(cache.ttl()).isEqualTo(Duration.ofHours(1));
     assertThat(cache.maxEntrySize()).isEqualTo(DataSize.ofKibibytes(512));
-    assertThat(cache.scope()).isEqualTo("tier");
+    assertThat(cache.scope()).isEqualTo(CacheConfig.Scope.TIER);
     assertThat(cache.enabledFor(Tier.BRONZE)).isFalse();
     assertThat(cache.enabledFor(Tier.SILVER)).isTrue();
     assertThat(cache.uncacheableTools()).containsExactly("send_email", "web_search");

@@ -34,7 +34,7 @@ class CloudRoutesConfigTest {
 
     assertThat(cloud.effectiveRoutes()).extracting(CloudRouteConfig::name).containsExactly("openai", "azure-eu");
     CloudRouteConfig openai = cloud.effectiveRoutes().get(0);
-    assertThat(openai.kind()).isEqualTo("openai");
+    assertThat(openai.kind()).isEqualTo(CloudRouteConfig.Kind.OPENAI);
     assertThat(openai.baseUrl()).isEqualTo("https://api.openai.com/v1");
     assertThat(openai.timeout()).as("cloud.timeout when the route has none").isEqualTo(Duration.ofSeconds(90));
     CloudRouteConfig azure = cloud.effectiveRoutes().get(1);
@@ -52,7 +52,7 @@ class CloudRoutesConfigTest {
     assertThat(cloud.routes()).isEmpty();
     assertThat(cloud.effectiveRoutes()).singleElement().satisfies(route -> {
       assertThat(route.name()).isEqualTo(CloudConfig.SHORTHAND_ROUTE).isEqualTo("cloud");
-      assertThat(route.kind()).isEqualTo("openai");
+      assertThat(route.kind()).isEqualTo(CloudRouteConfig.Kind.OPENAI);
       assertThat(route.baseUrl()).isEqualTo("https://example.test/v1");
       assertThat(route.apiKey()).isEqualTo("sk-one");
       assertThat(route.timeout()).isEqualTo(Duration.ofSeconds(120));

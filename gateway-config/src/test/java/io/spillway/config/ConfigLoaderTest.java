@@ -3,6 +3,7 @@ package io.spillway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,10 +19,10 @@ class ConfigLoaderTest {
     assertThat(config.failover().capacityStreak()).isEqualTo(3);
     assertThat(config.failover().localFor()).isEqualTo(Duration.ofMinutes(5));
     assertThat(config.local().keepWarmEvery()).isEqualTo(Duration.ofMinutes(15));
-    assertThat(config.quota().tiers().gold().share()).isEqualTo(0.20);
-    assertThat(config.quota().tiers().gold().overdraft()).isEqualTo(0.10);
-    assertThat(config.quota().tiers().silver().requestsPerMinutePerTeam()).isEqualTo(50);
-    assertThat(config.quota().tiers().bronze().requestsPerHour()).isEqualTo(200);
+    assertThat(config.quota().tier(Tier.GOLD).share()).isEqualTo(0.20);
+    assertThat(config.quota().tier(Tier.GOLD).overdraft()).isEqualTo(0.10);
+    assertThat(config.quota().tier(Tier.SILVER).requestsPerMinutePerTeam()).isEqualTo(50);
+    assertThat(config.quota().tier(Tier.BRONZE).requestsPerHour()).isEqualTo(200);
     assertThat(config.store()).isEqualTo("embedded:./data");
   }
 

@@ -115,9 +115,9 @@ class LocalConfigTest {
 
   @Test
   void theResponsesApiOfAnOpenAiKindServerIsTranslatedToChatUnlessSetToNative() {
-    assertThat(LocalConfig.DEFAULTS.responsesApi()).isEqualTo("chat");
+    assertThat(LocalConfig.DEFAULTS.responsesApi()).isEqualTo(LocalConfig.ResponsesApi.CHAT);
     assertThat(loader.parse("test", "local:\n  kind: openai\n  responsesApi: native\n").local().responsesApi())
-        .isEqualTo("native");
+        .isEqualTo(LocalConfig.ResponsesApi.NATIVE);
     assertThatThrownBy(() -> loader.parse("gateway.yaml", "local:\n  responsesApi: responses\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("local.responsesApi")

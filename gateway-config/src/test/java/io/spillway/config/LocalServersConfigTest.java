@@ -17,7 +17,7 @@ class LocalServersConfigTest {
     LocalConfig local = loader.parse("test", "local:\n  kind: openai\n  baseUrl: http://gpu:8000/\n").local();
 
     assertThat(local.servers()).isEmpty();
-    assertThat(local.serverList()).containsExactly(new LocalServerConfig("local", "openai", "http://gpu:8000"));
+    assertThat(local.serverList()).containsExactly(new LocalServerConfig("local", LocalConfig.Kind.OPENAI, "http://gpu:8000"));
   }
 
   @Test
@@ -31,11 +31,11 @@ class LocalServersConfigTest {
         """).local();
 
     assertThat(local.serverList()).containsExactly(
-        new LocalServerConfig("gpu-a", "ollama", "http://gpu-a:11434"),
-        new LocalServerConfig("gpu-b", "openai", "http://gpu-b:8000"));
+        new LocalServerConfig("gpu-a", LocalConfig.Kind.OLLAMA, "http://gpu-a:11434"),
+        new LocalServerConfig("gpu-b", LocalConfig.Kind.OPENAI, "http://gpu-b:8000"));
     assertThat(local.baseUrl()).as("code that knows one server sees the first").isEqualTo("http://gpu-a:11434");
     LocalConfig second = local.forServer(local.serverList().get(1));
-    assertThat(second.kind()).isEqualTo("openai");
+    assertThat(second.kind()).isEqualTo(LocalConfig.Kind.OPENAI);
     assertThat(second.baseUrl()).isEqualTo("http://gpu-b:8000");
     assertThat(second.models()).isEqualTo(local.models());
   }

@@ -3,6 +3,7 @@ package io.spillway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,11 +17,11 @@ class RateLimitAndAdmissionConfigTest {
   void defaultsAreTheDesignsNumbers() {
     QuotaConfig quota = loader.parse("test", "").quota();
 
-    assertThat(quota.tiers().gold().requestsPerMinutePerTeam()).isNull();
-    assertThat(quota.tiers().gold().requestsPerHour()).isNull();
-    assertThat(quota.tiers().silver().requestsPerMinutePerTeam()).isEqualTo(50);
-    assertThat(quota.tiers().bronze().requestsPerHour()).isEqualTo(200);
-    assertThat(quota.tiers().bronze().maxWait()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(quota.tier(Tier.GOLD).requestsPerMinutePerTeam()).isNull();
+    assertThat(quota.tier(Tier.GOLD).requestsPerHour()).isNull();
+    assertThat(quota.tier(Tier.SILVER).requestsPerMinutePerTeam()).isEqualTo(50);
+    assertThat(quota.tier(Tier.BRONZE).requestsPerHour()).isEqualTo(200);
+    assertThat(quota.tier(Tier.BRONZE).maxWait()).isEqualTo(Duration.ofSeconds(5));
     assertThat(quota.admission().cloudConcurrency()).isEqualTo(512);
     assertThat(quota.admission().localConcurrency()).isEqualTo(8);
     assertThat(quota.admission().queueSize()).isEqualTo(10_000);

@@ -61,9 +61,8 @@ public final class LocalBackends {
   /** The bare server for {@code local.kind}, without schedule (for tests and tools). */
   public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
     return switch (local.kind()) {
-      case "ollama" -> new OllamaBackend(local, cloud, clock, meters);
-      case "openai" -> new OpenAiLocalBackend(local, cloud, clock, meters);
-      default -> throw new IllegalArgumentException("local.kind '" + local.kind() + "' is not one of ollama, openai");
+      case OLLAMA -> new OllamaBackend(local, cloud, clock, meters);
+      case OPENAI -> new OpenAiLocalBackend(local, cloud, clock, meters);
     };
   }
 }

@@ -133,7 +133,7 @@ class LocalBackendTest {
   void namesWithoutATagMatchLatest() {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "llama3");
-    LocalBackend untagged = backend(new LocalConfig(true, "ollama", ollama.baseUrl(), models, null, null, null, null));
+    LocalBackend untagged = backend(new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null));
     ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("llama3:latest")));
 
     assertThat(untagged.checkNow().missing()).isEmpty();

@@ -1,7 +1,6 @@
 package io.spillway.routing;
 
 import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.config.FailoverConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
@@ -91,7 +90,7 @@ public final class Router implements Terminal {
   private final Backend local;
   private final CapacityClassifier classifier;
   private final AdmissionGate gate;
-  private final FailoverConfig config;
+  private final boolean retryLocally;
   private final LocalModelList localModels;
   private final Ticker ticker;
   private final RouterListener listener;
@@ -110,7 +109,7 @@ public final class Router implements Terminal {
     this.local = b.local;
     this.classifier = Objects.requireNonNull(b.classifier, "classifier");
     this.gate = b.gate != null ? b.gate : AdmissionGate.OPEN;
-    this.config = Objects.requireNonNull(b.config, "config");
+    this.retryLocally = Objects.requireNonNull(b.retryLocally, "retryLocally");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
     this.ticker = Objects.requireNonNull(b.ticker, "ticker");
     this.listener = b.listener;
@@ -216,7 +215,7 @@ public final class Router implements Terminal {
       return new RouteTry(clientGone(request, route, ticket, attempt), null);
     }
     Verdict verdict = recordCloud(route, ticket, attempt);
-    if (!verdict.outcome().failsOver() || !config.retryLocally()) {
+    if (!verdict.outcome().failsOver() || !retryLocally) {
       return new RouteTry(answer(request, route, attempt), null);
     }
     log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local", request.id(),
@@ -576,7 +575,7 @@ public final class Router implements Terminal {
     private Breaker breaker;
     private CapacityClassifier classifier;
     private AdmissionGate gate;
-    private FailoverConfig config;
+    private Boolean retryLocally;
     private LocalModelList localModels;
     private Ticker ticker;
     private RouterListener listener = RouterListener.NONE;
@@ -616,8 +615,9 @@ public final class Router implements Terminal {
       return this;
     }
 
-    public Builder failover(FailoverConfig config) {
-      this.config = config;
+    /** {@code failover.retryLocally}: whether a request that got a capacity answer is retried on local once. */
+    public Builder retryLocally(boolean retryLocally) {
+      this.retryLocally = retryLocally;
       return this;
     }
 

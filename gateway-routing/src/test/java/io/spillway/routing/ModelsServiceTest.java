@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.api.ModelQuery;
-import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -17,6 +16,7 @@ import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudRoute;
@@ -34,7 +34,7 @@ class ModelsServiceTest {
       + "\"owned_by\":\"openai\"}]}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock);
+  final Breaker breaker = new LocalBreaker(BreakerSettings.DEFAULTS, clock);
   final AtomicInteger cloudCalls = new AtomicInteger();
 
   ModelsService service(GatewayResponse cloudAnswer, AdmissionGate gate) {
@@ -53,7 +53,7 @@ class ModelsServiceTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
-    LocalConfig local = new LocalConfig(true, "ollama", "http://127.0.0.1:11434", models, null, null, null, null);
+    LocalConfig local = new LocalConfig(true, LocalConfig.Kind.OLLAMA, "http://127.0.0.1:11434", models, null, null, null, null);
     return new ModelsService(List.of(CloudRoute.openAi("cloud", cloud, breaker)), new CapacityClassifier(clock), gate,
         new LocalModelList(local, clock.instant()), clock, RouterListener.NONE);
   }

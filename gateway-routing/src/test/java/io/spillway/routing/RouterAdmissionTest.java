@@ -6,6 +6,7 @@ import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -118,10 +119,10 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     Router router = Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(FailoverConfig.DEFAULTS, clock))
+        .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(FailoverConfig.DEFAULTS)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .ticker(clock)
         .build();

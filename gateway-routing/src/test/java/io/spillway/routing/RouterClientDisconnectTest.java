@@ -3,6 +3,7 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(FailoverConfig.DEFAULTS, clock);
+  final Breaker breaker = new LocalBreaker(BreakerSettings.DEFAULTS, clock);
   final AtomicInteger localCalls = new AtomicInteger();
   final Backend local = backend("local", request -> {
     localCalls.incrementAndGet();
@@ -47,7 +48,7 @@ class RouterClientDisconnectTest {
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(FailoverConfig.DEFAULTS)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .ticker(clock)
         .build();
@@ -81,7 +82,7 @@ class RouterClientDisconnectTest {
       throw new UpstreamException("cloud", UpstreamException.Failure.RESET_BEFORE_RESPONSE, "Canceled", null);
     }), AdmissionGate.OPEN);
 
-    for (int i = 0; i < FailoverConfig.DEFAULTS.capacityStreak() + 1; i++) {
+    for (int i = 0; i < BreakerSettings.DEFAULTS.capacityStreak() + 1; i++) {
       router.handle(requestWith(disconnect, true));
     }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -48,7 +49,7 @@ class RouterTest {
           + "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final FailoverConfig config = FailoverConfig.DEFAULTS;
+  final BreakerSettings config = BreakerSettings.DEFAULTS;
   final Breaker breaker = new LocalBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
   final List<String> told = new CopyOnWriteArrayList<>();
@@ -88,7 +89,7 @@ class RouterTest {
         .breaker(breaker)
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
-        .failover(config)
+        .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
         .localModels(new LocalModelList(LocalConfig.DEFAULTS, clock.instant()))
         .ticker(clock)
         .listener(listener)

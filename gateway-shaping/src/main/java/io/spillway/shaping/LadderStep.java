@@ -1,5 +1,6 @@
 package io.spillway.shaping;
 
+import io.spillway.config.ShapingConfig;
 import java.util.Locale;
 
 /** The degradation ladder, in order: each step is taken together with every step before it. */
@@ -18,7 +19,8 @@ public enum LadderStep {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  public static LadderStep parse(String name) {
-    return valueOf(name.toUpperCase(Locale.ROOT));
+  /** The step a config value names. */
+  public static LadderStep of(ShapingConfig.Step step) {
+    return valueOf(step.name());
   }
 }

@@ -35,9 +35,9 @@ final class ModelScenarios {
         continue;
       }
       boolean applies = switch (rule.when()) {
-        case "single-line" -> singleLine(body);
-        case "short-prompt" -> !longPrompt.getAsBoolean();
-        default -> true;
+        case SINGLE_LINE -> singleLine(body);
+        case SHORT_PROMPT -> !longPrompt.getAsBoolean();
+        case ANY -> true;
       };
       if (applies) {
         return rule.to();

@@ -40,20 +40,20 @@ public final class ShapingPolicy {
     this.signals = signals;
     this.risk = config.risk().enabled() ? risk : null;
     for (Tier tier : Tier.values()) {
-      ShapingConfig.TierConfig t = config.tier(tier.tag());
+      ShapingConfig.TierConfig t = config.tier(tier);
       EnumSet<LadderStep> steps = EnumSet.noneOf(LadderStep.class);
-      t.steps().forEach(step -> steps.add(LadderStep.parse(step)));
-      String mode = t.degrade() != null ? t.degrade() : config.degrade();
+      t.steps().forEach(step -> steps.add(LadderStep.of(step)));
+      ShapingConfig.Mode mode = t.degrade() != null ? t.degrade() : config.degrade();
       tiers.put(tier, new TierRules(mode, steps));
     }
-    config.risk().tiers().forEach(tier -> riskTiers.add(Tier.parse(tier)));
-    this.onRisk = LadderStep.parse(config.ladder().risk());
-    this.onSoftBand = LadderStep.parse(config.ladder().softBand());
-    this.onBreaker = LadderStep.parse(config.ladder().breaker());
-    this.onAlways = LadderStep.parse(config.ladder().always());
+    riskTiers.addAll(config.risk().tiers());
+    this.onRisk = LadderStep.of(config.ladder().risk());
+    this.onSoftBand = LadderStep.of(config.ladder().softBand());
+    this.onBreaker = LadderStep.of(config.ladder().breaker());
+    this.onAlways = LadderStep.of(config.ladder().always());
   }
 
-  private record TierRules(String mode, EnumSet<LadderStep> steps) {}
+  private record TierRules(ShapingConfig.Mode mode, EnumSet<LadderStep> steps) {}
 
   /**
    * What applies to a request of {@code tier} now.
@@ -78,12 +78,12 @@ public final class ShapingPolicy {
 
   public Plan plan(Tier tier) {
     TierRules rules = tiers.get(tier);
-    if (rules.mode().equals("never")) {
+    if (rules.mode() == ShapingConfig.Mode.NEVER) {
       return Plan.none(tier);
     }
     List<String> pressure = new ArrayList<>(2);
     LadderStep deepest = null;
-    if (rules.mode().equals("always")) {
+    if (rules.mode() == ShapingConfig.Mode.ALWAYS) {
       pressure.add("always");
       deepest = onAlways;
     }

@@ -47,9 +47,9 @@ final class StopRewriteInterceptor implements Interceptor {
 
   private boolean applies(ShapingPolicy.Plan plan) {
     return switch (config.apply()) {
-      case "always" -> true;
-      case "pressure" -> plan.underPressure();
-      default -> false;
+      case ALWAYS -> true;
+      case PRESSURE -> plan.underPressure();
+      case NEVER -> false;
     };
   }
 

@@ -37,7 +37,7 @@ final class TrimInterceptor implements Interceptor {
     this.metrics = metrics;
     ShapingConfig.TrimConfig trim = config.trim();
     for (Tier tier : Tier.values()) {
-      ShapingConfig.TierConfig t = config.tier(tier.tag());
+      ShapingConfig.TierConfig t = config.tier(tier);
       TrimSettings settings = new TrimSettings(
           t.keepLastLines() != null ? t.keepLastLines() : trim.keepLastLines(),
           t.keepDefinitions() != null ? t.keepDefinitions() : trim.keepDefinitions(),

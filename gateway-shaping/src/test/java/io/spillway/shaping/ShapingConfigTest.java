@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.spillway.config.ConfigException;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.ShapingConfig;
+import io.spillway.core.pipeline.Tier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +21,7 @@ class ShapingConfigTest {
   @Test
   void defaultsAreTheFieldReportsNumbers() {
     ShapingConfig c = parse("");
-    assertThat(c.degrade()).isEqualTo("pressure");
+    assertThat(c.degrade()).isEqualTo(ShapingConfig.Mode.PRESSURE);
     assertThat(c.trim().keepLastLines()).isEqualTo(50);
     assertThat(c.trim().keepDefinitions()).isEqualTo(3);
     assertThat(c.downgrade().maxTemperature()).isEqualTo(0.3);
@@ -32,8 +33,8 @@ class ShapingConfigTest {
     assertThat(c.risk().latencyBaseline()).isEqualTo(Duration.ofMillis(800));
     assertThat(c.risk().weights().growth()).isEqualTo(0.4);
     assertThat(c.signal().base64MinChars()).isEqualTo(1024);
-    assertThat(c.tiers().gold().degrade()).isEqualTo("never");
-    assertThat(c.tiers().bronze().degrade()).isNull();
+    assertThat(c.tier(Tier.GOLD).degrade()).isEqualTo(ShapingConfig.Mode.NEVER);
+    assertThat(c.tier(Tier.BRONZE).degrade()).isNull();
     assertThat(ShapingConfig.DEFAULTS.tiers()).isEqualTo(c.tiers());
   }
 
@@ -59,16 +60,16 @@ class ShapingConfigTest {
             - { from: "gpt-4o*", to: gpt-4o-mini, when: any }
           scenarios: { singleLineMaxTokens: 32, shortPromptTokens: 500 }
         """);
-    assertThat(c.degrade()).isEqualTo("always");
-    assertThat(c.tiers().gold().trimAboveTokens()).isEqualTo(90000);
-    assertThat(c.tiers().bronze().steps()).containsExactly("trim", "downgrade");
-    assertThat(c.tiers().silver().trimAboveTokens()).isEqualTo(64000);
+    assertThat(c.degrade()).isEqualTo(ShapingConfig.Mode.ALWAYS);
+    assertThat(c.tier(Tier.GOLD).trimAboveTokens()).isEqualTo(90000);
+    assertThat(c.tier(Tier.BRONZE).steps()).containsExactly(ShapingConfig.Step.TRIM, ShapingConfig.Step.DOWNGRADE);
+    assertThat(c.tier(Tier.SILVER).trimAboveTokens()).isEqualTo(64000);
     assertThat(c.trim().marker()).isEqualTo("# ...");
     assertThat(c.stop().risky()).containsExactly("\n\n", "\n\n\n");
     assertThat(c.risk().weights().latency()).isEqualTo(0.4);
     assertThat(c.risk().window()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(c.ladder().always()).isEqualTo("local");
-    assertThat(c.models()).containsExactly(new ShapingConfig.ModelRule("gpt-4o*", "gpt-4o-mini", "any"));
+    assertThat(c.ladder().always()).isEqualTo(ShapingConfig.Step.LOCAL);
+    assertThat(c.models()).containsExactly(new ShapingConfig.ModelRule("gpt-4o*", "gpt-4o-mini", ShapingConfig.Scenario.ANY));
     assertThat(c.scenarios().shortPromptTokens()).isEqualTo(500);
   }
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * {@code docs/configuration.md} documents every key of the config model, so the two cannot drift:
  * the keys are found by walking {@link GatewayConfig}'s record components, and the document's table
  * rows name them as {@code section.key} ({@code keys[].team} for lists, {@code <team>} or
- * {@code <tier>} for map entries and per-tier sections).
+ * {@code <tier>} for map entries and per-tier sections; a per-tier section is a {@code Map<Tier, ...>}).
  */
 class ConfigurationDocTest {
   private static final Pattern ROW = Pattern.compile("(?m)^\\|\\s*`([^`]+)`\\s*\\|");
@@ -53,6 +53,14 @@ class ConfigurationDocTest {
       } else if (List.class.isAssignableFrom(type) && isSection(argument(generic, 0))
           && argument(generic, 0).getSimpleName().endsWith("Config")) {
         keys.addAll(keys(argument(generic, 0), path + "[]."));
+      } else if (Map.class.isAssignableFrom(type) && argument(generic, 0) == Tier.class) {
+        for (String tier : TIERS) { // a per-tier section: every tier is a key of its own
+          if (isSection(argument(generic, 1))) {
+            keys.addAll(keys(argument(generic, 1), path + "." + tier + "."));
+          } else {
+            keys.add(List.of(path + "." + tier));
+          }
+        }
       } else if (Map.class.isAssignableFrom(type) && isSection(argument(generic, 1))) {
         String entry = MAP_ENTRY_NAMES.getOrDefault(component.getName(), component.getName().endsWith("s")
             ? component.getName().substring(0, component.getName().length() - 1) : component.getName());

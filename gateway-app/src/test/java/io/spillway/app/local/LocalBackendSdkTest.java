@@ -67,7 +67,7 @@ class LocalBackendSdkTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
-    LocalConfig config = new LocalConfig(true, "ollama", ollama.baseUrl(), models, null, null, null, null);
+    LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry());
     Pipeline pipeline = new Pipeline(List.of(new ParseStage()), request -> local.call(request).withHeader("x-spillway-backend", "local"));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.config.FailoverConfig;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
@@ -19,7 +20,8 @@ class BreakerMetricsTest {
   static final Duration LOCAL_FOR = Duration.ofMinutes(5);
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final FailoverConfig config = new FailoverConfig(3, LOCAL_FOR, Duration.ofMinutes(30), true, 4, null, null, null);
+  final BreakerSettings config =
+      BreakerSettings.from(new FailoverConfig(3, LOCAL_FOR, Duration.ofMinutes(30), true, 4, null, null, null));
   final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   final Breaker breaker = new LocalBreaker("primary", config, clock);
 

@@ -81,7 +81,7 @@ class AdmissionGatewayTest {
     CompletableFuture<HttpResponse<String>> waiting = chatInBackground(GatewayHarness.BRONZE_KEY);
     await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting("cloud") == 1);
 
-    harness.clock.advance(harness.gateway().config().quota().tiers().bronze().maxWait());
+    harness.clock.advance(harness.gateway().config().quota().tier(Tier.BRONZE).maxWait());
     gate.wakeOverdue();
 
     HttpResponse<String> late = waiting.get();

@@ -26,7 +26,7 @@ class ReloadableStagesTest {
 
   /** A stage that stamps its answer with its name and the {@code shaping.degrade} it was built from. */
   private static Interceptor stamp(String name, GatewayConfig config) {
-    return chain -> chain.proceed(chain.request()).withHeader("x-" + name, config.shaping().degrade());
+    return chain -> chain.proceed(chain.request()).withHeader("x-" + name, config.shaping().degrade().spelling());
   }
 
   private static List<Interceptor> build(GatewayConfig config, int count) {

@@ -188,7 +188,7 @@ class SimulatedOllamaTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
-    return new LocalConfig(true, "ollama", ollama.baseUrl(), models, null, null, null, null);
+    return new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
   }
 
   static GatewayRequest request(Route route, String json) {

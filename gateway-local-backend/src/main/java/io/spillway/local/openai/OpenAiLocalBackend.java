@@ -89,7 +89,7 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   public GatewayResponse call(GatewayRequest request) {
     String requested = request.model();
     String local = models.map(requested);
-    if (request.route() == Route.RESPONSES && LocalConfig.RESPONSES_VIA_CHAT.equals(config.responsesApi())) {
+    if (request.route() == Route.RESPONSES && config.responsesApi() == LocalConfig.ResponsesApi.CHAT) {
       return responsesOverChat(request, local);
     }
     if (local.equals(requested)) {

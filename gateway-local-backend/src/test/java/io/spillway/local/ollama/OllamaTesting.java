@@ -37,7 +37,7 @@ public final class OllamaTesting {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     models.put("gpt-4o-mini", "llama3.2:3b");
-    return new LocalConfig(true, "ollama", baseUrl, models, Duration.ofMinutes(15), Duration.ofMinutes(1),
+    return new LocalConfig(true, LocalConfig.Kind.OLLAMA, baseUrl, models, Duration.ofMinutes(15), Duration.ofMinutes(1),
         Duration.ofSeconds(10), null);
   }
 

@@ -50,7 +50,7 @@ class OpenAiLocalBackendTest {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "Qwen/Qwen2.5-Coder-7B-Instruct");
     models.put("gpt-4o-mini", "meta-llama/Llama-3.2-3B-Instruct");
-    return new LocalConfig(true, "openai", vllm.baseUrl(), models, null, null, Duration.ofSeconds(10), null);
+    return new LocalConfig(true, LocalConfig.Kind.OPENAI, vllm.baseUrl(), models, null, null, Duration.ofSeconds(10), null);
   }
 
   LocalBackend backend() {

@@ -58,11 +58,11 @@ class ResponsesOverChatTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-  OpenAiLocalBackend backend(String responsesApi) {
+  OpenAiLocalBackend backend(LocalConfig.ResponsesApi responsesApi) {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", MODEL);
-    LocalConfig config = new LocalConfig(true, "openai", server.baseUrl(), models, null, null, Duration.ofSeconds(10),
-        null, responsesApi);
+    LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OPENAI, server.baseUrl(), models, null, null,
+        Duration.ofSeconds(10), null, responsesApi);
     return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, meters);
   }
 
@@ -277,7 +277,7 @@ class ResponsesOverChatTest {
     server.stubFor(post("/v1/responses").willReturn(aResponse().withStatus(200)
         .withHeader("Content-Type", "application/json").withBody("{\"object\":\"response\",\"output\":[]}")));
 
-    GatewayResponse response = backend(LocalConfig.RESPONSES_NATIVE).call(request(Route.RESPONSES,
+    GatewayResponse response = backend(LocalConfig.ResponsesApi.NATIVE).call(request(Route.RESPONSES,
         "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"}]}"));
 
     assertThat(response.status()).isEqualTo(200);

@@ -112,9 +112,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
 
   private static Map<Tier, Duration> maxWaits(QuotaConfig config) {
     Map<Tier, Duration> maxWait = new EnumMap<>(Tier.class);
-    maxWait.put(Tier.GOLD, config.tiers().gold().maxWait());
-    maxWait.put(Tier.SILVER, config.tiers().silver().maxWait());
-    maxWait.put(Tier.BRONZE, config.tiers().bronze().maxWait());
+    config.tiers().forEach((tier, limits) -> maxWait.put(tier, limits.maxWait()));
     return maxWait;
   }
 

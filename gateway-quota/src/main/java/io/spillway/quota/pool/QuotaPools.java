@@ -148,11 +148,7 @@ public final class QuotaPools implements AutoCloseable {
   }
 
   private static QuotaConfig.TierConfig tierConfig(QuotaConfig config, Tier tier) {
-    return switch (tier) {
-      case GOLD -> config.tiers().gold();
-      case SILVER -> config.tiers().silver();
-      case BRONZE -> config.tiers().bronze();
-    };
+    return config.tier(tier);
   }
 
   /**

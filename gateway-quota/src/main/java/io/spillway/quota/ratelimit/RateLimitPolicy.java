@@ -80,10 +80,6 @@ public final class RateLimitPolicy {
   }
 
   private QuotaConfig.TierConfig tierConfig(Tier tier) {
-    return switch (tier) {
-      case GOLD -> config.tiers().gold();
-      case SILVER -> config.tiers().silver();
-      case BRONZE -> config.tiers().bronze();
-    };
+    return config.tier(tier);
   }
 }

@@ -21,13 +21,8 @@ public final class UsageStores {
    * replica that died mid-request leaves behind.
    */
   public static Duration holdTimeout(GatewayConfig config) {
-    QuotaConfig.TiersConfig tiers = config.quota().tiers();
-    Duration longestWait = tiers.gold().maxWait();
-    for (Duration wait : new Duration[] {tiers.silver().maxWait(), tiers.bronze().maxWait()}) {
-      if (wait.compareTo(longestWait) > 0) {
-        longestWait = wait;
-      }
-    }
+    Duration longestWait = config.quota().tiers().values().stream()
+        .map(QuotaConfig.TierConfig::maxWait).max(Duration::compareTo).orElseThrow();
     return config.server().streamTimeLimit().plus(config.cloud().timeout()).plus(longestWait);
   }
 

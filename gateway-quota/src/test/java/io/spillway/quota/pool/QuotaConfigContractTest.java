@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spillway.config.ConfigException;
 import io.spillway.config.QuotaConfig;
+import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +26,8 @@ class QuotaConfigContractTest {
         """).quota();
 
     assertThat(quota.monthlyTokens()).isEqualTo(50_000_000L);
-    assertThat(quota.tiers().gold().overdraft()).isEqualTo(0.10);
-    assertThat(quota.tiers().bronze().share()).isEqualTo(0.30);
+    assertThat(quota.tier(Tier.GOLD).overdraft()).isEqualTo(0.10);
+    assertThat(quota.tier(Tier.BRONZE).share()).isEqualTo(0.30);
   }
 
   @Test

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.QuotaConfig.TeamConfig;
 import io.spillway.config.QuotaConfig.TierConfig;
-import io.spillway.config.QuotaConfig.TiersConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
@@ -51,7 +50,7 @@ class LocalRequestLimiterTest {
     assertThat(limiter.acquire(WEB).allowed()).as("same limit, same bucket: still used up").isFalse();
 
     QuotaConfig twice = new QuotaConfig(null, null, null,
-        new TiersConfig(null, new TierConfig(null, null, 100, null, null), null),
+        Map.of(Tier.SILVER, new TierConfig(null, null, 100, null, null)),
         null, null, null, null, null, null, null, null, null);
     limiter.limits(new RateLimitPolicy(twice));
     Decision fresh = limiter.acquire(WEB);
@@ -117,7 +116,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void refusedRequestCostsNothingInTheOtherLimits() {
-    TiersConfig tiers = new TiersConfig(null, null, new TierConfig(null, null, 3, 5, null));
+    Map<Tier, TierConfig> tiers = Map.of(Tier.BRONZE, new TierConfig(null, null, 3, 5, null));
     LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(
         new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null, null, null)), clock);
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.QuotaConfig.TeamConfig;
 import io.spillway.config.QuotaConfig.TierConfig;
-import io.spillway.config.QuotaConfig.TiersConfig;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
@@ -76,10 +75,10 @@ class RateLimitPolicyTest {
 
   @Test
   void everyTiersFieldsAreHonouredWhenSet() {
-    TiersConfig tiers = new TiersConfig(
-        new TierConfig(null, null, null, 1000, null),
-        new TierConfig(null, null, 20, 500, null),
-        new TierConfig(null, null, 5, null, null));
+    Map<Tier, TierConfig> tiers = Map.of(
+        Tier.GOLD, new TierConfig(null, null, null, 1000, null),
+        Tier.SILVER, new TierConfig(null, null, 20, 500, null),
+        Tier.BRONZE, new TierConfig(null, null, 5, null, null));
     RateLimitPolicy policy = new RateLimitPolicy(
         new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null, null, null));
 

@@ -1,6 +1,5 @@
 package io.spillway.routing.breaker;
 
-import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.risk.LocalRiskCounts;
 import io.spillway.core.risk.RiskCounts;
@@ -14,12 +13,12 @@ public final class Breakers {
    * The fleet's breaker in Redis for {@code store: redis://...} (or {@code rediss://}); this
    * replica's own breaker for anything else ({@code embedded:<dir>}, {@code memory}).
    */
-  public static Breaker create(String store, FailoverConfig config, Clock clock) {
+  public static Breaker create(String store, BreakerSettings config, Clock clock) {
     return create(Breaker.DEFAULT_ROUTE, store, config, clock);
   }
 
   /** The breaker of the cloud route named {@code route}, picked as above; each route has its own. */
-  public static Breaker create(String route, String store, FailoverConfig config, Clock clock) {
+  public static Breaker create(String route, String store, BreakerSettings config, Clock clock) {
     if (isRedis(store)) {
       return FleetBreaker.connect(route, store, config, clock);
     }
@@ -30,7 +29,7 @@ public final class Breakers {
    * The fleet's risk counts in Redis for {@code store: redis://...} (kept by the same timeout rules
    * as the fleet's breaker); this replica's own counts for anything else.
    */
-  public static RiskCounts riskCounts(String store, ShapingConfig.RiskConfig risk, FailoverConfig failover,
+  public static RiskCounts riskCounts(String store, ShapingConfig.RiskConfig risk, BreakerSettings failover,
       Clock clock) {
     if (isRedis(store)) {
       return FleetRiskCounts.connect(store, risk, failover, clock);

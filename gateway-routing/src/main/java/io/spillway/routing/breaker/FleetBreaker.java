@@ -11,7 +11,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.spillway.config.Durations;
-import io.spillway.config.FailoverConfig;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
@@ -93,7 +92,7 @@ public final class FleetBreaker implements Breaker {
   private final String label;
   private final String stateKey;
   private final String historyKey;
-  private final FailoverConfig config;
+  private final BreakerSettings config;
   private final Clock clock;
   private final String location;
   private final RedisClient client;
@@ -114,7 +113,7 @@ public final class FleetBreaker implements Breaker {
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile StatefulRedisPubSubConnection<String, String> changes;
 
-  private FleetBreaker(String route, String uri, FailoverConfig config, Clock clock) {
+  private FleetBreaker(String route, String uri, BreakerSettings config, Clock clock) {
     this.route = route;
     this.label = Breaker.label(route);
     this.stateKey = stateKey(route);
@@ -141,7 +140,7 @@ public final class FleetBreaker implements Breaker {
    * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
    * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
-  public static FleetBreaker connect(String uri, FailoverConfig config, Clock clock) {
+  public static FleetBreaker connect(String uri, BreakerSettings config, Clock clock) {
     return connect(DEFAULT_ROUTE, uri, config, clock);
   }
 
@@ -149,7 +148,7 @@ public final class FleetBreaker implements Breaker {
    * The fleet's breaker of the cloud route {@code route}: its own Redis keys and channel (see
    * {@link #stateKey}), so each route opens and probes on its own across the fleet.
    */
-  public static FleetBreaker connect(String route, String uri, FailoverConfig config, Clock clock) {
+  public static FleetBreaker connect(String route, String uri, BreakerSettings config, Clock clock) {
     FleetBreaker breaker = new FleetBreaker(route, uri, config, clock);
     breaker.awaySince = clock.instant();
     breaker.away = true;

@@ -10,7 +10,6 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.config.Durations;
-import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.risk.LocalRiskCounts;
 import io.spillway.core.risk.RiskCounts;
@@ -100,7 +99,7 @@ public final class FleetRiskCounts implements RiskCounts {
   static final String SHA = sha1(SCRIPT);
 
   private final ShapingConfig.RiskConfig config;
-  private final FailoverConfig failover;
+  private final BreakerSettings failover;
   private final Clock clock;
   private final String location;
   private final RedisClient client;
@@ -119,7 +118,7 @@ public final class FleetRiskCounts implements RiskCounts {
   private final AtomicBoolean closing = new AtomicBoolean();
   private StatefulRedisConnection<String, String> connection;
 
-  private FleetRiskCounts(String uri, ShapingConfig.RiskConfig config, FailoverConfig failover, Clock clock) {
+  private FleetRiskCounts(String uri, ShapingConfig.RiskConfig config, BreakerSettings failover, Clock clock) {
     this.config = config;
     this.failover = failover;
     this.clock = clock;
@@ -144,7 +143,7 @@ public final class FleetRiskCounts implements RiskCounts {
    * Connects to the Redis at {@code uri} and reads the fleet's counts once; when Redis does not
    * answer, starts in {@link Mode#LOCAL_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
    */
-  public static FleetRiskCounts connect(String uri, ShapingConfig.RiskConfig config, FailoverConfig failover,
+  public static FleetRiskCounts connect(String uri, ShapingConfig.RiskConfig config, BreakerSettings failover,
       Clock clock) {
     FleetRiskCounts counts = new FleetRiskCounts(uri, config, failover, clock);
     counts.awaySince = clock.instant();

@@ -1,7 +1,6 @@
 package io.spillway.routing.breaker;
 
 import io.spillway.config.Durations;
-import io.spillway.config.FailoverConfig;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
@@ -60,19 +59,19 @@ public final class LocalBreaker implements Breaker {
   private static final Logger log = LoggerFactory.getLogger(LocalBreaker.class);
 
   private final String route;
-  private final FailoverConfig config;
+  private final BreakerSettings config;
   private final Clock clock;
   private final AtomicReference<Phase> phase;
   private final Deque<HistoryEntry> history = new ArrayDeque<>();
   private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
 
   /** The breaker of the one-route shorthand's route ({@value Breaker#DEFAULT_ROUTE}). */
-  public LocalBreaker(FailoverConfig config, Clock clock) {
+  public LocalBreaker(BreakerSettings config, Clock clock) {
     this(DEFAULT_ROUTE, config, clock);
   }
 
   /** The breaker of the cloud route named {@code route}. */
-  public LocalBreaker(String route, FailoverConfig config, Clock clock) {
+  public LocalBreaker(String route, BreakerSettings config, Clock clock) {
     this.route = route;
     this.config = config;
     this.clock = clock;

@@ -31,7 +31,7 @@ class BreakerTest {
   static final Duration MAX_LOCAL_FOR = Duration.ofMinutes(30);
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final FailoverConfig config = new FailoverConfig(3, LOCAL_FOR, MAX_LOCAL_FOR, true, 4, null, null, null);
+  final BreakerSettings config = BreakerSettings.from(new FailoverConfig(3, LOCAL_FOR, MAX_LOCAL_FOR, true, 4, null, null, null));
   Breaker breaker;
   TransitionLog told;
 

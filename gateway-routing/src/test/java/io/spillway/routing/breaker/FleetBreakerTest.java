@@ -38,8 +38,7 @@ class FleetBreakerTest {
   static final Duration TIMEOUT = Duration.ofSeconds(1);
   static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
 
-  final FailoverConfig config =
-      new FailoverConfig(3, LOCAL_FOR, Duration.ofHours(1), true, 20, TIMEOUT, Duration.ofMillis(250), PROBE_LEASE);
+  final BreakerSettings config = BreakerSettings.from(new FailoverConfig(3, LOCAL_FOR, Duration.ofHours(1), true, 20, TIMEOUT, Duration.ofMillis(250), PROBE_LEASE));
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final List<TransitionLog> logs = new ArrayList<>();
   RedisProcess redis;

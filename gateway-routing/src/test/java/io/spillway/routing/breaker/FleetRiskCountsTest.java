@@ -31,8 +31,8 @@ class FleetRiskCountsTest {
   static final Duration TIMEOUT = Duration.ofSeconds(1);
   static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
 
-  final FailoverConfig failover = new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
-      TIMEOUT, Duration.ofMillis(250), Duration.ofMinutes(3));
+  final BreakerSettings failover = BreakerSettings.from(new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
+      TIMEOUT, Duration.ofMillis(250), Duration.ofMinutes(3)));
   final ShapingConfig.RiskConfig risk = ShapingConfig.RiskConfig.DEFAULTS;
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   RedisProcess redis;

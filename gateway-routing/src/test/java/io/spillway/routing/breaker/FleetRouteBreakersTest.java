@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 class FleetRouteBreakersTest {
   static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
 
-  final FailoverConfig config = new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
-      Duration.ofMillis(200), Duration.ofMillis(250), Duration.ofMinutes(2));
+  final BreakerSettings config = BreakerSettings.from(new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
+      Duration.ofMillis(200), Duration.ofMillis(250), Duration.ofMinutes(2)));
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final List<Breaker> breakers = new ArrayList<>();
   RedisProcess redis;

@@ -1,0 +1,35 @@
+package io.spillway.routing.breaker;
+
+import io.spillway.config.FailoverConfig;
+import java.time.Duration;
+
+/**
+ * What a breaker needs to know, built once from the {@code failover} section; breakers take this,
+ * not the YAML record.
+ *
+ * @param capacityStreak consecutive capacity answers that open the breaker
+ * @param localFor how long it stays open before the half-open probe
+ * @param maxLocalFor the cap on the open time when the cloud's Retry-After asks for longer
+ * @param historySize transitions kept for the admin API and the dashboard
+ * @param fleetTimeout the fleet breaker's longest wait on Redis
+ * @param fleetRefresh how often the fleet breaker re-reads the shared state
+ * @param probeLease how long a replica owns the fleet's half-open probe
+ */
+public record BreakerSettings(
+    int capacityStreak,
+    Duration localFor,
+    Duration maxLocalFor,
+    int historySize,
+    Duration fleetTimeout,
+    Duration fleetRefresh,
+    Duration probeLease) {
+
+  /** The settings of the default {@code failover} section. */
+  public static final BreakerSettings DEFAULTS = from(FailoverConfig.DEFAULTS);
+
+  /** The settings {@code failover} describes (validated when it was built). */
+  public static BreakerSettings from(FailoverConfig failover) {
+    return new BreakerSettings(failover.capacityStreak(), failover.localFor(), failover.maxLocalFor(),
+        failover.historySize(), failover.fleetTimeout(), failover.fleetRefresh(), failover.probeLease());
+  }
+}
