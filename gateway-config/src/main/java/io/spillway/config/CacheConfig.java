@@ -69,28 +69,11 @@ public record CacheConfig(
   /** Who may share a cached answer. */
   public enum Scope implements Choice {
     /** Only the team that asked (the default). */
-    TEAM("team"),
+    TEAM,
     /** Every team of the same tier. */
-    TIER("tier"),
+    TIER,
     /** Everyone. */
-    GLOBAL("global");
-
-    private final String spelling;
-
-    Scope(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @com.fasterxml.jackson.annotation.JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @com.fasterxml.jackson.annotation.JsonCreator
-    static Scope of(String value) {
-      return Choice.parse(Scope.class, value);
-    }
+    GLOBAL;
   }
 
   /** Whether answers for {@code tier} are read from and written to the cache. */

@@ -1,7 +1,5 @@
 package io.spillway.config;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -80,26 +78,9 @@ public record CloudRouteConfig(
   /** What API a route speaks. */
   public enum Kind implements Choice {
     /** Any OpenAI-compatible API, {@code Authorization: Bearer}. */
-    OPENAI("openai"),
+    OPENAI,
     /** Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version}. */
-    AZURE("azure");
-
-    private final String spelling;
-
-    Kind(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static Kind of(String value) {
-      return Choice.parse(Kind.class, value);
-    }
+    AZURE;
   }
 
   /** This route with {@code timeout} filled in from {@code cloud.timeout} when it has none of its own. */

@@ -182,6 +182,7 @@ public final class ConfigLoader {
 
   private static ObjectMapper binder() {
     SimpleModule module = new SimpleModule("spillway-config");
+    Choice.register(module);
     module.addDeserializer(Duration.class, new JsonDeserializer<>() {
       @Override
       public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {

@@ -77,6 +77,7 @@ public final class ConfigPrinter {
 
   private static ObjectMapper mapper() {
     SimpleModule module = new SimpleModule("spillway-config-out");
+    Choice.register(module);
     module.addSerializer(Duration.class, new JsonSerializer<>() {
       @Override
       public void serialize(Duration value, JsonGenerator gen, SerializerProvider serializers) throws IOException {

@@ -1,7 +1,5 @@
 package io.spillway.config;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -125,51 +123,17 @@ public record LocalConfig(
   /** What API a local server speaks. */
   public enum Kind implements Choice {
     /** Ollama's native {@code /api/*}. */
-    OLLAMA("ollama"),
+    OLLAMA,
     /** Any OpenAI-compatible server. */
-    OPENAI("openai");
-
-    private final String spelling;
-
-    Kind(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static Kind of(String value) {
-      return Choice.parse(Kind.class, value);
-    }
+    OPENAI;
   }
 
   /** How {@code /v1/responses} reaches an OpenAI-kind server. */
   public enum ResponsesApi implements Choice {
     /** Translated to {@code /v1/chat/completions} (the default). */
-    CHAT("chat"),
+    CHAT,
     /** Forwarded to the server's own {@code /v1/responses}. */
-    NATIVE("native");
-
-    private final String spelling;
-
-    ResponsesApi(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static ResponsesApi of(String value) {
-      return Choice.parse(ResponsesApi.class, value);
-    }
+    NATIVE;
   }
 
   /** One server ({@code kind}, {@code baseUrl}) with the default per-server breaker. */

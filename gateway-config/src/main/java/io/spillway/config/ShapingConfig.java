@@ -1,7 +1,5 @@
 package io.spillway.config;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
-import com.fasterxml.jackson.annotation.JsonValue;
 import io.spillway.core.pipeline.Tier;
 import java.time.Duration;
 import java.util.List;
@@ -70,75 +68,24 @@ public record ShapingConfig(
 
   /** When shaping applies: {@code never}, {@code pressure} or {@code always}. */
   public enum Mode implements Choice {
-    NEVER("never"),
-    PRESSURE("pressure"),
-    ALWAYS("always");
-
-    private final String spelling;
-
-    Mode(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static Mode of(String value) {
-      return Choice.parse(Mode.class, value);
-    }
+    NEVER,
+    PRESSURE,
+    ALWAYS;
   }
 
   /** The ladder's steps, in order: each is taken together with every step before it. */
   public enum Step implements Choice {
-    TRIM("trim"),
-    DOWNGRADE("downgrade"),
-    MODEL("model"),
-    LOCAL("local");
-
-    private final String spelling;
-
-    Step(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static Step of(String value) {
-      return Choice.parse(Step.class, value);
-    }
+    TRIM,
+    DOWNGRADE,
+    MODEL,
+    LOCAL;
   }
 
   /** The scenarios of the model-scenario table. */
   public enum Scenario implements Choice {
-    SINGLE_LINE("single-line"),
-    SHORT_PROMPT("short-prompt"),
-    ANY("any");
-
-    private final String spelling;
-
-    Scenario(String spelling) {
-      this.spelling = spelling;
-    }
-
-    @JsonValue
-    @Override
-    public String spelling() {
-      return spelling;
-    }
-
-    @JsonCreator
-    static Scenario of(String value) {
-      return Choice.parse(Scenario.class, value);
-    }
+    SINGLE_LINE,
+    SHORT_PROMPT,
+    ANY;
   }
 
   /** Unknown words were reported while binding and left as nulls; they are dropped here. */
