@@ -23,13 +23,17 @@ public final class ErrorMapper {
 
   private ErrorMapper() {}
 
-  /** {@code e} as the client's answer: error body, matching status, {@code Retry-After} if any. */
+  /**
+   * {@code e} as the client's answer: error body, matching status, {@code Retry-After} if any, and
+   * the headers the failure carries ({@code x-ratelimit-*} of a rate limit).
+   */
   public static GatewayResponse toResponse(GatewayException e) {
     Headers.Builder headers = Headers.builder().add("content-type", GatewayResponse.JSON);
     Duration retryAfter = retryAfter(e);
     if (retryAfter != null) {
       headers.add("retry-after", Long.toString(retryAfterSeconds(retryAfter)));
     }
+    e.headers().forEach(headers::set);
     return GatewayResponse.buffered(e.status(), headers.build(), e.toError().toBytes());
   }
 

@@ -81,4 +81,21 @@ class ErrorMapperTest {
     assertThat(copy.code()).isEqualTo("queue_full");
     assertThat(copy.retryAfter()).isEqualTo(Duration.ofSeconds(3));
   }
+
+  @Test
+  void headersAFailureCarriesAreWrittenAfterRetryAfterInOrderAndSurviveCopies() {
+    GatewayException limited = ErrorKind.RATE_LIMITED.exception("slow down")
+        .withHeader("x-ratelimit-limit-requests", "50")
+        .withHeader("x-ratelimit-remaining-requests", "0")
+        .withRetryAfter(Duration.ofMillis(1200));
+
+    var answer = ErrorMapper.toResponse(limited);
+
+    assertThat(answer.status()).isEqualTo(429);
+    assertThat(answer.headers().get("retry-after")).isEqualTo("2");
+    assertThat(answer.headers().get("x-ratelimit-limit-requests")).isEqualTo("50");
+    assertThat(answer.headers().get("x-ratelimit-remaining-requests")).isEqualTo("0");
+    assertThat(limited.withCode("other").headers()).containsKeys("x-ratelimit-limit-requests",
+        "x-ratelimit-remaining-requests");
+  }
 }

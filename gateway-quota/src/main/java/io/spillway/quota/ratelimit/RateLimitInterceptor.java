@@ -3,9 +3,11 @@ package io.spillway.quota.ratelimit;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.ErrorMapper;
+import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.CallerStage;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Enforces request rate limits right after authentication. A caller over its limit gets 429
@@ -19,8 +21,9 @@ import io.spillway.core.pipeline.CallerStage;
  * left. A caller without any request limit (gold by default) gets none of these headers: there is
  * no number that would be true, and OpenAI's SDKs treat their absence as "no limit known".
  *
- * <p>To put the headers on errors too, a {@link GatewayException} from later stages is turned into
- * its error response here (exactly as the front end would render it).
+ * <p>Its own 429 is thrown with the headers on the exception (the {@code ErrorMapper} writes them);
+ * to put them on later stages' errors too, a {@link GatewayException} from those is turned into its
+ * error response here, by the same mapper.
  */
 public final class RateLimitInterceptor extends CallerStage {
   public static final String LIMIT = "x-ratelimit-limit-requests";
@@ -37,9 +40,19 @@ public final class RateLimitInterceptor extends CallerStage {
   protected GatewayResponse intercept(Chain chain, Caller caller) {
     Decision decision = limiter.acquire(caller);
     if (!decision.allowed()) {
-      return withHeaders(ErrorMapper.toResponse(rejection(decision)), decision);
+      GatewayException rejection = rejection(decision);
+      for (Map.Entry<String, String> header : headers(decision).entrySet()) {
+        rejection = rejection.withHeader(header.getKey(), header.getValue());
+      }
+      throw rejection;
     }
-    return withHeaders(chain.proceedAnswering(chain.request()), decision);
+    GatewayResponse response = chain.proceedAnswering(chain.request());
+    if (!decision.limited()) {
+      return response;
+    }
+    Headers.Builder headers = response.headers().toBuilder();
+    headers(decision).forEach(headers::set);
+    return response.withHeaders(headers.build());
   }
 
   private static GatewayException rejection(Decision decision) {
@@ -50,15 +63,13 @@ public final class RateLimitInterceptor extends CallerStage {
     return ErrorKind.RATE_LIMITED.exception(message).withRetryAfter(decision.retryAfter());
   }
 
-  private static GatewayResponse withHeaders(GatewayResponse response, Decision decision) {
-    if (!decision.limited()) {
-      return response;
-    }
-    return response.withHeaders(response.headers().toBuilder()
-        .set(LIMIT, Long.toString(decision.limit().capacity()))
-        .set(REMAINING, Long.toString(decision.remaining()))
-        .set(RESET, ResetFormat.format(decision.reset()))
-        .build());
+  /** The {@code x-ratelimit-*-requests} headers of a limited caller's answers, in order. */
+  private static Map<String, String> headers(Decision decision) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put(LIMIT, Long.toString(decision.limit().capacity()));
+    headers.put(REMAINING, Long.toString(decision.remaining()));
+    headers.put(RESET, ResetFormat.format(decision.reset()));
+    return headers;
   }
 
   @Override
