@@ -58,7 +58,7 @@ import io.spillway.shaping.ShapingStages;
 import io.spillway.core.tokens.TokenCounter;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
-import io.spillway.shaping.trim.TrimSettings;
+import io.spillway.trim.TrimSettings;
 import io.spillway.local.LocalBackends;
 import io.spillway.local.LocalPool;
 import io.spillway.quota.accounting.QuotaInterceptor;

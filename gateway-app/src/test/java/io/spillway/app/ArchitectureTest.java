@@ -2,15 +2,12 @@ package io.spillway.app;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.type;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import io.spillway.shaping.trim.ContextTrimmer;
-import io.spillway.shaping.trim.TrimSettings;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -96,26 +93,17 @@ class ArchitectureTest {
   void noStageImportsAnotherStage() {
     for (String stage : STAGES) {
       List<String> others = STAGES.stream().filter(s -> !s.equals(stage)).toList();
-      if (stage.equals("io.spillway.local..")) {
-        others = others.stream().filter(s -> !s.equals("io.spillway.shaping..")).toList();
-      }
       noClasses().that().resideInAPackage(stage)
           .should().dependOnClassesThat().resideInAnyPackage(others.toArray(String[]::new))
           .check(CLASSES);
     }
   }
 
-  /**
-   * Known violation, frozen (issue 14 removes it in its later steps): the local backend fits a prompt
-   * into a small context with shaping's trimmer ({@code ContextTrimmer}, {@code TrimSettings}).
-   * Nothing else of shaping may be used by it.
-   */
+  /** The code-aware trimmer is a library that shaping and the local backend share: it needs nothing of ours. */
   @Test
-  void localBackendUsesOnlyTheTrimmerOfShaping() {
-    noClasses().that().resideInAPackage("io.spillway.local..")
-        .should().dependOnClassesThat(resideInAPackage("io.spillway.shaping..")
-            .and(not(type(ContextTrimmer.class)))
-            .and(not(type(TrimSettings.class))))
+  void theTrimmerImportsNothingOfOurs() {
+    noClasses().that().resideInAPackage("io.spillway.trim..")
+        .should().dependOnClassesThat().resideOutsideOfPackages("io.spillway.trim..", "java..")
         .check(CLASSES);
   }
 

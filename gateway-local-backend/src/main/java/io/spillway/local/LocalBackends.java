@@ -8,7 +8,7 @@ import io.spillway.config.LocalServerConfig;
 import io.spillway.local.pool.PooledServer;
 import java.util.ArrayList;
 import java.util.List;
-import io.spillway.shaping.trim.TrimSettings;
+import io.spillway.trim.TrimSettings;
 import io.spillway.local.ollama.OllamaBackend;
 import io.spillway.local.openai.OpenAiLocalBackend;
 import java.time.Clock;

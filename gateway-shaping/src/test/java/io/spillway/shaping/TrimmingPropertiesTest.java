@@ -3,9 +3,8 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.core.tokens.TokenCounter;
-import io.spillway.shaping.trim.CodeGenerator;
-import io.spillway.shaping.trim.ContextTrimmer;
-import io.spillway.shaping.trim.TrimSettings;
+import io.spillway.trim.ContextTrimmer;
+import io.spillway.trim.TrimSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;

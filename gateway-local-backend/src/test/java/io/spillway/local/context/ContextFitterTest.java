@@ -9,7 +9,7 @@ import io.spillway.config.LocalContextConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.tokens.TokenCounter;
-import io.spillway.shaping.trim.TrimSettings;
+import io.spillway.trim.TrimSettings;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.spillway.shaping.trim;
+package io.spillway.trim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -94,7 +94,7 @@ class TrimmerGoldenFilesTest {
   }
 
   static String resource(String name) throws IOException {
-    try (InputStream in = TrimmerGoldenFilesTest.class.getResourceAsStream("/shaping/trim/" + name)) {
+    try (InputStream in = TrimmerGoldenFilesTest.class.getResourceAsStream("/trim/" + name)) {
       if (in == null) {
         throw new IOException("no test resource " + name);
       }
@@ -103,6 +103,6 @@ class TrimmerGoldenFilesTest {
   }
 
   static Path resourceDir() {
-    return Path.of("src/test/resources/shaping/trim");
+    return Path.of("src/test/resources/trim");
   }
 }

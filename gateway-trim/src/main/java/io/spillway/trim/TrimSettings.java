@@ -1,4 +1,4 @@
-package io.spillway.shaping.trim;
+package io.spillway.trim;
 
 /**
  * What the trimmer keeps of each oversized code block.

@@ -1,4 +1,4 @@
-package io.spillway.shaping.trim;
+package io.spillway.trim;
 
 /**
  * Reads code line by line and tells, for each line, whether it holds code, only a comment, or

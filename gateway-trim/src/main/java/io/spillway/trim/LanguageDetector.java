@@ -1,4 +1,4 @@
-package io.spillway.shaping.trim;
+package io.spillway.trim;
 
 /**
  * Guesses the language of an unlabelled code block from the leading words of its lines: a few

@@ -1,5 +1,6 @@
-package io.spillway.shaping.trim;
+package io.spillway.shaping;
 
+import io.spillway.trim.Language;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package io.spillway.shaping.trim;
+package io.spillway.trim;
 
 import java.util.Locale;
 
