@@ -29,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -99,8 +98,10 @@ class UsageDurabilityTest {
     assertThat(used)
         .as("every request answered before a flush that the store reported as done survives")
         .isGreaterThanOrEqualTo(completedBeforePoint * PER_REQUEST)
-        .as("nothing is counted that was not sent")
-        .isLessThanOrEqualTo(load.sent() * PER_REQUEST);
+        // Bounded by what reached the cloud, not by the client's send() calls: the JDK client may
+        // resend a request on a pooled connection it finds closed, and each settles what it used.
+        .as("nothing is counted that the cloud did not answer")
+        .isLessThanOrEqualTo(cloud.getAllServeEvents().size() * PER_REQUEST);
     assertThat(report(second).at("/teams/release/used").asLong()).isEqualTo(used);
   }
 
@@ -181,7 +182,6 @@ class UsageDurabilityTest {
   /** {@value #CLIENTS} clients on virtual threads, each sending one request after the other. */
   private final class Load {
     private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicInteger sent = new AtomicInteger();
     /** When each 200 reached the client (taken after the body was read). */
     private final ConcurrentLinkedQueue<Instant> answered = new ConcurrentLinkedQueue<>();
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
@@ -196,7 +196,6 @@ class UsageDurabilityTest {
       for (int i = 0; i < CLIENTS; i++) {
         threads.submit(() -> {
           while (running.get()) {
-            sent.incrementAndGet();
             try {
               HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
               if (answer.statusCode() == 200) {
@@ -218,10 +217,6 @@ class UsageDurabilityTest {
 
     long completedBefore(Instant point) {
       return answered.stream().filter(at -> at.isBefore(point)).count();
-    }
-
-    long sent() {
-      return sent.get();
     }
 
     void stop() {
