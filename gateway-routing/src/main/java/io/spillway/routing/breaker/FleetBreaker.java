@@ -1,12 +1,9 @@
 package io.spillway.routing.breaker;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -120,17 +117,10 @@ public final class FleetBreaker implements Breaker {
     this.historyKey = historyKey(route);
     this.config = config;
     this.clock = clock;
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(config.fleetTimeout());
+    RedisURI redisUri = FleetRedis.uri(uri, config.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
     this.channel = channelPrefix(route) + redisUri.getDatabase();
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(config.fleetTimeout()).build())
-        .timeoutOptions(TimeoutOptions.enabled(config.fleetTimeout()))
-        .build());
+    this.client = FleetRedis.client(redisUri, config.fleetTimeout());
     this.fallback = new LocalBreaker(route, config, clock);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());

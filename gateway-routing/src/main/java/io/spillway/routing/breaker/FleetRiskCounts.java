@@ -1,13 +1,10 @@
 package io.spillway.routing.breaker;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.config.Durations;
 import io.spillway.config.ShapingConfig;
@@ -122,16 +119,9 @@ public final class FleetRiskCounts implements RiskCounts {
     this.config = config;
     this.failover = failover;
     this.clock = clock;
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(failover.fleetTimeout());
+    RedisURI redisUri = FleetRedis.uri(uri, failover.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(failover.fleetTimeout()).build())
-        .timeoutOptions(TimeoutOptions.enabled(failover.fleetTimeout()))
-        .build());
+    this.client = FleetRedis.client(redisUri, failover.fleetTimeout());
     this.own = new LocalRiskCounts(config.growthWindow(), config.window());
     this.pending = new LocalRiskCounts(config.growthWindow(), config.window());
     this.fleet = new LocalRiskCounts(config.growthWindow(), config.window());
