@@ -1,5 +1,6 @@
 package io.spillway.app;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.CloudConfig;
@@ -42,7 +43,7 @@ final class ReadinessService implements HttpService {
   private final boolean failClosed;
   private final Duration storeRetry;
   private final Breaker breaker;
-  private final Supplier<RiskCounts.Mode> riskMode;
+  private final Supplier<FleetMode> riskMode;
 
   /**
    * {@code local} is null when {@code local.enabled} is false. With {@code quota.failClosed}, an
@@ -50,7 +51,7 @@ final class ReadinessService implements HttpService {
    * how often the store tries again).
    */
   ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalPool local, ConnectionBudget connections,
-      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<RiskCounts.Mode> riskMode) {
+      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<FleetMode> riskMode) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
@@ -83,14 +84,14 @@ final class ReadinessService implements HttpService {
         local.readiness().problems().forEach(problem -> reasons.add("local: " + problem));
       }
     }
-    Breaker.Mode mode = breaker.mode();
+    FleetMode mode = breaker.mode();
     ObjectNode breakerJson = out.putObject("breaker").put("mode", mode.tag());
-    if (mode == Breaker.Mode.LOCAL_FALLBACK) {
+    if (mode == FleetMode.LOCAL_FALLBACK) {
       breakerJson.put("detail", "the fleet's breaker in Redis does not answer; this replica decides on its own");
     }
-    RiskCounts.Mode counts = riskMode.get();
+    FleetMode counts = riskMode.get();
     ObjectNode riskJson = out.putObject("risk").put("mode", counts.tag());
-    if (counts == RiskCounts.Mode.LOCAL_FALLBACK) {
+    if (counts == FleetMode.LOCAL_FALLBACK) {
       riskJson.put("detail", "the fleet's risk counts in Redis do not answer; the risk index counts this replica's requests");
     }
     StoreStatus quotaStore = store.get();

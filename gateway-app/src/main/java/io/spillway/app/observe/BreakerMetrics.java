@@ -1,10 +1,10 @@
 package io.spillway.app.observe;
 
+import io.spillway.core.fleet.FleetMode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.routing.breaker.Breaker;
-import io.spillway.routing.breaker.Breaker.Mode;
 import io.spillway.routing.breaker.Breaker.State;
 import io.spillway.routing.breaker.BreakerListener;
 import java.util.List;
@@ -35,10 +35,10 @@ public final class BreakerMetrics implements BreakerListener {
 
   /** Registers {@code breaker}'s gauges in {@code meters} and counts its transitions there from now on. */
   public static void bind(Breaker breaker, MeterRegistry meters) {
-    if (breaker.mode() == Mode.LOCAL) {
+    if (breaker.mode() == FleetMode.LOCAL) {
       Gauge.builder("spillway.breaker.mode", () -> 1)
           .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
-          .tag("mode", Mode.LOCAL.tag())
+          .tag("mode", FleetMode.LOCAL.tag())
           .register(meters);
     }
     Gauge.builder("spillway.breaker.state", breaker, b -> stateValue(b.state()))
@@ -49,8 +49,8 @@ public final class BreakerMetrics implements BreakerListener {
         .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
         .tag("route", breaker.route())
         .register(meters);
-    if (breaker.mode() != Mode.LOCAL) {
-      for (Mode mode : List.of(Mode.FLEET, Mode.LOCAL_FALLBACK)) {
+    if (breaker.mode() != FleetMode.LOCAL) {
+      for (FleetMode mode : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK)) {
         Gauge.builder("spillway.breaker.mode", breaker, b -> b.mode() == mode ? 1 : 0)
             .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
             .tag("mode", mode.tag())

@@ -1,5 +1,6 @@
 package io.spillway.core.risk;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,13 +85,13 @@ public final class LocalRiskCounts implements RiskCounts {
   }
 
   @Override
-  public Mode mode() {
-    return Mode.LOCAL;
+  public FleetMode mode() {
+    return FleetMode.LOCAL;
   }
 
   @Override
   public void describe(ObjectNode into) {
-    into.put("mode", Mode.LOCAL.tag());
+    into.put("mode", FleetMode.LOCAL.tag());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.spillway.core.risk;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -15,25 +16,6 @@ public interface RiskCounts extends AutoCloseable {
   /** Buckets per window: the resolution of the sliding windows. */
   int BUCKETS = 60;
 
-  /** Whose counts the index sees. */
-  enum Mode {
-    /** This replica's own requests (no Redis). */
-    LOCAL("local"),
-    /** Every replica's requests, summed in Redis. */
-    FLEET("fleet"),
-    /** Redis is configured but does not answer: this replica's own requests, until it does. */
-    LOCAL_FALLBACK("local-fallback");
-
-    private final String tag;
-
-    Mode(String tag) {
-      this.tag = tag;
-    }
-
-    public String tag() {
-      return tag;
-    }
-  }
 
   /**
    * The counts the index is computed from, at one instant.
@@ -57,7 +39,7 @@ public interface RiskCounts extends AutoCloseable {
   Totals totals(long nowMillis);
 
   /** Whose counts {@link #totals} answers with now. */
-  Mode mode();
+  FleetMode mode();
 
   /** Adds what {@code /admin/status} shows about the source ({@code mode}, and where the fleet's counts live). */
   void describe(ObjectNode into);

@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -178,25 +179,6 @@ public interface Breaker extends AutoCloseable {
     }
   }
 
-  /** Who decides: {@code local} (this replica), {@code fleet} (shared in Redis), {@code local-fallback}. */
-  enum Mode {
-    /** This replica's own breaker, the default without Redis. */
-    LOCAL("local"),
-    /** The fleet's breaker in Redis. */
-    FLEET("fleet"),
-    /** The fleet's breaker is configured, but Redis did not answer in time: this replica decides alone. */
-    LOCAL_FALLBACK("local-fallback");
-
-    private final String tag;
-
-    Mode(String tag) {
-      this.tag = tag;
-    }
-
-    public String tag() {
-      return tag;
-    }
-  }
 
   /** The name of the cloud route this breaker guards ({@value #DEFAULT_ROUTE} for the shorthand). */
   String route();
@@ -226,7 +208,7 @@ public interface Breaker extends AutoCloseable {
   int streak();
 
   /** Who decides right now. */
-  Mode mode();
+  FleetMode mode();
 
   /**
    * What {@code Retry-After} tells a client that neither backend could serve: the time to the next

@@ -1,11 +1,11 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.Durations;
 import io.spillway.core.json.Json;
 import io.spillway.routing.breaker.Breaker.HistoryEntry;
-import io.spillway.routing.breaker.Breaker.Mode;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
 import io.spillway.routing.breaker.Breaker.State;
 import java.time.Duration;
@@ -22,7 +22,7 @@ import java.util.List;
  * @param history the transitions so far, oldest first
  * @param fleet where the fleet's breaker lives, or null for a replica's own breaker
  */
-public record BreakerStatus(String route, Mode mode, State state, OverrideMode override, Instant since, int streak,
+public record BreakerStatus(String route, FleetMode mode, State state, OverrideMode override, Instant since, int streak,
     int capacityStreak, Instant nextProbeAt, boolean probeInFlight, Duration localFor, Duration maxLocalFor,
     List<HistoryEntry> history, Fleet fleet) {
 
@@ -34,7 +34,7 @@ public record BreakerStatus(String route, Mode mode, State state, OverrideMode o
   }
 
   /** The same status, said to be decided in {@code mode} and carrying {@code fleet}. */
-  BreakerStatus as(Mode mode, Fleet fleet) {
+  BreakerStatus as(FleetMode mode, Fleet fleet) {
     return new BreakerStatus(route, mode, state, override, since, streak, capacityStreak, nextProbeAt, probeInFlight,
         localFor, maxLocalFor, history, fleet);
   }

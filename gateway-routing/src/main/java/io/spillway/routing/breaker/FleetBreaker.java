@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When Redis does not answer within {@code failover.fleetTimeout} (down, slow, unreachable at
  * start), the replica logs one line, carries on from the last shared state it saw with a
- * {@link LocalBreaker} of its own ({@link Mode#LOCAL_FALLBACK}), and keeps trying Redis every
+ * {@link LocalBreaker} of its own ({@link FleetMode#LOCAL_FALLBACK}), and keeps trying Redis every
  * {@code failover.fleetRefresh}. Once Redis answers it logs one line and follows the shared state
  * again; what it decided alone meanwhile is dropped (an override set during the outage applied to
  * this replica only). No request waits on Redis longer than {@code failover.fleetTimeout}.
@@ -128,7 +129,7 @@ public final class FleetBreaker implements Breaker {
 
   /**
    * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
-   * answer, starts in {@link Mode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
+   * answer, starts in {@link FleetMode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
   public static FleetBreaker connect(String uri, BreakerSettings config, Clock clock) {
     return connect(DEFAULT_ROUTE, uri, config, clock);
@@ -285,8 +286,8 @@ public final class FleetBreaker implements Breaker {
   }
 
   @Override
-  public Mode mode() {
-    return away ? Mode.LOCAL_FALLBACK : Mode.FLEET;
+  public FleetMode mode() {
+    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -315,7 +316,7 @@ public final class FleetBreaker implements Breaker {
   @Override
   public BreakerStatus status() {
     if (away) {
-      return fallback.status().as(Mode.LOCAL_FALLBACK, fleetStatus());
+      return fallback.status().as(FleetMode.LOCAL_FALLBACK, fleetStatus());
     }
     refreshHistory();
     FleetState s = shared;
@@ -326,7 +327,7 @@ public final class FleetBreaker implements Breaker {
       case HALF_OPEN -> s.probeOut(now) ? null : now;
       default -> null;
     };
-    return new BreakerStatus(route, Mode.FLEET, state, currentOverride(),
+    return new BreakerStatus(route, FleetMode.FLEET, state, currentOverride(),
         state == s.state() ? s.since() : s.until(), state == State.CLOSED ? s.streak() : 0,
         config.capacityStreak(), nextProbeAt, s.probeOut(now), config.localFor(), config.maxLocalFor(), history,
         fleetStatus());

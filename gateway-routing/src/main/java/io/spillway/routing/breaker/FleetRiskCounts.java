@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * hashes expire when no replica writes for twice the {@code growthWindow}.
  *
  * <p>When the script does not answer within {@code failover.fleetTimeout} (the same rule as the
- * fleet breaker's), the index computes from this replica's own counts ({@link Mode#LOCAL_FALLBACK})
+ * fleet breaker's), the index computes from this replica's own counts ({@link FleetMode#LOCAL_FALLBACK})
  * and one WARN line says so; the deltas counted meanwhile are kept and written once Redis answers
  * again, when the index is back on the fleet's counts and another WARN line says so. A write whose
  * answer was lost (Redis took it but the reply timed out) is written again: the fleet's counts may
@@ -131,7 +132,7 @@ public final class FleetRiskCounts implements RiskCounts {
 
   /**
    * Connects to the Redis at {@code uri} and reads the fleet's counts once; when Redis does not
-   * answer, starts in {@link Mode#LOCAL_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
+   * answer, starts in {@link FleetMode#LOCAL_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
    */
   public static FleetRiskCounts connect(String uri, ShapingConfig.RiskConfig config, BreakerSettings failover,
       Clock clock) {
@@ -176,8 +177,8 @@ public final class FleetRiskCounts implements RiskCounts {
   }
 
   @Override
-  public Mode mode() {
-    return away ? Mode.LOCAL_FALLBACK : Mode.FLEET;
+  public FleetMode mode() {
+    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import io.spillway.config.Durations;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
@@ -206,8 +207,8 @@ public final class LocalBreaker implements Breaker {
   }
 
   @Override
-  public Mode mode() {
-    return Mode.LOCAL;
+  public FleetMode mode() {
+    return FleetMode.LOCAL;
   }
 
   /**
@@ -275,7 +276,7 @@ public final class LocalBreaker implements Breaker {
       case HalfOpen h -> h.probing() ? null : now();
       default -> null;
     };
-    return new BreakerStatus(route, Mode.LOCAL, current.state(), currentOverride(current), current.since(),
+    return new BreakerStatus(route, FleetMode.LOCAL, current.state(), currentOverride(current), current.since(),
         current instanceof Closed c ? c.streak() : 0, config.capacityStreak(), nextProbeAt,
         current instanceof HalfOpen h && h.probing(), config.localFor(), config.maxLocalFor(), history(), null);
   }

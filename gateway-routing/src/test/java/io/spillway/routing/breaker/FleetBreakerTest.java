@@ -1,11 +1,11 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.spillway.config.FailoverConfig;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.routing.breaker.Breaker.Mode;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
 import io.spillway.routing.breaker.Breaker.State;
 import io.spillway.routing.breaker.Breaker.Target;
@@ -53,7 +53,7 @@ class FleetBreakerTest {
     b = replica();
     c = replica();
     await("every replica follows the fleet").atMost(Duration.ofSeconds(5))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET));
   }
 
   @AfterEach
@@ -91,7 +91,7 @@ class FleetBreakerTest {
 
   @Test
   void everyReplicaFollowsTheFleetsBreakerWhenRedisAnswers() {
-    assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET);
+    assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET);
     assertThat(a.status().toJson().get("mode").asText()).isEqualTo("fleet");
   }
 
@@ -295,10 +295,10 @@ class FleetBreakerTest {
     Duration waited = Duration.ofNanos(System.nanoTime() - started);
 
     assertThat(waited).as("no request waits on Redis longer than the timeout").isLessThan(TIMEOUT.plusMillis(500));
-    assertThat(c.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
+    assertThat(c.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
     assertThat(c.state()).as("the third answer counts on top of the last shared streak").isEqualTo(State.OPEN);
     await("the other replicas notice on their own").atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(Mode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
     assertThat(a.state()).as("each decides alone now").isEqualTo(State.CLOSED);
     assertThat(a.acquire().target()).isEqualTo(Target.CLOUD);
     assertThat(c.acquire().target()).isEqualTo(Target.LOCAL);
@@ -308,7 +308,7 @@ class FleetBreakerTest {
     redis.startAgain();
 
     await("every replica rejoins the fleet").atMost(Duration.ofSeconds(3))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET));
     assertThat(List.of(a.state(), b.state(), c.state())).as("Redis is the truth again (it came back empty)")
         .containsOnly(State.CLOSED);
     openTheFleet();
@@ -323,18 +323,18 @@ class FleetBreakerTest {
 
       assertThat(waited).as("the timeout (1s, with room for a loaded machine), not Redis's 3s stall")
           .isLessThan(TIMEOUT.plusMillis(500));
-      assertThat(a.mode()).isEqualTo(Mode.LOCAL_FALLBACK);
+      assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
       assertThat(a.streak()).as("the answer counts on this replica's own breaker").isEqualTo(1);
     }
     await("the replica rejoins once Redis answers again").atMost(Duration.ofSeconds(8))
-        .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.FLEET));
+        .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.FLEET));
   }
 
   @Test
   void anOverrideWhileRedisIsGoneAppliesToThatReplicaOnly() {
     redis.kill();
     await().atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
 
     a.override(OverrideMode.OPEN);
 
@@ -346,8 +346,8 @@ class FleetBreakerTest {
   void withoutRedisEachReplicaHasItsOwnBreaker() {
     Breaker own = Breakers.create("embedded:./data", config, clock);
     assertThat(own).isInstanceOf(LocalBreaker.class);
-    assertThat(own.mode()).isEqualTo(Mode.LOCAL);
+    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
     assertThat(own.status().toJson().get("mode").asText()).isEqualTo("local");
-    assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(Mode.LOCAL);
+    assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(FleetMode.LOCAL);
   }
 }

@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,7 +11,6 @@ import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.risk.LocalRiskCounts;
 import io.spillway.core.risk.RiskCounts;
-import io.spillway.core.risk.RiskCounts.Mode;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.testing.RedisProcess;
@@ -47,7 +47,7 @@ class FleetRiskCountsTest {
     b = FleetRiskCounts.connect(redis.uri(), risk, failover, clock);
     c = FleetRiskCounts.connect(redis.uri(), risk, failover, clock);
     await("every replica counts with the fleet").atMost(Duration.ofSeconds(5))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET));
   }
 
   @AfterEach
@@ -85,7 +85,7 @@ class FleetRiskCountsTest {
         assertThat(totals.recentLatencyMillis()).isEqualTo(10 * 1000 + 5 * 400);
       }
     });
-    assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET);
+    assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET);
   }
 
   @Test
@@ -107,7 +107,7 @@ class FleetRiskCountsTest {
 
     redis.kill();
     await("each replica falls back to its own counts").atMost(TIMEOUT.plusSeconds(1))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
     answered(a, 3, 500, 3);
     answered(b, 2, 500, 0);
 
@@ -120,7 +120,7 @@ class FleetRiskCountsTest {
 
     redis.startAgain();
     await("every replica is back on the fleet's counts").atMost(Duration.ofSeconds(3))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(Mode.FLEET));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET));
     await("what was counted during the outage reached the fleet (the restarted Redis kept nothing older)")
         .atMost(WITHIN_A_SECOND).untilAsserted(() -> {
           RiskCounts.Totals totals = c.totals(clock.millis());
@@ -141,18 +141,18 @@ class FleetRiskCountsTest {
 
       assertThat(took).as("a thousand requests counted from memory, not a 3s stall").isLessThan(Duration.ofMillis(200));
       await("the sync gives up after the timeout").atMost(TIMEOUT.plusSeconds(1))
-          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.LOCAL_FALLBACK));
+          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK));
       assertThat(a.totals(clock.millis()).recent()).isEqualTo(1000);
     }
     await("back on the fleet's counts once Redis answers").atMost(Duration.ofSeconds(8))
-        .untilAsserted(() -> assertThat(a.mode()).isEqualTo(Mode.FLEET));
+        .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.FLEET));
   }
 
   @Test
   void withoutRedisEachReplicaCountsItsOwn() {
     RiskCounts own = Breakers.riskCounts("embedded:./data", risk, failover, clock);
     assertThat(own).isInstanceOf(LocalRiskCounts.class);
-    assertThat(own.mode()).isEqualTo(Mode.LOCAL);
+    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
     RiskIndex index = new RiskIndex(risk, clock, own).bindTo(new SimpleMeterRegistry());
     assertThat(index.snapshot().at("/counts/mode").asText()).isEqualTo("local");
   }

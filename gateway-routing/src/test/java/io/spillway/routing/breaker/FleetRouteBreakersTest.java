@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.core.fleet.FleetMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -56,7 +57,7 @@ class FleetRouteBreakersTest {
   /** On a loaded machine a replica may start in local-fallback; these tests are about the fleet's state. */
   void allFollowTheFleet() {
     await("every breaker follows Redis").atMost(Duration.ofSeconds(10))
-        .until(() -> breakers.stream().allMatch(b -> b.mode() == Breaker.Mode.FLEET));
+        .until(() -> breakers.stream().allMatch(b -> b.mode() == FleetMode.FLEET));
   }
 
   static void capacity(Breaker breaker) {

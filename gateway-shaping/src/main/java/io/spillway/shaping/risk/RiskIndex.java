@@ -1,5 +1,6 @@
 package io.spillway.shaping.risk;
 
+import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,7 +53,7 @@ public final class RiskIndex {
   }
 
   /** Where the counts come from now. */
-  public RiskCounts.Mode mode() {
+  public FleetMode mode() {
     return counts.mode();
   }
 
@@ -65,10 +66,10 @@ public final class RiskIndex {
     Gauge.builder("spillway.risk.index", this, RiskIndex::value)
         .description("Capacity risk index: request growth, latency increase and error rate, weighted")
         .register(registry);
-    List<RiskCounts.Mode> modes = counts.mode() == RiskCounts.Mode.LOCAL
-        ? List.of(RiskCounts.Mode.LOCAL)
-        : List.of(RiskCounts.Mode.FLEET, RiskCounts.Mode.LOCAL_FALLBACK);
-    for (RiskCounts.Mode mode : modes) {
+    List<FleetMode> modes = counts.mode() == FleetMode.LOCAL
+        ? List.of(FleetMode.LOCAL)
+        : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK);
+    for (FleetMode mode : modes) {
       Gauge.builder("spillway.risk.mode", this, index -> index.mode() == mode ? 1 : 0)
           .description("Whose requests the risk index counts: 1 for the mode in force (local, fleet, local-fallback)")
           .tag("mode", mode.tag())
