@@ -16,9 +16,11 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +66,10 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   private ScheduledExecutorService sync;
   private volatile boolean storeDown;
   private volatile boolean everRead;
+  /** Per-key tokens the store could not take while it was away; written back when it answers. */
+  private final ConcurrentHashMap<Pending, AtomicLong> pending = new ConcurrentHashMap<>();
+
+  private record Pending(String month, String keyId) {}
 
   public ApiKeys(KeyStore store, Clock clock) {
     this.store = store;
@@ -93,6 +99,7 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
         }
       }
       store.flush();
+      writeBackPending();
       if (storeDown) {
         storeDown = false;
         log.warn("The key store ({}) answers again", store.describe());
@@ -207,7 +214,8 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
 
   @Override
   public long used(String month, String keyId) {
-    return store.usage(month, keyId);
+    AtomicLong queued = pending.get(new Pending(month, keyId));
+    return store.usage(month, keyId) + (queued == null ? 0 : queued.get());
   }
 
   @Override
@@ -218,8 +226,31 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
     try {
       store.addUsage(month, keyId, tokens);
     } catch (KeyStoreUnavailableException e) {
-      log.warn("Could not count {} tokens for key {}: {}", tokens, keyId, e.getMessage());
+      pending.computeIfAbsent(new Pending(month, keyId), k -> new AtomicLong()).addAndGet(tokens);
+      log.warn("Could not count {} tokens for key {} now ({}); kept, and written when the key store answers",
+          tokens, keyId, e.getMessage());
     }
+  }
+
+  /** Writes the tokens kept while the store was away; what it still refuses stays for the next tick. */
+  private void writeBackPending() {
+    for (Map.Entry<Pending, AtomicLong> entry : pending.entrySet()) {
+      long tokens = entry.getValue().getAndSet(0);
+      if (tokens == 0) {
+        continue;
+      }
+      try {
+        store.addUsage(entry.getKey().month(), entry.getKey().keyId(), tokens);
+      } catch (KeyStoreUnavailableException e) {
+        entry.getValue().addAndGet(tokens);
+        return;
+      }
+    }
+  }
+
+  /** Tokens kept for the store that it has not taken yet (0 while it answers). */
+  public long pendingTokens() {
+    return pending.values().stream().mapToLong(AtomicLong::get).sum();
   }
 
   private static String newSecret() {
@@ -247,6 +278,16 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
       }
     }
     store.flush();
+    try {
+      writeBackPending();
+    } catch (RuntimeException e) {
+      // reported below
+    }
+    long lost = pendingTokens();
+    if (lost > 0) {
+      log.error("The key store ({}) did not take {} tokens of per-key usage before stop; they are not counted",
+          store.describe(), lost);
+    }
     store.close();
   }
 }

@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.quota.ratelimit.RateLimit;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
+import io.spillway.quota.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,5 +111,25 @@ class ApiKeysTest {
     assertThat(key.allows("gpt-4o-mini")).isTrue();
     assertThat(key.allows("gpt-4o")).isFalse();
     assertThat(ApiKey.fromStored(key.toStored())).isEqualTo(key);
+  }
+
+  @Test
+  void perKeyTokensCountedWhileRedisIsAwayAreWrittenBackWhenItAnswers(@TempDir Path dir) {
+    try (RedisServer redis = RedisServer.start(dir);
+        ApiKeys keys = new ApiKeys(new RedisKeyStore(redis.uri(), Duration.ofMillis(500)), clock)) {
+      String id = keys.create(key("ci", Tier.SILVER)).key().id();
+      keys.add("2026-11", id, 100);
+
+      redis.crash();
+      keys.add("2026-11", id, 40);
+      keys.sync(); // the store still does not answer: the 40 stay queued
+      assertThat(keys.pendingTokens()).isEqualTo(40);
+
+      redis.startAgain();
+      keys.sync();
+
+      assertThat(keys.pendingTokens()).isZero();
+      assertThat(keys.used("2026-11", id)).as("written once, nothing lost").isEqualTo(140);
+    }
   }
 }
