@@ -10,13 +10,13 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.time.Ticker;
+import io.spillway.routing.BackendCalls.Attempt;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Verdict;
@@ -39,20 +39,16 @@ import java.util.Objects;
  */
 public final class ModelsService implements Terminal {
   private final List<CloudRoute> routes;
-  private final CapacityClassifier classifier;
-  private final AdmissionGate gate;
+  private final BackendCalls calls;
   private final LocalModelList localModels;
-  private final Ticker ticker;
-  private final RouterListener listener;
 
   public ModelsService(List<CloudRoute> routes, CapacityClassifier classifier, AdmissionGate gate,
       LocalModelList localModels, Ticker ticker, RouterListener listener) {
     this.routes = List.copyOf(routes);
-    this.classifier = Objects.requireNonNull(classifier, "classifier");
-    this.gate = gate != null ? gate : AdmissionGate.OPEN;
+    this.calls = new BackendCalls(Objects.requireNonNull(classifier, "classifier"),
+        gate != null ? gate : AdmissionGate.OPEN, Objects.requireNonNull(ticker, "ticker"),
+        Objects.requireNonNull(listener, "listener"));
     this.localModels = Objects.requireNonNull(localModels, "localModels");
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
-    this.listener = Objects.requireNonNull(listener, "listener");
   }
 
   @Override
@@ -81,40 +77,25 @@ public final class ModelsService implements Terminal {
       if (!route.serves(request) || state == Breaker.State.OPEN || state == Breaker.State.FORCED_OPEN) {
         continue;
       }
-      AdmissionGate.Permit permit;
+      Attempt attempt;
       try {
-        permit = enter(route.backend(), request);
+        attempt = calls.call(route.backend(), request);
       } catch (GatewayException full) {
-        break; // the model list does not need the cloud: the local map answers
+        break; // the waiting area is full: the model list does not need the cloud, the local map answers
       }
-      GatewayResponse fromRoute = fromRoute(request, route, permit);
-      if (fromRoute != null) {
-        return fromRoute;
+      if (!attempt.verdict().outcome().failsOver()) {
+        return fromRoute(request, route, attempt);
       }
     }
     RequestOutcome.of(request).servedBy(Router.LOCAL_NAME);
     return localModels.response();
   }
 
-  /** The route's list, or null when it answers at capacity or cannot be reached. */
-  private GatewayResponse fromRoute(GatewayRequest request, CloudRoute route, AdmissionGate.Permit permit) {
+  /** The answer of a route that did not answer at capacity or fail to be reached: its list, or its error. */
+  private static GatewayResponse fromRoute(GatewayRequest request, CloudRoute route, Attempt attempt) {
     Backend cloud = route.backend();
-    long start = ticker.read();
-    GatewayResponse response;
-    Verdict verdict;
-    try (permit) {
-      try {
-        response = cloud.call(request);
-        verdict = classifier.verdictOn(request, response);
-      } catch (GatewayException e) {
-        response = ErrorMapper.toResponse(e);
-        verdict = classifier.classify(e);
-      }
-    }
-    listener.onAttempt(cloud.name(), verdict, ticker.read() - start);
-    if (verdict.outcome().failsOver()) {
-      return null;
-    }
+    GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
+    Verdict verdict = attempt.verdict();
     RequestOutcome outcome = RequestOutcome.of(request);
     outcome.servedBy(cloud.name());
     outcome.route(route.name());
@@ -143,18 +124,5 @@ public final class ModelsService implements Terminal {
       }
     }
     return listing.withBody(Json.toBytes(filtered));
-  }
-
-  /** Waits in the admission gate; a client that goes away meanwhile ends the wait. */
-  private AdmissionGate.Permit enter(Backend cloud, GatewayRequest request) {
-    ClientDisconnect disconnect = ClientDisconnect.of(request);
-    Thread waiter = Thread.currentThread();
-    try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
-      return gate.enter(cloud.name(), request);
-    } finally {
-      if (disconnect.happened()) {
-        Thread.interrupted(); // the interrupt only ended the wait
-      }
-    }
   }
 }

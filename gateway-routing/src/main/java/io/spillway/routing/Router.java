@@ -1,10 +1,8 @@
 package io.spillway.routing;
 
 import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
-import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -15,16 +13,13 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
-import io.spillway.core.sse.EventStream;
-import io.spillway.core.sse.SseEvent;
 import io.spillway.core.time.Ticker;
+import io.spillway.routing.BackendCalls.Attempt;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerListener;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
-import io.spillway.routing.internal.OncePermit;
-import io.spillway.routing.internal.StartedStream;
 import io.spillway.routing.cloud.CloudRoute;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,13 +83,11 @@ public final class Router implements Terminal {
 
   private final List<CloudRoute> routes;
   private final Backend local;
-  private final CapacityClassifier classifier;
-  private final AdmissionGate gate;
   private final boolean retryLocally;
   private final LocalModelList localModels;
-  private final Ticker ticker;
   private final RouterListener listener;
   private final Refusals refusals;
+  private final BackendCalls calls;
 
   private Router(Builder b) {
     if (b.routes != null) {
@@ -107,13 +100,12 @@ public final class Router implements Terminal {
       throw new IllegalArgumentException("at least one cloud route");
     }
     this.local = b.local;
-    this.classifier = Objects.requireNonNull(b.classifier, "classifier");
-    this.gate = b.gate != null ? b.gate : AdmissionGate.OPEN;
     this.retryLocally = Objects.requireNonNull(b.retryLocally, "retryLocally");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
-    this.ticker = Objects.requireNonNull(b.ticker, "ticker");
     this.listener = b.listener;
     this.refusals = new Refusals(this::retryAfter, listener);
+    this.calls = new BackendCalls(Objects.requireNonNull(b.classifier, "classifier"),
+        b.gate != null ? b.gate : AdmissionGate.OPEN, Objects.requireNonNull(b.ticker, "ticker"), listener);
   }
 
   public static Builder builder() {
@@ -203,7 +195,7 @@ public final class Router implements Terminal {
   private RouteTry tryRoute(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket) {
     Attempt attempt;
     try {
-      attempt = attempt(route.backend(), request);
+      attempt = calls.call(route.backend(), request);
     } catch (GatewayException refused) {
       route.breaker().release(ticket);
       return new RouteTry(routed(request, route, Refusals.error(request, route.backend().name(), refused)), null);
@@ -306,7 +298,7 @@ public final class Router implements Terminal {
       List<Passed> rest = fallbacks.subList(i + 1, fallbacks.size());
       Attempt attempt;
       try {
-        attempt = attempt(route.backend(), request);
+        attempt = calls.call(route.backend(), request);
       } catch (GatewayException refused) {
         route.breaker().release(ticket);
         release(rest);
@@ -353,7 +345,7 @@ public final class Router implements Terminal {
       route.breaker().release(ticket);
     }
     attempt.discard();
-    return routed(request, route, Refusals.error(request, route.backend().name(), clientClosed()));
+    return routed(request, route, Refusals.error(request, route.backend().name(), BackendCalls.clientClosed()));
   }
 
   /** Reports a route's answer to its breaker (a no-op for a local ticket) and counts capacity answers. */
@@ -373,7 +365,7 @@ public final class Router implements Terminal {
    */
   private LocalTry tryLocal(GatewayRequest request, boolean failover) {
     if (ClientDisconnect.of(request).happened()) {
-      return new LocalTry(null, Refusals.error(request, LOCAL_NAME, clientClosed()), null);
+      return new LocalTry(null, Refusals.error(request, LOCAL_NAME, BackendCalls.clientClosed()), null);
     }
     if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
       return LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request)));
@@ -386,7 +378,7 @@ public final class Router implements Terminal {
     }
     Attempt attempt;
     try {
-      attempt = attempt(local, request);
+      attempt = calls.call(local, request);
     } catch (GatewayException refused) {
       return new LocalTry(null, Refusals.error(request, local.name(), refused), null);
     }
@@ -449,119 +441,6 @@ public final class Router implements Terminal {
   private static GatewayResponse withFallback(GatewayRequest request, GatewayResponse response, LocalFailure failure) {
     RequestOutcome.of(request).fellBack(failure.cause().tag());
     return response;
-  }
-
-  /**
-   * One call to one backend, classified. A stream is read up to its first event, which decides
-   * whether it started; the permit then travels with the stream. Throws only the admission gate's
-   * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
-   */
-  private Attempt attempt(Backend backend, GatewayRequest request) {
-    OncePermit permit = new OncePermit(enter(backend, request));
-    long start = ticker.read();
-    GatewayResponse response;
-    try {
-      response = backend.call(request);
-    } catch (GatewayException e) {
-      permit.close();
-      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
-    } catch (RuntimeException e) {
-      permit.close();
-      throw e;
-    }
-    if (!response.isStream()) {
-      permit.close();
-      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
-    }
-    EventStream stream = response.stream();
-    SseEvent first;
-    try {
-      first = stream.next();
-    } catch (GatewayException e) {
-      closeQuietly(stream, permit);
-      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
-    } catch (RuntimeException e) {
-      closeQuietly(stream, permit);
-      throw e;
-    }
-    if (first == null) {
-      closeQuietly(stream, permit);
-      UpstreamException e = new UpstreamException(backend.name(), UpstreamException.Failure.RESET_MID_STREAM,
-          "The " + backend.name() + " backend ended the stream before its first event", null);
-      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
-    }
-    Verdict verdict = classifier.classifyFirstEvent(first);
-    if (verdict.outcome() != Outcome.SUCCESS) {
-      closeQuietly(stream, permit);
-      ErrorKind kind = verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY;
-      GatewayException e = kind.exception("The " + backend.name() + " backend's stream began with an error")
-          .withRetryAfter(verdict.retryAfter());
-      return timed(backend, start, Attempt.failed(e, verdict));
-    }
-    return timed(backend, start,
-        Attempt.answered(response.withStream(new StartedStream(first, stream, permit)), verdict));
-  }
-
-  /**
-   * Waits in the admission gate; a client that goes away meanwhile ends the wait (by interrupting
-   * it) and its place is given up, as is a permit obtained just as it left.
-   */
-  private AdmissionGate.Permit enter(Backend backend, GatewayRequest request) {
-    ClientDisconnect disconnect = ClientDisconnect.of(request);
-    Thread waiter = Thread.currentThread();
-    AdmissionGate.Permit permit;
-    try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
-      permit = gate.enter(backend.name(), request);
-    } catch (GatewayException e) {
-      if (disconnect.happened()) {
-        Thread.interrupted(); // the interrupt only ended the wait
-        throw clientClosed();
-      }
-      throw e;
-    }
-    if (disconnect.happened()) {
-      Thread.interrupted();
-      permit.close();
-      throw clientClosed();
-    }
-    return permit;
-  }
-
-  private static GatewayException clientClosed() {
-    return ErrorKind.CLIENT_CLOSED.exception("The client closed its connection before the answer");
-  }
-
-  private Attempt timed(Backend backend, long startNanos, Attempt attempt) {
-    listener.onAttempt(backend.name(), attempt.verdict(), ticker.read() - startNanos);
-    return attempt;
-  }
-
-  private static void closeQuietly(EventStream stream, OncePermit permit) {
-    try {
-      stream.close();
-    } catch (RuntimeException ignored) {
-      // The stream is being abandoned; its connection is discarded either way.
-    } finally {
-      permit.close();
-    }
-  }
-
-  /** One backend call: exactly one of {@code response} and {@code failure} is set. */
-  private record Attempt(GatewayResponse response, GatewayException failure, Verdict verdict) {
-    /** Drops an answer that will not be sent (a stream's connection and permit are given back). */
-    void discard() {
-      if (response != null && response.isStream()) {
-        response.stream().close();
-      }
-    }
-
-    static Attempt answered(GatewayResponse response, Verdict verdict) {
-      return new Attempt(response, null, verdict);
-    }
-
-    static Attempt failed(GatewayException failure, Verdict verdict) {
-      return new Attempt(null, failure, verdict);
-    }
   }
 
   /**

@@ -1,0 +1,150 @@
+package io.spillway.routing;
+
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.ClientDisconnect;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.SseEvent;
+import io.spillway.core.time.Ticker;
+import io.spillway.routing.capacity.CapacityClassifier;
+import io.spillway.routing.capacity.Outcome;
+import io.spillway.routing.capacity.Verdict;
+import io.spillway.routing.internal.OncePermit;
+import io.spillway.routing.internal.StartedStream;
+
+/**
+ * How the router and the model list's service call a backend: a place in its admission gate first,
+ * then the call, judged by the capacity classifier and timed on the ticker for the
+ * {@link RouterListener}. Thread-safe.
+ */
+final class BackendCalls {
+  private final CapacityClassifier classifier;
+  private final AdmissionGate gate;
+  private final Ticker ticker;
+  private final RouterListener listener;
+
+  BackendCalls(CapacityClassifier classifier, AdmissionGate gate, Ticker ticker, RouterListener listener) {
+    this.classifier = classifier;
+    this.gate = gate;
+    this.ticker = ticker;
+    this.listener = listener;
+  }
+
+  /**
+   * One call to one backend, classified. A stream is read up to its first event, which decides
+   * whether it started; the permit then travels with the stream. Throws only the admission gate's
+   * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
+   */
+  Attempt call(Backend backend, GatewayRequest request) {
+    OncePermit permit = new OncePermit(enter(backend, request));
+    long start = ticker.read();
+    GatewayResponse response;
+    try {
+      response = backend.call(request);
+    } catch (GatewayException e) {
+      permit.close();
+      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
+    } catch (RuntimeException e) {
+      permit.close();
+      throw e;
+    }
+    if (!response.isStream()) {
+      permit.close();
+      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
+    }
+    EventStream stream = response.stream();
+    SseEvent first;
+    try {
+      first = stream.next();
+    } catch (GatewayException e) {
+      closeQuietly(stream, permit);
+      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
+    } catch (RuntimeException e) {
+      closeQuietly(stream, permit);
+      throw e;
+    }
+    if (first == null) {
+      closeQuietly(stream, permit);
+      UpstreamException e = new UpstreamException(backend.name(), UpstreamException.Failure.RESET_MID_STREAM,
+          "The " + backend.name() + " backend ended the stream before its first event", null);
+      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
+    }
+    Verdict verdict = classifier.classifyFirstEvent(first);
+    if (verdict.outcome() != Outcome.SUCCESS) {
+      closeQuietly(stream, permit);
+      ErrorKind kind = verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY;
+      GatewayException e = kind.exception("The " + backend.name() + " backend's stream began with an error")
+          .withRetryAfter(verdict.retryAfter());
+      return timed(backend, start, Attempt.failed(e, verdict));
+    }
+    return timed(backend, start,
+        Attempt.answered(response.withStream(new StartedStream(first, stream, permit)), verdict));
+  }
+
+  /**
+   * Waits in the admission gate; a client that goes away meanwhile ends the wait (by interrupting
+   * it) and its place is given up, as is a permit obtained just as it left.
+   */
+  private AdmissionGate.Permit enter(Backend backend, GatewayRequest request) {
+    ClientDisconnect disconnect = ClientDisconnect.of(request);
+    Thread waiter = Thread.currentThread();
+    AdmissionGate.Permit permit;
+    try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
+      permit = gate.enter(backend.name(), request);
+    } catch (GatewayException e) {
+      if (disconnect.happened()) {
+        Thread.interrupted(); // the interrupt only ended the wait
+        throw clientClosed();
+      }
+      throw e;
+    }
+    if (disconnect.happened()) {
+      Thread.interrupted();
+      permit.close();
+      throw clientClosed();
+    }
+    return permit;
+  }
+
+  static GatewayException clientClosed() {
+    return ErrorKind.CLIENT_CLOSED.exception("The client closed its connection before the answer");
+  }
+
+  private Attempt timed(Backend backend, long startNanos, Attempt attempt) {
+    listener.onAttempt(backend.name(), attempt.verdict(), ticker.read() - startNanos);
+    return attempt;
+  }
+
+  private static void closeQuietly(EventStream stream, OncePermit permit) {
+    try {
+      stream.close();
+    } catch (RuntimeException ignored) {
+      // The stream is being abandoned; its connection is discarded either way.
+    } finally {
+      permit.close();
+    }
+  }
+
+  /** One backend call: exactly one of {@code response} and {@code failure} is set. */
+  record Attempt(GatewayResponse response, GatewayException failure, Verdict verdict) {
+    /** Drops an answer that will not be sent (a stream's connection and permit are given back). */
+    void discard() {
+      if (response != null && response.isStream()) {
+        response.stream().close();
+      }
+    }
+
+    static Attempt answered(GatewayResponse response, Verdict verdict) {
+      return new Attempt(response, null, verdict);
+    }
+
+    static Attempt failed(GatewayException failure, Verdict verdict) {
+      return new Attempt(null, failure, verdict);
+    }
+  }
+}
