@@ -9,6 +9,11 @@ import java.nio.charset.StandardCharsets;
 public record SseEvent(String event, String data) {
   public static final String DONE_DATA = "[DONE]";
   public static final SseEvent DONE = new SseEvent(null, DONE_DATA);
+  /**
+   * Not an event: what {@link EventStream#poll} answers when nothing has arrived yet. Compared by
+   * identity; never written.
+   */
+  public static final SseEvent PENDING = new SseEvent(null, "");
   private static final byte[] DATA_PREFIX = "data: ".getBytes(StandardCharsets.US_ASCII);
 
   public static SseEvent data(String data) {
