@@ -51,7 +51,11 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.redact.RedactingService;
 import io.spillway.core.redact.Redactor;
+import io.spillway.server.EventLoops;
 import io.spillway.server.GatewayServer;
+import io.spillway.server.client.ClientSettings;
+import io.spillway.server.client.NettyUpstreamHttp;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
 import io.spillway.shaping.ShapingStages;
@@ -145,6 +149,8 @@ public final class Gateway implements AutoCloseable {
   private final RiskCounts riskCounts;
   private final List<CloudRoute> routes;
   private final Tracing tracing;
+  /** The event loops the front end and the data path's upstream client share. */
+  private final EventLoops loops = new EventLoops();
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -197,10 +203,12 @@ public final class Gateway implements AutoCloseable {
             capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
+    UpstreamHttp cloudHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.cloud().poolIdleTimeout(),
+        config.cloud().maxIdleConnections(), ClientSettings.DEFAULTS.bodyHighWater()), ticker);
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
-          ? CloudBackend.create(config.cloud())
-          : CloudBackend.create(route, config.cloud());
+          ? CloudBackend.create(config.cloud(), cloudHttp)
+          : CloudBackend.create(route, config.cloud(), cloudHttp);
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
       Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
@@ -331,7 +339,7 @@ public final class Gateway implements AutoCloseable {
     });
     httpRoutes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), RedactingService.wrap(httpRoutes.build(), redactor), clock,
-        connectionBudget);
+        connectionBudget, loops);
   }
 
   /** The {@code gen_ai.provider.name} of local answers: the API the local server speaks. */
@@ -593,5 +601,6 @@ public final class Gateway implements AutoCloseable {
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
     tracing.close();
+    loops.close();
   }
 }

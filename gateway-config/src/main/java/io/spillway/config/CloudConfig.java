@@ -18,6 +18,9 @@ import java.util.Map;
  * @param maxResponseSize a buffered upstream body larger than this is refused with 502
  * @param maxIdleConnections idle upstream connections kept for reuse
  * @param routes empty: the shorthand's one route
+ * @param h2c speak HTTP/2 with prior knowledge to a plain-HTTP {@code baseUrl} (over TLS, ALPN
+ *     decides by itself); the default for every route
+ * @param poolIdleTimeout how long an idle upstream connection is kept for reuse
  */
 public record CloudConfig(
     String baseUrl,
@@ -26,9 +29,11 @@ public record CloudConfig(
     Duration connectTimeout,
     DataSize maxResponseSize,
     Integer maxIdleConnections,
-    List<CloudRouteConfig> routes) {
+    List<CloudRouteConfig> routes,
+    Boolean h2c,
+    Duration poolIdleTimeout) {
 
-  public static final CloudConfig DEFAULTS = new CloudConfig(null, null, null, null, null, null, null);
+  public static final CloudConfig DEFAULTS = new CloudConfig(null, null, null, null, null, null, null, null, null);
   /** The name of the one route the shorthand ({@code cloud.baseUrl}, {@code cloud.apiKey}) describes. */
   public static final String SHORTHAND_ROUTE = "cloud";
   static final String OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -45,7 +50,10 @@ public record CloudConfig(
     connectTimeout = connectTimeout != null ? connectTimeout : Duration.ofSeconds(10);
     maxResponseSize = maxResponseSize != null ? maxResponseSize : DataSize.ofMebibytes(32);
     maxIdleConnections = maxIdleConnections != null ? maxIdleConnections : 256;
+    h2c = h2c != null ? h2c : false;
+    poolIdleTimeout = poolIdleTimeout != null ? poolIdleTimeout : Duration.ofSeconds(30);
     ConfigProblems.Reporter at = ConfigProblems.at("cloud");
+    at.positive("poolIdleTimeout", poolIdleTimeout, "must be longer than zero");
     if (routes.isEmpty()) {
       at.url("baseUrl", baseUrl);
     }
@@ -63,7 +71,7 @@ public record CloudConfig(
   /** The old constructor, without routes: the shorthand's one route. */
   public CloudConfig(String baseUrl, String apiKey, Duration timeout, Duration connectTimeout,
       DataSize maxResponseSize, Integer maxIdleConnections) {
-    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, maxIdleConnections, null);
+    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, maxIdleConnections, null, null, null);
   }
 
   /**
@@ -73,9 +81,9 @@ public record CloudConfig(
   public List<CloudRouteConfig> effectiveRoutes() {
     if (routes.isEmpty()) {
       return List.of(new CloudRouteConfig(SHORTHAND_ROUTE, CloudRouteConfig.Kind.OPENAI, baseUrl, apiKey, null, Map.of(),
-          timeout));
+          timeout, h2c));
     }
-    return routes.stream().map(route -> route.withDefaultTimeout(timeout)).toList();
+    return routes.stream().map(route -> route.withDefaults(timeout, h2c)).toList();
   }
 
   static String stripTrailingSlash(String url) {

@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
  * @param models requested model → upstream model ({@code openai}; a model without an entry is sent as
  *     requested) or deployment ({@code azure}; a model without an entry skips this route)
  * @param timeout null: {@code cloud.timeout}
+ * @param h2c HTTP/2 with prior knowledge to a plain-HTTP {@code baseUrl}; null: {@code cloud.h2c}
  */
 public record CloudRouteConfig(
     String name,
@@ -27,7 +28,8 @@ public record CloudRouteConfig(
     String apiKey,
     String apiVersion,
     Map<String, String> models,
-    Duration timeout) {
+    Duration timeout,
+    Boolean h2c) {
 
   /** A route name is a metric tag value, a header value and part of Redis key names. */
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
@@ -84,7 +86,13 @@ public record CloudRouteConfig(
   }
 
   /** This route with {@code timeout} filled in from {@code cloud.timeout} when it has none of its own. */
-  CloudRouteConfig withDefaultTimeout(Duration cloudTimeout) {
-    return timeout != null ? this : new CloudRouteConfig(name, kind, baseUrl, apiKey, apiVersion, models, cloudTimeout);
+  CloudRouteConfig withDefaults(Duration cloudTimeout, boolean cloudH2c) {
+    return timeout != null && h2c != null ? this : new CloudRouteConfig(name, kind, baseUrl, apiKey, apiVersion, models,
+        timeout != null ? timeout : cloudTimeout, h2c != null ? h2c : cloudH2c);
+  }
+
+  /** Whether to speak HTTP/2 with prior knowledge (after {@link CloudConfig#effectiveRoutes}, never null). */
+  public boolean usesH2c() {
+    return Boolean.TRUE.equals(h2c);
   }
 }

@@ -1,5 +1,6 @@
 package io.spillway.config;
 
+import io.spillway.core.time.DurationText;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,23 +45,8 @@ public final class Durations {
     return total;
   }
 
+  /** The way the config file writes {@code d} ({@link DurationText#format}). */
   public static String format(Duration d) {
-    if (d.isZero()) {
-      return "0s";
-    }
-    long ms = d.toMillis();
-    if (ms % 86_400_000 == 0) {
-      return ms / 86_400_000 + "d";
-    }
-    if (ms % 3_600_000 == 0) {
-      return ms / 3_600_000 + "h";
-    }
-    if (ms % 60_000 == 0) {
-      return ms / 60_000 + "m";
-    }
-    if (ms % 1000 == 0) {
-      return ms / 1000 + "s";
-    }
-    return ms + "ms";
+    return DurationText.format(d);
   }
 }

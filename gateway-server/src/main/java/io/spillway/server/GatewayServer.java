@@ -4,18 +4,10 @@ import io.spillway.core.http.HttpService;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
@@ -53,8 +45,8 @@ public final class GatewayServer implements AutoCloseable {
   private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ExecutorService requestThreads =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("spillway-req-", 0).factory());
-  private EventLoopGroup bossGroup;
-  private EventLoopGroup workerGroup;
+  private final EventLoops sharedLoops;
+  private EventLoops loops;
   private Channel serverChannel;
 
   private final ConnectionBudget budget;
@@ -65,6 +57,16 @@ public final class GatewayServer implements AutoCloseable {
 
   /** A server that accepts at most {@code budget.effective()} connections at once. */
   public GatewayServer(ServerConfig config, HttpService service, Clock clock, ConnectionBudget budget) {
+    this(config, service, clock, budget, null);
+  }
+
+  /**
+   * A server on {@code loops}, which the caller owns and shares with its upstream client (null: the
+   * server makes and stops its own).
+   */
+  public GatewayServer(
+      ServerConfig config, HttpService service, Clock clock, ConnectionBudget budget, EventLoops loops) {
+    this.sharedLoops = loops;
     this.config = config;
     this.service = service;
     this.clock = clock;
@@ -86,17 +88,13 @@ public final class GatewayServer implements AutoCloseable {
     if (budget.lowered()) {
       log.warn(budget.warning());
     }
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    Class<? extends ServerChannel> channelType =
-        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    bossGroup = new MultiThreadIoEventLoopGroup(1, io);
-    workerGroup = new MultiThreadIoEventLoopGroup(ioThreads(), io);
+    loops = sharedLoops != null ? sharedLoops : new EventLoops();
+    boolean epoll = loops.epoll();
     SslContext ssl = sslContext();
     ServerBootstrap bootstrap =
         new ServerBootstrap()
-            .group(bossGroup, workerGroup)
-            .channel(channelType)
+            .group(loops.acceptor(), loops.workers())
+            .channel(loops.serverChannelType())
             .option(ChannelOption.SO_BACKLOG, 4096)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -110,8 +108,7 @@ public final class GatewayServer implements AutoCloseable {
           bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
     } catch (Exception e) { // Netty rethrows the bind's IOException unchecked
       requestThreads.shutdownNow();
-      bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      stopOwnLoops();
       if (addressInUse(e)) {
         throw new PortInUseException(config.host(), config.port(), e);
       }
@@ -131,17 +128,6 @@ public final class GatewayServer implements AutoCloseable {
       }
     }
     return false;
-  }
-
-  /**
-   * One event loop per core, unless {@code -Dio.netty.eventLoopThreads} says otherwise. Netty's own
-   * default (two per core) suits servers whose event loops do the work; here they only move bytes
-   * while virtual threads (one carrier per core) do the rest, and with fewer, busier loops fewer
-   * answers need a sleeping loop woken (context switches per request 1.2-1.6 -> 0.9 at 64
-   * connections on 2 cores, docs/performance.md).
-   */
-  private static int ioThreads() {
-    return Integer.getInteger("io.netty.eventLoopThreads", Runtime.getRuntime().availableProcessors());
   }
 
   private SslContext sslContext() {
@@ -214,9 +200,14 @@ public final class GatewayServer implements AutoCloseable {
     }
     channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     requestThreads.shutdownNow();
-    bossGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    workerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    stopOwnLoops();
     serverChannel = null;
+  }
+
+  private void stopOwnLoops() {
+    if (sharedLoops == null && loops != null) {
+      loops.close();
+    }
   }
 
   @Override

@@ -299,7 +299,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     String query = q < 0 ? null : uri.substring(q + 1);
     return new ServerRequest(
         msg.method().name(), path, query, headers.build(), body, requestId,
-        remote(ctx.channel().remoteAddress()), clock.instant(), ClientDisconnect.create());
+        remote(ctx.channel().remoteAddress()), clock.instant(), ClientDisconnect.create(),
+        ctx.channel().eventLoop());
   }
 
   /**

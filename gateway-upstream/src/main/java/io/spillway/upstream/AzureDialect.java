@@ -2,7 +2,7 @@ package io.spillway.upstream;
 
 import io.spillway.core.pipeline.Route;
 import okhttp3.HttpUrl;
-import okhttp3.Request;
+import java.util.function.BiConsumer;
 
 /**
  * Azure OpenAI's addressing: the deployment is part of the URL and the key goes in an
@@ -46,8 +46,8 @@ public final class AzureDialect implements UpstreamDialect {
   }
 
   @Override
-  public void authorize(Request.Builder request, String apiKey) {
-    request.header("api-key", apiKey);
+  public void authorize(BiConsumer<String, String> header, String apiKey) {
+    header.accept("api-key", apiKey);
   }
 
   @Override

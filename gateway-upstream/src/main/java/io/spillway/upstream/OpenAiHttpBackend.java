@@ -16,7 +16,15 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.http.RequestIds;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.InputStreamEventStream;
+import io.spillway.core.upstream.OutboundRequest;
+import io.spillway.core.upstream.UpstreamCalls;
+import io.spillway.core.upstream.UpstreamEventStream;
+import io.spillway.core.upstream.UpstreamExchange;
+import io.spillway.core.upstream.UpstreamHead;
+import io.spillway.core.upstream.UpstreamHttp;
 import java.io.IOException;
+import java.net.URI;
+import java.util.function.BiConsumer;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -77,32 +85,47 @@ public final class OpenAiHttpBackend implements Backend {
   private final AtomicInteger open = new AtomicInteger();
   /** Each route's upstream URL, parsed once (parsing and IDN-checking it per call was ~3% of CPU). */
   private final Map<Route, HttpUrl> urls = new EnumMap<>(Route.class);
+  /** The same URLs for the data path's client. */
+  private final Map<Route, URI> uris = new EnumMap<>(Route.class);
+  /** The data path's client (the front end's event loops); null: every call over OkHttp. */
+  private final UpstreamHttp http;
 
-  /** A backend whose calls spread over {@value #POOL_SHARDS} connection pools. */
+  /** A backend whose calls spread over {@value #POOL_SHARDS} OkHttp connection pools. */
   public OpenAiHttpBackend(String name, UpstreamSettings config) {
     this(name, config, UpstreamDialect.OPENAI);
   }
 
-  /** A backend addressed in {@code dialect} (OpenAI's own, or Azure OpenAI's deployment URLs). */
+  /** A backend addressed in {@code dialect} (OpenAI's own, or Azure OpenAI's deployment URLs), over OkHttp. */
   public OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect) {
-    this(name, config, dialect, sharded(defaultClient(config), config));
+    this(name, config, dialect, null);
+  }
+
+  /**
+   * A backend addressed in {@code dialect} that makes its calls over {@code http}, the data path's
+   * client on the front end's event loops (null: over OkHttp).
+   */
+  public OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect, UpstreamHttp http) {
+    this(name, config, dialect, http == null ? sharded(defaultClient(config), config) : null, http);
   }
 
   /** A backend that makes every call with {@code client}. */
   public OpenAiHttpBackend(String name, UpstreamSettings config, OkHttpClient client) {
-    this(name, config, UpstreamDialect.OPENAI, new OkHttpClient[] {client});
+    this(name, config, UpstreamDialect.OPENAI, new OkHttpClient[] {client}, null);
   }
 
-  private OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect, OkHttpClient[] clients) {
+  private OpenAiHttpBackend(
+      String name, UpstreamSettings config, UpstreamDialect dialect, OkHttpClient[] clients, UpstreamHttp http) {
     this.name = name;
     this.config = config;
     this.dialect = dialect;
     this.clients = clients;
+    this.http = http;
     if (!dialect.urlPerModel()) {
       for (Route route : Route.values()) {
         HttpUrl url = dialect.url(config.baseUrl(), route, null);
         if (url != null) {
           urls.put(route, url);
+          uris.put(route, url.uri());
         }
       }
     }
@@ -189,6 +212,11 @@ public final class OpenAiHttpBackend implements Backend {
     };
     boolean handedOver = false;
     try {
+      if (http != null) {
+        GatewayResponse answer = exchange(http, request, end);
+        handedOver = answer.isStream();
+        return answer;
+      }
       Call call = client(inProgress).newCall(toUpstream(request));
       // A client that goes away cancels the call, before its first byte too (the upstream sees its
       // connection closed). The registration ends with the request; cancelling a finished call is a no-op.
@@ -201,6 +229,76 @@ public final class OpenAiHttpBackend implements Backend {
         end.run();
       }
     }
+  }
+
+  /**
+   * Makes the call over the data path's client; a streamed answer runs {@code end} when its stream
+   * is closed. The exchange runs on the client connection's event loop; this virtual thread only
+   * waits for the head (and a buffered body), and a stream is then read from that loop.
+   */
+  private GatewayResponse exchange(UpstreamHttp client, GatewayRequest request, Runnable end) {
+    boolean stream = request.stream();
+    URI uri = uri(request);
+    Headers.Builder headers = Headers.builder();
+    upstreamHeaders(request, headers::add);
+    if (!request.route().hasBody()) {
+      // nothing to add: a GET
+    } else {
+      headers.set("Content-Type", "application/json");
+      if (stream) {
+        headers.set("Accept", "text/event-stream");
+      }
+    }
+    UpstreamExchange exchange = client.send(new OutboundRequest(name, request.route().hasBody() ? "POST" : "GET", uri,
+        headers.build(), request.route().hasBody() ? request.bodyBytes() : null, config.connectTimeout(),
+        config.timeout(), stream ? null : config.timeout(), request.attribute(RequestAttributes.CONNECTION_LOOP),
+        config.h2c()));
+    ClientDisconnect.of(request).onDisconnect(exchange::cancel);
+    UpstreamHead head = UpstreamCalls.head(exchange);
+    if (head.status() == 401) {
+      exchange.cancel();
+      throw credentialsRejected();
+    }
+    Headers answerHeaders = responseHeaders(head.headers());
+    String contentType = head.header("content-type");
+    boolean success = head.status() >= 200 && head.status() < 300;
+    if (stream && success && contentType != null && contentType.startsWith("text/event-stream")) {
+      return GatewayResponse.streamed(head.status(), answerHeaders,
+          new UpstreamEventStream(name, exchange, config.timeout(), end));
+    }
+    Runnable whole = stream ? exchange.schedule(config.timeout(), exchange::cancel) : () -> {};
+    byte[] bytes;
+    try {
+      bytes = UpstreamCalls.readAll(exchange.body(), config.maxResponseSize().bytes());
+    } finally {
+      whole.run();
+    }
+    if (bytes == null) {
+      throw tooLarge();
+    }
+    GatewayResponse answer = UpstreamAnswers.checked(name, head.status(), answerHeaders, bytes);
+    if (!stream) {
+      return answer;
+    }
+    end.run(); // the exchange is over; the stream told from it holds no upstream resource
+    return asStream(request, answer);
+  }
+
+  private URI uri(GatewayRequest request) {
+    URI known = dialect.urlPerModel() ? null : uris.get(request.route());
+    if (known != null) {
+      return known;
+    }
+    HttpUrl url = dialect.urlPerModel() ? dialect.url(config.baseUrl(), request.route(), request.model()) : null;
+    return url != null ? url.uri() : URI.create(config.baseUrl() + request.route().upstreamPath());
+  }
+
+  private UpstreamException credentialsRejected() {
+    // The upstream refused the gateway's own key (or wants one): never the client's fault, and
+    // its body may quote part of that key.
+    return new UpstreamException(name, UpstreamException.Failure.CREDENTIALS_REJECTED,
+        "The " + name + " backend refused the gateway's own credentials (HTTP 401). This is not a"
+            + " problem with your key; the gateway's operator must fix its configuration.", null);
   }
 
   /** Makes the call; a streamed answer runs {@code end} when its stream is closed. */
@@ -218,12 +316,8 @@ public final class OpenAiHttpBackend implements Backend {
       response = streamHead(call);
     }
     if (response.code() == 401) {
-      // The upstream refused the gateway's own key (or wants one): never the client's fault, and
-      // its body may quote part of that key.
       response.close();
-      throw new UpstreamException(name, UpstreamException.Failure.CREDENTIALS_REJECTED,
-          "The " + name + " backend refused the gateway's own credentials (HTTP 401). This is not a"
-              + " problem with your key; the gateway's operator must fix its configuration.", null);
+      throw credentialsRejected();
     }
     Headers headers = responseHeaders(response);
     ResponseBody body = response.body();
@@ -312,25 +406,7 @@ public final class OpenAiHttpBackend implements Backend {
     Request.Builder builder = url != null
         ? new Request.Builder().url(url)
         : new Request.Builder().url(config.baseUrl() + request.route().upstreamPath());
-    Set<String> hopByHop = ForwardedHeaders.connectionTokens(request.headers());
-    Map<String, String> traceContext = request.attribute(RequestAttributes.TRACE_CONTEXT);
-    request.headers().forEach((name, value) -> {
-      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
-          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))
-          && (traceContext == null || !ForwardedHeaders.isTraceContext(name))) {
-        builder.addHeader(name, value);
-      }
-    });
-    if (traceContext != null) {
-      traceContext.forEach(builder::header);
-    }
-    if (config.apiKey() != null) {
-      dialect.authorize(builder, config.apiKey());
-    }
-    builder.header("X-Request-ID", RequestIds.fresh());
-    builder.header("X-Client-Request-ID", request.id());
-    builder.header("User-Agent", Version.USER_AGENT);
-    builder.header("Via", Via.forwarded(request.headers()));
+    upstreamHeaders(request, builder::addHeader);
     if (!request.route().hasBody()) {
       builder.get();
     } else {
@@ -340,6 +416,46 @@ public final class OpenAiHttpBackend implements Backend {
       }
     }
     return builder.build();
+  }
+
+  /**
+   * The headers sent upstream: the client's that may be forwarded, the attempt's trace context,
+   * the gateway's key, a fresh {@code X-Request-ID}, the client's id, Spillway's User-Agent and Via.
+   */
+  private void upstreamHeaders(GatewayRequest request, BiConsumer<String, String> header) {
+    Set<String> hopByHop = ForwardedHeaders.connectionTokens(request.headers());
+    Map<String, String> traceContext = request.attribute(RequestAttributes.TRACE_CONTEXT);
+    request.headers().forEach((name, value) -> {
+      if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
+          && !hopByHop.contains(name.toLowerCase(Locale.ROOT))
+          && (traceContext == null || !ForwardedHeaders.isTraceContext(name))) {
+        header.accept(name, value);
+      }
+    });
+    if (traceContext != null) {
+      traceContext.forEach(header);
+    }
+    if (config.apiKey() != null) {
+      dialect.authorize(header, config.apiKey());
+    }
+    header.accept("X-Request-ID", RequestIds.fresh());
+    header.accept("X-Client-Request-ID", request.id());
+    header.accept("User-Agent", Version.USER_AGENT);
+    header.accept("Via", Via.forwarded(request.headers()));
+  }
+
+  private static Headers responseHeaders(Headers upstream) {
+    Headers.Builder headers = Headers.builder();
+    upstream.forEach((name, value) -> {
+      if (ForwardedHeaders.returnToClient(name)) {
+        headers.add(name, value);
+      }
+    });
+    String upstreamId = upstream.get("x-request-id");
+    if (upstreamId != null && RequestIds.acceptable(upstreamId) != null) {
+      headers.add("x-upstream-request-id", upstreamId);
+    }
+    return headers.build();
   }
 
   private static Headers responseHeaders(Response response) {

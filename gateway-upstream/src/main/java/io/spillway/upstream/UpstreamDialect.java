@@ -2,7 +2,7 @@ package io.spillway.upstream;
 
 import io.spillway.core.pipeline.Route;
 import okhttp3.HttpUrl;
-import okhttp3.Request;
+import java.util.function.BiConsumer;
 
 /**
  * How an OpenAI-compatible upstream is addressed: the URL of each endpoint and how the gateway's
@@ -19,8 +19,8 @@ public interface UpstreamDialect {
     }
 
     @Override
-    public void authorize(Request.Builder request, String apiKey) {
-      request.header("Authorization", "Bearer " + apiKey);
+    public void authorize(BiConsumer<String, String> header, String apiKey) {
+      header.accept("Authorization", "Bearer " + apiKey);
     }
 
     @Override
@@ -36,7 +36,7 @@ public interface UpstreamDialect {
   HttpUrl url(String baseUrl, Route route, String model);
 
   /** Adds the gateway's own key ({@code apiKey} is never null here) to an upstream request. */
-  void authorize(Request.Builder request, String apiKey);
+  void authorize(BiConsumer<String, String> header, String apiKey);
 
   /** Whether the URL depends on the model (then it is built per call, not once per route). */
   default boolean urlPerModel() {

@@ -11,6 +11,7 @@ import java.time.Duration;
  * @param apiKey sent as {@code Authorization: Bearer}; null sends none
  * @param timeout the whole call for buffered answers; for streams, the longest wait for the whole
  *     response head and then for each whole event
+ * @param h2c speak HTTP/2 with prior knowledge to a plain-HTTP {@code baseUrl}
  */
 public record UpstreamSettings(
     String baseUrl,
@@ -18,11 +19,17 @@ public record UpstreamSettings(
     Duration timeout,
     Duration connectTimeout,
     DataSize maxResponseSize,
-    int maxIdleConnections) {
+    int maxIdleConnections,
+    boolean h2c) {
+
+  public UpstreamSettings(String baseUrl, String apiKey, Duration timeout, Duration connectTimeout,
+      DataSize maxResponseSize, int maxIdleConnections) {
+    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, maxIdleConnections, false);
+  }
 
   public static UpstreamSettings from(CloudConfig cloud) {
     return new UpstreamSettings(cloud.baseUrl(), cloud.apiKey(), cloud.timeout(), cloud.connectTimeout(),
-        cloud.maxResponseSize(), cloud.maxIdleConnections());
+        cloud.maxResponseSize(), cloud.maxIdleConnections(), cloud.h2c());
   }
 
   /** A local OpenAI-compatible server: no company key ever goes there. */

@@ -36,7 +36,7 @@ class AzureDialectTest {
   @Test
   void theKeyGoesInTheApiKeyHeaderNotAuthorization() {
     Request.Builder request = new Request.Builder().url("https://res.openai.azure.com/");
-    azure.authorize(request, "azure-secret");
+    azure.authorize(request::header, "azure-secret");
     Request built = request.build();
     assertThat(built.header("api-key")).isEqualTo("azure-secret");
     assertThat(built.header("Authorization")).isNull();
@@ -47,7 +47,7 @@ class AzureDialectTest {
     assertThat(UpstreamDialect.OPENAI.url("https://api.openai.com/v1", Route.RESPONSES, "gpt-4o"))
         .hasToString("https://api.openai.com/v1/responses");
     Request.Builder request = new Request.Builder().url("https://api.openai.com/v1/");
-    UpstreamDialect.OPENAI.authorize(request, "sk-x");
+    UpstreamDialect.OPENAI.authorize(request::header, "sk-x");
     assertThat(request.build().header("Authorization")).isEqualTo("Bearer sk-x");
   }
 }

@@ -30,6 +30,7 @@ public final class ModelsEndpoint implements HttpService {
         GatewayRequest.received(request.requestId(), Route.MODELS, request.headers(), null, request.receivedAt());
     received.setAttribute(ModelQuery.KEY, new ModelQuery(request.method(), id));
     received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
+    received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
     return pipeline.execute(received);
   }
 }

@@ -31,6 +31,7 @@ public final class OpenAiEndpoint implements HttpService {
     GatewayRequest received =
         GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
     received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
+    received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
     GatewayResponse response = pipeline.execute(received);
     if (route == Route.RESPONSES && response.isStream()) {
       return response.withStream(new ResponsesEventStream(response.stream()));

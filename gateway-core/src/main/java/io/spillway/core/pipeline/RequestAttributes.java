@@ -2,6 +2,7 @@ package io.spillway.core.pipeline;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Attributes that several stages share. Stage-private ones live with their stage. */
@@ -40,6 +41,13 @@ public final class RequestAttributes {
    * {@link ClientDisconnect#of}, which gives {@link ClientDisconnect#NEVER} when it is absent.
    */
   public static final Attribute<ClientDisconnect> CLIENT_DISCONNECT = Attribute.of("clientDisconnect");
+
+  /**
+   * Set by the front end: the client connection's event loop, on which a backend runs the request's
+   * upstream exchange so one thread carries it from socket to socket. Absent for requests that came
+   * from no connection.
+   */
+  public static final Attribute<Executor> CONNECTION_LOOP = Attribute.of("connectionLoop");
 
   /**
    * Set by quota accounting before the call: filled, once the request's usage is settled (on

@@ -2,9 +2,6 @@ package io.spillway.core.sse;
 
 import io.spillway.core.error.GatewayException;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A stream of server-sent events, read in one of two ways.
@@ -68,18 +65,7 @@ public interface EventStream extends AutoCloseable {
       if (event != SseEvent.PENDING) {
         return event;
       }
-      Thread reader = Thread.currentThread();
-      AtomicBoolean ready = new AtomicBoolean();
-      onReady(() -> {
-        ready.set(true);
-        LockSupport.unpark(reader);
-      });
-      while (!ready.get()) {
-        LockSupport.park(this);
-        if (Thread.currentThread().isInterrupted() && !ready.get()) {
-          throw new CancellationException("interrupted while waiting for the next event");
-        }
-      }
+      ReadyWait.await(this::onReady);
     }
   }
 

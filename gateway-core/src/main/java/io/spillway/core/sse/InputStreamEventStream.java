@@ -57,11 +57,11 @@ public final class InputStreamEventStream implements EventStream {
       throw new UpstreamException(backend, UpstreamException.Failure.RESET_MID_STREAM,
           "The " + backend + " backend ended the stream before it was complete", null);
     }
-    if (!event.isDone() && !jsonObject(event.data())) {
+    if (!event.isDone() && !UpstreamEvents.jsonObject(event.data())) {
       throw invalid("holds an event that is not a JSON object");
     }
     started = true;
-    if (isTerminal(event)) {
+    if (UpstreamEvents.isTerminal(event)) {
       terminated = true;
     }
     return event;
@@ -71,29 +71,6 @@ public final class InputStreamEventStream implements EventStream {
     close();
     return new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
         "The " + backend + " backend's stream " + what, null);
-  }
-
-  /** Whether {@code data} is shaped as one JSON object: its first and last non-blank characters are braces. */
-  static boolean jsonObject(String data) {
-    int start = 0;
-    int end = data.length() - 1;
-    while (start <= end && Character.isWhitespace(data.charAt(start))) {
-      start++;
-    }
-    while (end > start && Character.isWhitespace(data.charAt(end))) {
-      end--;
-    }
-    return start < end && data.charAt(start) == '{' && data.charAt(end) == '}';
-  }
-
-  static boolean isTerminal(SseEvent event) {
-    if (event.isDone()) {
-      return true;
-    }
-    String name = event.event();
-    return name != null
-        && (name.equals("response.completed") || name.equals("response.failed")
-            || name.equals("response.incomplete") || name.equals("error"));
   }
 
   @Override

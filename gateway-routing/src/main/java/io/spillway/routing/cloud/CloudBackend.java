@@ -3,6 +3,7 @@ package io.spillway.routing.cloud;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.CloudRouteConfig;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.upstream.AzureDialect;
 import io.spillway.upstream.OpenAiHttpBackend;
 import io.spillway.upstream.UpstreamDialect;
@@ -18,9 +19,14 @@ public final class CloudBackend {
 
   private CloudBackend() {}
 
-  /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}). */
+  /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}), over OkHttp. */
   public static Backend create(CloudConfig config) {
-    return new OpenAiHttpBackend(NAME, UpstreamSettings.from(config));
+    return create(config, null);
+  }
+
+  /** The shorthand's one route, over {@code http} (the data path's client; null: OkHttp). */
+  public static Backend create(CloudConfig config, UpstreamHttp http) {
+    return new OpenAiHttpBackend(NAME, UpstreamSettings.from(config), UpstreamDialect.OPENAI, http);
   }
 
   /**
@@ -28,10 +34,15 @@ public final class CloudBackend {
    * the requested model is rewritten through the route's {@code models} map on the way.
    */
   public static Backend create(CloudRouteConfig route, CloudConfig cloud) {
+    return create(route, cloud, null);
+  }
+
+  /** One route's upstream over {@code http} (the data path's client; null: OkHttp). */
+  public static Backend create(CloudRouteConfig route, CloudConfig cloud, UpstreamHttp http) {
     UpstreamSettings settings = new UpstreamSettings(route.baseUrl(), route.apiKey(), route.timeout(),
-        cloud.connectTimeout(), cloud.maxResponseSize(), cloud.maxIdleConnections());
+        cloud.connectTimeout(), cloud.maxResponseSize(), cloud.maxIdleConnections(), route.usesH2c());
     UpstreamDialect dialect = route.azure() ? new AzureDialect(route.apiVersion()) : UpstreamDialect.OPENAI;
-    Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect);
+    Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect, http);
     return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());
   }
 }

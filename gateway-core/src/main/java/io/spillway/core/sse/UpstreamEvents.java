@@ -1,0 +1,33 @@
+package io.spillway.core.sse;
+
+/**
+ * What the gateway checks of an upstream's events before relaying them, whichever way the stream is
+ * read: every event but {@code [DONE]} carries a JSON object, and a stream is complete only with
+ * its terminal event.
+ */
+public final class UpstreamEvents {
+  private UpstreamEvents() {}
+
+  /** Whether {@code data} is shaped as one JSON object: its first and last non-blank characters are braces. */
+  public static boolean jsonObject(String data) {
+    int start = 0;
+    int end = data.length() - 1;
+    while (start <= end && Character.isWhitespace(data.charAt(start))) {
+      start++;
+    }
+    while (end > start && Character.isWhitespace(data.charAt(end))) {
+      end--;
+    }
+    return start < end && data.charAt(start) == '{' && data.charAt(end) == '}';
+  }
+
+  public static boolean isTerminal(SseEvent event) {
+    if (event.isDone()) {
+      return true;
+    }
+    String name = event.event();
+    return name != null
+        && (name.equals("response.completed") || name.equals("response.failed")
+            || name.equals("response.incomplete") || name.equals("error"));
+  }
+}
