@@ -294,14 +294,14 @@ public final class RequestObserver implements Interceptor {
   }
 
   /**
-   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled. The line is
-   * written on the request's own thread: a {@link #close} from the event loop (client gone) only
-   * marks the stream cancelled, and the request thread finishes it when its read returns.
+   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled — whichever
+   * the reader or a {@link #close} (the client gone, the time limit) sees first. The front end
+   * closes a stream off its event loops; a polled stream's end may be seen on one, where finishing
+   * costs the in-memory meters and one access log line.
    */
   private final class ObservedStream extends ForwardingEventStream {
     private final Observation observation;
     private final ClientDisconnect disconnect;
-    private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
     private volatile CloseCause cause = CloseCause.CLIENT_CLOSED;
     /** The stream's last event ({@code [DONE]}, or a Responses API terminal event) was relayed. */
@@ -314,10 +314,10 @@ public final class RequestObserver implements Interceptor {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       SseEvent event;
       try {
-        event = delegate.next();
+        event = delegate.poll();
       } catch (GatewayException e) {
         // A stream the gateway cut, or a read that fails because the client left (its upstream call was
         // cancelled), is not the upstream's failure.
@@ -330,7 +330,7 @@ public final class RequestObserver implements Interceptor {
       }
       if (event == null) {
         finish(cancelled ? cutOutcome() : null, cancelled ? cause.code() : null);
-      } else {
+      } else if (event != SseEvent.PENDING) {
         observation.sawEvent(event);
         if (isLast(event)) {
           complete = true;
@@ -348,9 +348,7 @@ public final class RequestObserver implements Interceptor {
       try {
         delegate.close();
       } finally {
-        if (Thread.currentThread() == owner) {
-          finish(cutOutcome(), cause.code());
-        }
+        finish(cutOutcome(), cause.code());
       }
     }
 

@@ -255,7 +255,6 @@ final class TracingStage implements Interceptor {
   /** Watches the answer's events pass and ends the span when the stream is over. */
   private static final class TracedStream extends ForwardingEventStream {
     private final RequestSpan span;
-    private final Thread owner = Thread.currentThread();
 
     TracedStream(EventStream delegate, RequestSpan span) {
       super(delegate);
@@ -263,10 +262,10 @@ final class TracingStage implements Interceptor {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       SseEvent event;
       try {
-        event = delegate.next();
+        event = delegate.poll();
       } catch (GatewayException e) {
         span.end(e.code() != null ? e.code() : "stream_error");
         throw e;
@@ -276,24 +275,19 @@ final class TracingStage implements Interceptor {
       }
       if (event == null) {
         span.end(null);
-      } else {
+      } else if (event != SseEvent.PENDING) {
         span.sawEvent(event);
       }
       return event;
     }
 
-    /**
-     * A close from another thread (the client went away) only closes the stream: the request thread's
-     * read then fails or ends, and ends the span there.
-     */
+    /** A close (the client went away, the time limit) ends the span unless the stream's end did. */
     @Override
     public void close() {
       try {
         delegate.close();
       } finally {
-        if (Thread.currentThread() == owner) {
-          span.end(null);
-        }
+        span.end(null);
       }
     }
   }

@@ -37,11 +37,7 @@ public interface EventStream extends AutoCloseable {
    * The next event without blocking (for a {@link #nonBlocking} stream): an event, {@code null} at
    * the end, or {@link SseEvent#PENDING} when none is there yet. One reader at a time.
    */
-  default SseEvent poll() {
-    // Until every stream implements poll (session 5's conversion), a stream that only implements
-    // next() is polled by blocking in it.
-    return next();
-  }
+  SseEvent poll();
 
   /**
    * Runs {@code action} once, as soon as {@link #poll} has something other than
@@ -60,7 +56,7 @@ public interface EventStream extends AutoCloseable {
 
   /**
    * The next event, blocking the calling (virtual) thread until it arrives; null once the stream
-   * has ended normally.
+   * has ended normally. Built on {@link #poll} and {@link #onReady}; no stream overrides it.
    */
   default SseEvent next() {
     while (true) {

@@ -19,7 +19,7 @@ final class ScriptedEventStream implements EventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (next < events.size()) {
       return events.get(next++);
     }

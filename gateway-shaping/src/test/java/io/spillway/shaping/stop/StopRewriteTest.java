@@ -299,7 +299,7 @@ class StopRewriteTest {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       started = true;
       return events.hasNext() ? events.next() : null;
     }
