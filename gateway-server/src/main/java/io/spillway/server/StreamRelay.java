@@ -51,8 +51,11 @@ final class StreamRelay {
   private boolean done;
   /** Waiting for the client's socket to take more. */
   private boolean paused;
-  /** Inside {@link EventStream#onReady}: a callback that fires at once only marks {@link #readyAtOnce}. */
-  private boolean registering;
+  /**
+   * Inside {@link #relay}: a readiness callback or a writability change that comes meanwhile (from
+   * inside {@link EventStream#onReady} or a flush) only marks it, and the running loop goes on.
+   */
+  private boolean relaying;
   private boolean readyAtOnce;
 
   StreamRelay(Channel channel, EventStream stream, HttpResponse head, String requestId, boolean keepAlive,
@@ -96,11 +99,26 @@ final class StreamRelay {
 
   /** Polls and writes while the socket takes more and the stream has events. Event loop only. */
   private void relay() {
+    if (relaying) {
+      return;
+    }
+    relaying = true;
+    try {
+      relayWhileYouCan();
+    } finally {
+      relaying = false;
+    }
+  }
+
+  private void relayWhileYouCan() {
     while (!done) {
       if (!channel.isWritable()) {
         paused = true;
-        channel.flush();
-        return;
+        channel.flush(); // may drain at once, and clear paused through writabilityChanged
+        if (paused) {
+          return;
+        }
+        continue;
       }
       SseEvent event;
       try {
@@ -133,24 +151,21 @@ final class StreamRelay {
    * {@link EventStream#onReady}), so the caller polls on instead of recursing.
    */
   private boolean awaitReady() {
-    registering = true;
     readyAtOnce = false;
     try {
       stream.onReady(this::ready);
     } catch (RuntimeException e) {
-      registering = false;
       log.error("request {}: stream failed unexpectedly", requestId, e);
       fail(ErrorMapper.internal("Spillway failed while streaming", requestId));
       return false;
     }
-    registering = false;
     return readyAtOnce;
   }
 
   /** The stream's readiness callback, on whatever thread had the data. */
   private void ready() {
     if (loop.inEventLoop()) {
-      if (registering) {
+      if (relaying) {
         readyAtOnce = true;
       } else {
         relay();
