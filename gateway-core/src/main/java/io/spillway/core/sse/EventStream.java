@@ -22,8 +22,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@code InputStream}) blocks in it and answers {@code false} to {@link #nonBlocking}. A wrapper that
  * changes events implements {@link #poll} too, passes {@link SseEvent#PENDING} on unchanged, keeps
  * whatever it has read ahead for the next poll, and blocks only where its source does: it answers
- * what its source answers to {@link #nonBlocking} (a wrapper that does blocking work, such as a
- * store write, answers {@code false}).
+ * what its source answers to {@link #nonBlocking}. A wrapper with blocking work at the end (a
+ * store write) either answers {@code false} or, better, does that work on another thread and
+ * answers {@link SseEvent#PENDING} until it is done (quota's metering does). {@link #close} may
+ * block: the front end never calls it on an event loop.
  *
  * <p>Both throw {@link io.spillway.core.error.GatewayException} when the stream ended with a
  * failure. {@link #close} may be called at any time, from any thread, to cancel the upstream call;
