@@ -130,6 +130,11 @@ final class StreamRelay {
         log.error("request {}: stream failed unexpectedly", requestId, e);
         fail(ErrorMapper.internal("Spillway failed while streaming", requestId));
         return;
+      } catch (Error e) {
+        // Out of memory, say: the stream may be in any state, so the connection ends here.
+        log.error("request {}: stream failed with {}", requestId, e.toString());
+        abandon();
+        return;
       }
       if (event == null) {
         finish(CloseCause.CLIENT_CLOSED);
@@ -189,6 +194,16 @@ final class StreamRelay {
   /** Whether the answer is stuck because the client does not read it. */
   boolean waitingForClient() {
     return paused && !done;
+  }
+
+  /** Ends the connection without the stream's end: the client sees a truncated answer, never a hang. */
+  private void abandon() {
+    done = true;
+    paused = false;
+    cancelLimit();
+    channel.close();
+    written.run();
+    closeAside(CloseCause.CLIENT_CLOSED);
   }
 
   /** The client went away: nothing more is written; the stream is closed aside. */

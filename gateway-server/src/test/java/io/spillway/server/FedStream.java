@@ -55,6 +55,13 @@ final class FedStream implements EventStream {
     return this;
   }
 
+  /** The next poll throws {@code e}, as a stream out of memory would. */
+  FedStream breakWith(Error e) {
+    queue.add(e);
+    wake();
+    return this;
+  }
+
   FedStream fail(GatewayException e) {
     queue.add(e);
     wake();
@@ -90,6 +97,9 @@ final class FedStream implements EventStream {
     }
     queue.poll();
     if (item instanceof GatewayException e) {
+      throw e;
+    }
+    if (item instanceof Error e) {
       throw e;
     }
     started = true;

@@ -159,6 +159,24 @@ class PolledStreamRelayTest {
   }
 
   @Test
+  void anErrorInAPolledStreamEndsTheConnectionInsteadOfLeavingItHanging() throws Exception {
+    FedStream stream = new FedStream().send(SseEvent.data("{\"n\":1}"));
+    start(streaming(stream), Duration.ofMinutes(1));
+    try (Socket client = connect()) {
+      post(client, "HTTP/1.1");
+      readUntil(client.getInputStream(), "{\"n\":1}\n\n");
+      Thread.ofPlatform().start(() -> stream.breakWith(new OutOfMemoryError("simulated")));
+
+      ByteArrayOutputStream rest = new ByteArrayOutputStream();
+      client.getInputStream().transferTo(rest); // ends only when the server closes
+
+      assertThat(rest.toString(StandardCharsets.UTF_8)).doesNotContain(END_OF_CHUNKS);
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> !stream.closes().isEmpty());
+    assertThat(stream.closes()).containsExactly(CloseCause.CLIENT_CLOSED);
+  }
+
+  @Test
   void anHttp10ClientGetsAPolledStreamEndedByTheClose() throws Exception {
     FedStream stream = new FedStream().send(SseEvent.data("{\"n\":1}"));
     start(streaming(stream), Duration.ofMinutes(1));
