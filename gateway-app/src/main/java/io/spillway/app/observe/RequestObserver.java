@@ -294,14 +294,17 @@ public final class RequestObserver implements Interceptor {
   }
 
   /**
-   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled — whichever
-   * the reader or a {@link #close} (the client gone, the time limit) sees first. The front end
-   * closes a stream off its event loops; a polled stream's end may be seen on one, where finishing
-   * costs the in-memory meters and one access log line.
+   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled. A stream
+   * read on the request's own thread is finished there: a {@link #close} from another thread (client
+   * gone) only marks it cancelled, and the request thread finishes it when its read returns, so
+   * nothing reads the observation while that thread still adds to it. A non-blocking stream is
+   * polled on an event loop and closed only once polling has stopped, so whichever sees the end
+   * first finishes it (on the loop that costs the in-memory meters and one access log line).
    */
   private final class ObservedStream extends ForwardingEventStream {
     private final Observation observation;
     private final ClientDisconnect disconnect;
+    private final Thread owner = Thread.currentThread();
     private volatile boolean cancelled;
     private volatile CloseCause cause = CloseCause.CLIENT_CLOSED;
     /** The stream's last event ({@code [DONE]}, or a Responses API terminal event) was relayed. */
@@ -348,7 +351,9 @@ public final class RequestObserver implements Interceptor {
       try {
         delegate.close();
       } finally {
-        finish(cutOutcome(), cause.code());
+        if (delegate.nonBlocking() || Thread.currentThread() == owner) {
+          finish(cutOutcome(), cause.code());
+        }
       }
     }
 

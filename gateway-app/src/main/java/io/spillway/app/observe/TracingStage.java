@@ -255,6 +255,7 @@ final class TracingStage implements Interceptor {
   /** Watches the answer's events pass and ends the span when the stream is over. */
   private static final class TracedStream extends ForwardingEventStream {
     private final RequestSpan span;
+    private final Thread owner = Thread.currentThread();
 
     TracedStream(EventStream delegate, RequestSpan span) {
       super(delegate);
@@ -281,13 +282,19 @@ final class TracingStage implements Interceptor {
       return event;
     }
 
-    /** A close (the client went away, the time limit) ends the span unless the stream's end did. */
+    /**
+     * A close from another thread (the client went away) of a stream read on the request's thread
+     * only closes it: that thread's read then fails or ends, and ends the span there. A non-blocking
+     * stream is closed once polling has stopped, so its close ends the span unless its end did.
+     */
     @Override
     public void close() {
       try {
         delegate.close();
       } finally {
-        span.end(null);
+        if (delegate.nonBlocking() || Thread.currentThread() == owner) {
+          span.end(null);
+        }
       }
     }
   }
