@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its end, or stops sending after a {@linkplain StreamTranslator#whole() whole} answer, and then the
  * translator's closing events follow. An {@code error} object, a broken connection or an end
  * before the answer is whole fails the stream with an {@link UpstreamException}, which the front
- * end turns into the API's error event. Each {@link #next} reads at most the objects it needs for
+ * end turns into the API's error event. Each {@link #poll} reads at most the objects it needs for
  * one event, so the client's pace sets the server's. Not thread-safe, except {@link #close}.
  */
 public final class TranslatedStream implements EventStream {
@@ -41,8 +41,9 @@ public final class TranslatedStream implements EventStream {
     this.translator = translator;
   }
 
+  /** Blocks while it reads the server's objects: this stream is never {@link #nonBlocking}. */
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (closed.get()) {
       return null;
     }
