@@ -71,6 +71,8 @@ final class NettyExchange implements UpstreamExchange {
   private boolean done;
   /** The head, once in, until it is handed to the waiting thread (see {@link #readComplete}). */
   private UpstreamHead arrived;
+  /** Whether the body's buffer filled up: its reader must start before the rest can come. */
+  private boolean readingStopped;
   private ScheduledFuture<?> headTimer;
   private ScheduledFuture<?> wholeTimer;
 
@@ -216,6 +218,7 @@ final class NettyExchange implements UpstreamExchange {
         ByteBuf bytes = content.content();
         if (bytes.isReadable() && !body.offer(ByteBufUtil.getBytes(bytes))) {
           channel.config().setAutoRead(false);
+          readingStopped = true;
         }
         if (msg instanceof LastHttpContent) {
           finished();
@@ -239,10 +242,11 @@ final class NettyExchange implements UpstreamExchange {
   /**
    * The end of one read from the socket. The head is handed over here rather than as soon as it is
    * parsed, so the waiting thread is woken once, finding whatever else that read brought (a stream's
-   * first events); a buffered answer's head waits for the whole body ({@link #finished}).
+   * first events); a buffered answer's head waits for the whole body ({@link #finished}), unless
+   * the body is too large to wait for.
    */
   void readComplete() {
-    if (arrived != null && request.wholeTimeout() == null) {
+    if (arrived != null && (request.wholeTimeout() == null || readingStopped)) {
       head.complete(arrived);
     }
   }
