@@ -23,8 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Runs in up to three phases in one JVM, so the measured ones do not pay for this JVM's own
  * cold start (class loading, the virtual-thread scheduler, socket code): a warm-up of
  * {@code --warmup} streams to the first URL, each dropped at its first event and not measured;
- * then, with {@code --baseline-url}, {@code --baseline-streams} measured streams there (label
- * {@code direct}); then {@code --streams} measured streams to {@code --url} (label {@code --label}).
+ * then, with {@code --gateway-warmup}, as many streams to {@code --url}, dropped alike, for a
+ * measurement that should not include the gateway's own warm-up either; then, with
+ * {@code --baseline-url}, {@code --baseline-streams} measured streams there (label {@code direct});
+ * then {@code --streams} measured streams to {@code --url} (label {@code --label}).
  * Each phase starts when the previous one has finished. When a phase has opened all its streams it
  * prints {@code all N streams started (label)}.
  *
@@ -33,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>java -cp spillway-bench.jar io.spillway.bench.StreamClients --url http://127.0.0.1:8080/v1/chat/completions
  *     --streams 10000 --key bench-key --ramp-per-second 150
- *     [--baseline-url http://127.0.0.1:18950/v1/chat/completions --baseline-streams 200] [--warmup 300]</pre>
+ *     [--baseline-url http://127.0.0.1:18950/v1/chat/completions --baseline-streams 200] [--warmup 300]
+ *     [--gateway-warmup 0]</pre>
  */
 public final class StreamClients {
   private static final byte[] BODY =
@@ -67,11 +70,16 @@ public final class StreamClients {
     String baseline = Args.value(args, "--baseline-url", null);
     int baselineStreams = Args.intValue(args, "--baseline-streams", 200);
     int warmup = Args.intValue(args, "--warmup", 300);
+    int gatewayWarmup = Args.intValue(args, "--gateway-warmup", 0);
 
     URI first = baseline != null ? URI.create(baseline) : url;
     if (warmup > 0) {
       Result warm = run(first, key, warmup, Math.max(rampPerSecond, 1000), "warmup", true);
       System.out.println("warm-up: " + warm.ok() + " of " + warmup + " streams reached their first event");
+    }
+    if (gatewayWarmup > 0) {
+      Result warm = run(url, key, gatewayWarmup, Math.max(rampPerSecond, 1000), "gateway-warmup", true);
+      System.out.println("gateway warm-up: " + warm.ok() + " of " + gatewayWarmup + " streams reached their first event");
     }
     if (baseline != null) {
       report(run(URI.create(baseline), key, baselineStreams, rampPerSecond, "direct", false));
