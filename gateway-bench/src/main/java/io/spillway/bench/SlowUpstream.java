@@ -17,6 +17,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A fake OpenAI upstream that streams slowly: for each request it sends one
@@ -51,6 +52,7 @@ public final class SlowUpstream implements AutoCloseable {
           .group(loops)
           .channel(channelType)
           .option(ChannelOption.SO_BACKLOG, 65535)
+          .option(ChannelOption.SO_REUSEADDR, true)
           .childOption(ChannelOption.TCP_NODELAY, true)
           .childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
@@ -63,7 +65,7 @@ public final class SlowUpstream implements AutoCloseable {
           .channel();
       return new SlowUpstream(loops, server);
     } catch (RuntimeException | InterruptedException e) {
-      loops.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+      loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
     }
   }
@@ -76,7 +78,7 @@ public final class SlowUpstream implements AutoCloseable {
   @Override
   public void close() {
     server.close().syncUninterruptibly();
-    loops.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
   }
 
   public static void main(String[] args) throws InterruptedException {
