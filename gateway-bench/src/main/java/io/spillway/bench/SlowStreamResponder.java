@@ -27,9 +27,9 @@ import java.util.regex.Pattern;
  */
 final class SlowStreamResponder extends SimpleChannelInboundHandler<FullHttpRequest> {
   private static final Pattern INCLUDE_USAGE = Pattern.compile("\"include_usage\"\\s*:\\s*true");
-  private static final String EVENT = "data: {\"id\":\"chatcmpl-slow\",\"object\":\"chat.completion.chunk\","
-      + "\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %d \"},"
-      + "\"finish_reason\":null}]}\n\n";
+  private static final String EVENT_HEAD = "data: {\"id\":\"chatcmpl-slow\",\"object\":\"chat.completion.chunk\","
+      + "\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token ";
+  private static final String EVENT_TAIL = " \"},\"finish_reason\":null}]}\n\n";
   private static final String USAGE = "data: {\"id\":\"chatcmpl-slow\",\"object\":\"chat.completion.chunk\","
       + "\"created\":1741570283,\"model\":\"gpt-4o-mini\",\"choices\":[],"
       + "\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\n";
@@ -62,7 +62,7 @@ final class SlowStreamResponder extends SimpleChannelInboundHandler<FullHttpRequ
       return;
     }
     if (index < shape.events()) {
-      ctx.writeAndFlush(new DefaultHttpContent(text(ctx, EVENT.formatted(index))));
+      ctx.writeAndFlush(new DefaultHttpContent(text(ctx, EVENT_HEAD + index + EVENT_TAIL)));
       timer = ctx.executor().schedule(
           () -> send(ctx, index + 1, usage, keepAlive), shape.interval().toNanos(), TimeUnit.NANOSECONDS);
       return;

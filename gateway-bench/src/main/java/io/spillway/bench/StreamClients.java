@@ -43,6 +43,9 @@ public final class StreamClients {
       "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"count slowly\"}]}"
           .getBytes(StandardCharsets.UTF_8);
 
+  /** How far behind the ramp may fall (a pause of this client) before it stops catching up in a burst. */
+  private static final long MAX_CATCH_UP_NANOS = 100_000_000L;
+
   private StreamClients() {}
 
   /** What one phase measured. */
@@ -124,7 +127,7 @@ public final class StreamClients {
           done.countDown();
         }
       });
-      next += pauseNanos;
+      next = Math.max(next + pauseNanos, System.nanoTime() - MAX_CATCH_UP_NANOS);
       LockSupport.parkNanos(next - System.nanoTime());
     }
     System.out.println("all " + streams + " streams started (" + label + "); open now: " + open.now());
