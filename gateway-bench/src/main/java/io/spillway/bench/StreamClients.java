@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,7 +52,7 @@ public final class StreamClients {
   /** What one phase measured. */
   record Result(String label, int streams, int ok, int errors, List<Long> ttfbNanos, int maxOpen, List<String> errorSamples) {
     String line() {
-      return String.format("STREAMS label=%s n=%d ok=%d errors=%d ttfb_p50_ms=%.2f ttfb_p99_ms=%.2f max_open=%d",
+      return String.format(Locale.ROOT, "STREAMS label=%s n=%d ok=%d errors=%d ttfb_p50_ms=%.2f ttfb_p99_ms=%.2f max_open=%d",
           label, streams, ok, errors, percentile(50) / 1e6, percentile(99) / 1e6, maxOpen);
     }
 
