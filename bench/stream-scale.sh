@@ -157,6 +157,9 @@ field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
   echo "ttfb p50/p99: direct $(field "$d" ttfb_p50_ms)/$(field "$d" ttfb_p99_ms) ms, through Spillway $(field "$g" ttfb_p50_ms)/$(field "$g" ttfb_p99_ms) ms (target: p99 through <= 5 ms)"
   echo "at plateau: Spillway open fds ${fds:-?}, upstream connections ${upstream_conns:-?}, client connections ${client_conns:-?}; StreamClients open fds ${client_fds:-?}"
   echo "Spillway heap: peak used ${peak_heap} MiB, live after GC at plateau ${live_heap} MiB (target <= 256); RSS at plateau ${plateau_rss} MiB, peak ${peak_rss} MiB"
+  budget=$(grep -o 'accepting at most [0-9]* connections' "$work/spillway.log" | head -1 || true)
+  [ -n "$budget" ] && echo "note: Spillway lowered server.maxConnections at start to fit its descriptor limit: $budget"
+  true
 } | tee "$work/results.txt"
 results_dir=${BENCH_RESULTS_DIR:-$root/bench/results}
 mkdir -p "$results_dir"
