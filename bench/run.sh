@@ -12,7 +12,9 @@
 # Start to ready is timed three times from a cold JVM, and three times again with an AOT cache
 # (JDK 25+, -XX:AOTCache, built by a short training run as docker/Dockerfile builds it).
 #
-# Environment: BENCH_DURATION (default 10s), BENCH_ROUNDS (3), BENCH_PORT_BASE (18930; uses 4 ports),
+# Environment: BENCH_DURATION (default 10s), BENCH_ROUNDS (3), BENCH_PORT_BASE (18930; uses 4 ports, 5 with h2c),
+# BENCH_UPSTREAM_H2C (0; with 1, Spillway reaches the fake upstream over h2c with prior knowledge on its own
+# nginx port, `cloud.h2c: true`, while nginx proxy_pass and the direct runs stay on HTTP/1.1),
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
 # BENCH_RESULTS_DIR (where the results file is kept; default bench/results).
 set -euo pipefail
@@ -26,7 +28,12 @@ if [ "${1:-}" = "--smoke" ]; then
   duration=2s; rounds=1; warmup=1s
 fi
 base=${BENCH_PORT_BASE:-18930}
-up_port=$base; proxy_port=$((base + 1)); gw_port=$((base + 2)); start_port=$((base + 3))
+up_port=$base; proxy_port=$((base + 1)); gw_port=$((base + 2)); start_port=$((base + 3)); h2c_port=$((base + 4))
+case "${BENCH_UPSTREAM_H2C:-0}" in
+  0) spillway_upstream="http://127.0.0.1:$up_port/v1"; h2c_key=; upstream_protocol=HTTP/1.1 ;;
+  1) spillway_upstream="http://127.0.0.1:$h2c_port/v1"; h2c_key=", h2c: true"; upstream_protocol=h2c ;;
+  *) echo "bench: BENCH_UPSTREAM_H2C must be 0 or 1" >&2; exit 2 ;;
+esac
 
 for tool in nginx wrk curl; do
   command -v "$tool" >/dev/null 2>&1 || { echo "bench: $tool is not installed (apt-get install -y nginx wrk curl)" >&2; exit 2; }
@@ -73,6 +80,16 @@ http {
     listen 127.0.0.1:$up_port;
     location / { default_type application/json; return 200 '$body'; }
   }
+NGINX
+  # nginx 1.22 speaks plaintext HTTP/2 only with prior knowledge, and then only HTTP/2: its own port.
+  if [ "$upstream_protocol" = h2c ]; then cat <<NGINX
+  server {
+    listen 127.0.0.1:$h2c_port http2;
+    location / { default_type application/json; return 200 '$body'; }
+  }
+NGINX
+  fi
+  cat <<NGINX
   server {
     listen 127.0.0.1:$proxy_port;
     location / {
@@ -90,7 +107,7 @@ pids+=($!)
 # Spillway: default pipeline (auth, shaping, quota, admission, breaker, router) in front of the fake upstream.
 cat > "$work/gateway.yaml" <<YAML
 server: { host: 127.0.0.1, port: $gw_port }
-cloud: { baseUrl: "http://127.0.0.1:$up_port/v1", apiKey: sk-bench }
+cloud: { baseUrl: "$spillway_upstream", apiKey: sk-bench$h2c_key }
 local: { enabled: false }
 keys:
   - { key: bench-key, team: bench, tier: gold }
@@ -182,7 +199,7 @@ column_of() { # target conns column
 out="$work/results.txt"
 {
   echo "Spillway benchmark — $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $(uname -r)"
-  echo "wrk ${duration} x ${rounds} rounds (median), interleaved; ~1 KB chat-completion POST"
+  echo "wrk ${duration} x ${rounds} rounds (median), interleaved; ~1 KB chat-completion POST; Spillway to the upstream over $upstream_protocol"
   echo
   printf "%-6s %-9s %12s %10s %10s %8s\n" conns target "req/s" "p50 µs" "p99 µs" errors
   for conns in 64 1; do

@@ -2,7 +2,10 @@ package io.spillway.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.config.ConfigException;
+import io.spillway.config.ConfigLoader;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,15 +34,39 @@ class BenchHarnessSmokeTest {
     assertThat(BenchScript.resultFiles(work)).as("results file kept").isEqualTo(1);
   }
 
+  /**
+   * With the upstream over h2c when this build's config knows {@code cloud.h2c}, over HTTP/1.1
+   * otherwise (the script's {@code BENCH_UPSTREAM_H2C}); the fake upstream speaks both.
+   */
   @Test
-  void streamScaleRunCompletesEveryStreamAndReportsHeapAndTimeToFirstByte(@TempDir Path work) throws Exception {
-    BenchScript.Run run = BenchScript.smoke("stream-scale.sh", work, "curl", "ss");
+  void streamScaleRunCompletesEveryStreamAndReportsHeapDescriptorsConnectionsAndTimeToFirstByte(@TempDir Path work)
+      throws Exception {
+    boolean h2c = configTakesCloudH2c();
+    BenchScript.Run run = BenchScript.smoke(
+        "stream-scale.sh", work, Map.of("BENCH_UPSTREAM_H2C", h2c ? "1" : "0"), "curl", "ss");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
     assertThat(run.output()).as(run.output())
+        .contains("upstream over " + (h2c ? "h2c" : "HTTP/1.1"))
         .contains("streams: 200 requested, 200 completed, 0 errors")
-        .containsPattern("ttfb p50/p99: direct \\S+ ms, through Spillway \\S+ ms")
-        .containsPattern("Spillway heap: peak used \\d+ MiB, live after GC at plateau \\d+ MiB");
+        .containsPattern("ttfb p50/p99: direct \\d+\\.\\d+/\\d+\\.\\d+ ms, through Spillway \\d+\\.\\d+/\\d+\\.\\d+ ms")
+        .containsPattern("at plateau: Spillway open fds \\d+, upstream connections \\d+, client connections \\d+;"
+            + " StreamClients open fds \\d+")
+        .containsPattern("Spillway heap: peak used \\d+ MiB, live after GC at plateau \\d+ MiB \\(target <= 256\\);"
+            + " RSS at plateau \\d+ MiB, peak \\d+ MiB");
     assertThat(BenchScript.resultFiles(work)).as("results file kept").isEqualTo(1);
+  }
+
+  /** Whether this build's config takes {@code cloud.h2c: true}, as stream-scale.sh writes it by default. */
+  private static boolean configTakesCloudH2c() {
+    ConfigLoader loader = new ConfigLoader(name -> null);
+    String cloud = "cloud: { baseUrl: \"http://127.0.0.1:9/v1\", apiKey: sk-probe%s }\n";
+    loader.parse("probe", cloud.formatted(""));
+    try {
+      loader.parse("probe", cloud.formatted(", h2c: true"));
+      return true;
+    } catch (ConfigException e) {
+      return false;
+    }
   }
 }

@@ -34,6 +34,12 @@ final class BenchScript {
    * kept under {@code work}; fails if it takes longer than five minutes.
    */
   static Run smoke(String script, Path work, String... tools) throws IOException, InterruptedException {
+    return smoke(script, work, Map.of(), tools);
+  }
+
+  /** As {@link #smoke(String, Path, String...)}, with {@code extraEnv} set for the script too. */
+  static Run smoke(String script, Path work, Map<String, String> extraEnv, String... tools)
+      throws IOException, InterruptedException {
     requireTools(script, tools);
     Path file = ROOT.resolve("bench").resolve(script);
     assertThat(file).exists();
@@ -46,8 +52,9 @@ final class BenchScript {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("SPILLWAY_CMD", javaCommand() + " io.spillway.app.Main");
     env.put("BENCH_CP", classpath());
-    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(4)));
+    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(5)));
     env.put("BENCH_RESULTS_DIR", Files.createDirectories(work.resolve("results")).toString());
+    env.putAll(extraEnv);
     Process process = builder.start();
     boolean finished = process.waitFor(5, TimeUnit.MINUTES);
     String output = Files.readString(log, StandardCharsets.UTF_8);
