@@ -316,7 +316,10 @@ public final class Gateway implements AutoCloseable {
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
     httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
     httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server());
+    // Every upstream multiplexed (h2c): a client connection holds no upstream socket of its own.
+    boolean multiplexed = config.cloud().effectiveRoutes().stream().allMatch(CloudRouteConfig::usesH2c)
+        && !config.local().enabled();
+    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server(), multiplexed);
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
         usageStore::status, config.quota(), breaker, risk::mode));
     if (config.metrics().enabled()) {

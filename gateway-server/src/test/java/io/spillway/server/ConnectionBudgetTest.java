@@ -21,6 +21,15 @@ class ConnectionBudgetTest {
   }
 
   @Test
+  void multiplexedUpstreamsLeaveEachClientConnectionOneDescriptor() {
+    ConnectionBudget budget = ConnectionBudget.of(ServerConfig.DEFAULTS, new Descriptors(20_000, 120), 1);
+
+    // (20000 - 120 open - 256 reserved) / 1: ten thousand streams fit under a 20,000 limit
+    assertThat(budget.effective()).isEqualTo(19624);
+    assertThat(budget.warning()).contains("needs about 20376");
+  }
+
+  @Test
   void theDefaultTwentyThousandUnderATwentyThousandLimitIsLoweredToWhatFits() {
     ConnectionBudget budget = ConnectionBudget.of(ServerConfig.DEFAULTS, new Descriptors(20_000, 120));
 
