@@ -70,7 +70,7 @@ final class H1Connection extends ChannelInboundHandlerAdapter {
     NettyExchange exchange = current;
     current = null;
     if (exchange != null) {
-      exchange.connectionLost(new ClosedChannelException());
+      exchange.connectionLost(channel, new ClosedChannelException());
     }
   }
 
@@ -80,7 +80,7 @@ final class H1Connection extends ChannelInboundHandlerAdapter {
     current = null;
     ctx.close();
     if (exchange != null) {
-      exchange.connectionLost(cause);
+      exchange.connectionLost(channel, cause);
     }
   }
 }
