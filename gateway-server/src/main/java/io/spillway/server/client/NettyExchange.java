@@ -240,8 +240,10 @@ final class NettyExchange implements UpstreamExchange {
     done = true;
     cancel(headTimer);
     cancel(wholeTimer);
-    body.end();
+    // The connection goes back first: a reader that learns of the end may send its next request
+    // at once, and finds the connection idle (and its idle time counted from now).
     lease.accept(keepAlive && !cancelled);
+    body.end();
   }
 
   /**
