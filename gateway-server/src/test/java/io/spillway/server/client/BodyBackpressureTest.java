@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A body is read from the upstream only as fast as its reader takes it: a reader that stops
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * TCP, or on the HTTP/2 stream's window), and polling again lets the rest through. Over HTTP/2 one
  * stalled stream holds back only itself.
  */
+@Timeout(60)
 class BodyBackpressureTest {
   static final long BODY = 8L << 20;
   /** Far below the body: the high-water mark plus what the kernel's buffers or one stream window hold. */

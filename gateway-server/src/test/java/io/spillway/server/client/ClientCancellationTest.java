@@ -17,12 +17,14 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Cancelling an exchange, at any point, stops the work upstream: before it connected nothing is
  * sent; later its HTTP/1.1 connection is closed, or its HTTP/2 stream reset while the connection
  * carries on with the other streams. The head or the body then fails.
  */
+@Timeout(60)
 class ClientCancellationTest {
   final EventLoops loops = new EventLoops(1);
   final NettyUpstreamHttp client = new NettyUpstreamHttp(loops, ClientSettings.DEFAULTS, Ticker.system());

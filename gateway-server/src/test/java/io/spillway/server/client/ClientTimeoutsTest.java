@@ -23,12 +23,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Every phase of an exchange is bounded: the connection by the connect timeout, the wait for the
  * answer's head by the head timeout, a buffered answer by the whole timeout. A timed-out exchange
  * closes its connection, so nothing is left running upstream on the client's account.
  */
+@Timeout(60)
 class ClientTimeoutsTest {
   static final Duration SHORT = Duration.ofMillis(300);
 

@@ -6,18 +6,23 @@ import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.util.concurrent.EventExecutor;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.server.EventLoops;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * HTTP/1.1 connections to an upstream are kept alive and reused, one exchange at a time, per event
@@ -26,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * A connection found dead in the pool costs no failure; a connection lost after the request went
  * out is a failure, never a second copy of the request.
  */
+@Timeout(60)
 class Http1PoolingTest {
   /** Counted on the fake ticker, which moves only when told; short only so the sweep runs often. */
   static final Duration IDLE = Duration.ofMillis(400);
@@ -118,6 +124,27 @@ class Http1PoolingTest {
   }
 
   @Test
+  void aPooledConnectionResetBeforeTheLoopNoticedIsReplacedWhenTheRequestCannotBeWritten() throws Exception {
+    upstream = FakeUpstream.http1(FakeUpstream.ok("fresh"));
+    EventExecutor loop = loops.workers().next();
+    text(client.send(post(upstream.uri("/a"), loop, false)));
+
+    // The loop is busy while the upstream resets the idle connection: the pool still holds it as
+    // open, and the request's write is what finds it dead. Nothing went out: it goes out once, fresh.
+    CountDownLatch busy = new CountDownLatch(1);
+    loop.execute(() -> awaitQuietly(busy));
+    Channel idle = upstream.connections.getFirst();
+    idle.config().setOption(ChannelOption.SO_LINGER, 0);
+    idle.close().syncUninterruptibly();
+    UpstreamExchange exchange = client.send(post(upstream.uri("/a"), loop, false));
+    busy.countDown();
+
+    assertThat(text(exchange)).isEqualTo("fresh");
+    assertThat(upstream.accepted).hasValue(2);
+    assertThat(upstream.requests).hasValue(2);
+  }
+
+  @Test
   void aConnectionLostAfterTheRequestWentOutFailsAndIsNeverSentTwice() {
     AtomicInteger seen = new AtomicInteger();
     upstream = FakeUpstream.http1((ctx, request) -> {
@@ -134,6 +161,14 @@ class Http1PoolingTest {
     assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.RESET_BEFORE_RESPONSE);
     assertThat(upstream.requests).hasValue(2);
     assertThat(upstream.accepted).hasValue(1);
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test

@@ -11,12 +11,14 @@ import io.spillway.server.EventLoops;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * An exchange sent with a worker loop of the shared event loops as its affinity runs on that loop:
  * the upstream connection lives where the client connection does, and the answer's head arrives on
  * that loop's thread, whatever thread sent the request.
  */
+@Timeout(60)
 class LoopAffinityTest {
   final EventLoops loops = new EventLoops(2);
   final NettyUpstreamHttp client = new NettyUpstreamHttp(loops, ClientSettings.DEFAULTS, Ticker.system());
