@@ -30,24 +30,29 @@ public final class BodyBuffer implements BodySource {
     this.cancel = cancel;
   }
 
-  /** Queues a chunk; false when the queue is full and reading should stop until {@code resume}. */
+  /**
+   * Queues a chunk; false when the queue is full and reading should stop until {@code resume}.
+   * The answer is the state after a waiting reader has run: a reader that polls from inside its
+   * readiness callback (on the transport's own thread) may already have taken the queue down, and
+   * its {@code resume} then ran before the transport could stop reading.
+   */
   public boolean offer(byte[] chunk) {
     Runnable ready;
-    boolean more;
     synchronized (this) {
       if (closed || ended) {
         return false;
       }
       chunks.add(chunk);
       queued += chunk.length;
-      more = queued < highWater;
       // Once reading stopped, only the reader's draining (poll) starts it again: a later chunk of
       // the same read finding room must not clear the mark, or reading would never resume.
-      paused |= !more;
+      paused |= queued >= highWater;
       ready = takeWaiter();
     }
     run(ready);
-    return more;
+    synchronized (this) {
+      return !paused;
+    }
   }
 
   /** The body is complete. */

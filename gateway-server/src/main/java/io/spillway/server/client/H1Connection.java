@@ -78,7 +78,7 @@ final class H1Connection extends ChannelInboundHandlerAdapter {
     NettyExchange exchange = current;
     current = null;
     if (exchange != null) {
-      exchange.connectionLost(new ClosedChannelException());
+      exchange.connectionLost(channel, new ClosedChannelException());
     }
   }
 
@@ -88,7 +88,7 @@ final class H1Connection extends ChannelInboundHandlerAdapter {
     current = null;
     ctx.close();
     if (exchange != null) {
-      exchange.connectionLost(cause);
+      exchange.connectionLost(channel, cause);
     }
   }
 }

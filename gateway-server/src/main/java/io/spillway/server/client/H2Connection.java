@@ -68,7 +68,7 @@ final class H2Connection {
         .addListener(opened -> {
           if (!opened.isSuccess()) {
             streamEnded();
-            exchange.connectionLost(opened.cause());
+            exchange.connectionLost(null, opened.cause());
             return;
           }
           Http2StreamChannel stream = (Http2StreamChannel) opened.getNow();
@@ -107,13 +107,13 @@ final class H2Connection {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      exchange.connectionLost(new ClosedChannelException());
+      exchange.connectionLost(ctx.channel(), new ClosedChannelException());
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close();
-      exchange.connectionLost(cause);
+      exchange.connectionLost(ctx.channel(), cause);
     }
   }
 }

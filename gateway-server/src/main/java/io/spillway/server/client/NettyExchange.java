@@ -163,14 +163,16 @@ final class NettyExchange implements UpstreamExchange {
     this.protocolName = protocol;
     this.written = false;
     if (!channel.isActive()) {
-      connectionLost(new ClosedChannelException());
+      connectionLost(channel, new ClosedChannelException());
       return;
     }
     channel.writeAndFlush(toNetty()).addListener(sent -> {
       if (sent.isSuccess()) {
-        written = true;
+        if (this.channel == channel) {
+          written = true;
+        }
       } else {
-        connectionLost(sent.cause());
+        connectionLost(channel, sent.cause());
       }
     });
   }
@@ -255,14 +257,21 @@ final class NettyExchange implements UpstreamExchange {
     done = true;
     cancel(headTimer);
     cancel(wholeTimer);
+    // The connection goes back first: a reader that learns of the end may send its next request
+    // at once, and finds the connection idle (and its idle time counted from now).
+    lease.accept(keepAlive && !cancelled);
     body.end();
     head.complete(arrived);
-    lease.accept(keepAlive && !cancelled);
   }
 
-  /** The connection or stream ended or failed before the answer was complete. */
-  void connectionLost(Throwable cause) {
-    if (done) {
+  /**
+   * The connection or stream {@code from} ended or failed before the answer was complete; null
+   * when no channel was attached yet (an HTTP/2 stream that could not be opened). News from a
+   * channel this exchange has already left (the dead pooled one it was retried away from) is
+   * ignored.
+   */
+  void connectionLost(Channel from, Throwable cause) {
+    if (done || (from != null && from != channel)) {
       return;
     }
     if (!headArrived && !written && reused && !retried && !cancelled) {
@@ -270,8 +279,12 @@ final class NettyExchange implements UpstreamExchange {
       // went out: once more, on a fresh one. Once the request is out it may be running upstream
       // (and billed), so a failure after that is the router's to judge, never retried here.
       retried = true;
+      Consumer<Boolean> dead = lease;
       channel = null;
       lease = null;
+      if (dead != null) {
+        dead.accept(false);
+      }
       pool.acquire(this, true);
       return;
     }

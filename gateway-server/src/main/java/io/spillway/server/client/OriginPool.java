@@ -10,6 +10,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
@@ -33,6 +35,8 @@ import java.util.List;
  */
 final class OriginPool {
   private static final int MAX_HEADER_BYTES = 64 * 1024;
+  /** The HTTP/2 connection's receive window: as large as the protocol allows. */
+  private static final int CONNECTION_WINDOW = Integer.MAX_VALUE;
 
   private final Origin origin;
   private final EventLoop loop;
@@ -167,6 +171,9 @@ final class OriginPool {
           .build();
       H2Connection connection = new H2Connection(channel, codec, this, ticker);
       channel.pipeline().addLast(codec, new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+      // Each stream is bounded by its own window, given back as its reader takes the data; a
+      // connection window as small as one stream's would let one paused stream stall all the others.
+      channel.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - Http2CodecUtil.DEFAULT_WINDOW_SIZE));
       shared.add(connection);
       http2 = true;
       negotiating = false;

@@ -1,0 +1,199 @@
+package io.spillway.app.reliability;
+
+import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
+import static io.spillway.app.testing.GatewayHarness.chatBody;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.app.testing.RawHttp;
+import io.spillway.core.json.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A client that goes away cancels its upstream call, streamed or not, whatever its tier: the
+ * upstream sees its connection closed long before {@code cloud.timeout}, and the caller's quota
+ * reservation settles for what was used: nothing for an answer that never came, the prompt and the
+ * text streamed so far for a stream cut off mid-way (never the whole reservation).
+ */
+class UpstreamCancellationTest {
+  static StallingUpstream upstream;
+  static GatewayHarness harness;
+
+  @BeforeAll
+  static void start() throws IOException {
+    upstream = new StallingUpstream();
+    harness = GatewayHarness.start("""
+        cloud:
+          baseUrl: %s
+          timeout: 60s
+        """.formatted(upstream.baseUrl()));
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    harness.close();
+    upstream.close();
+  }
+
+  @ParameterizedTest(name = "{0} key, stream={1}")
+  @CsvSource({
+    "gold, false", "gold, true",
+    "silver, false", "silver, true",
+    "bronze, false", "bronze, true"})
+  void aClientThatGoesAwayCancelsTheUpstreamCallAndSettlesForWhatWasUsed(String tier, boolean stream)
+      throws Exception {
+    String key = switch (tier) {
+      case "gold" -> GatewayHarness.GOLD_KEY;
+      case "silver" -> GatewayHarness.SILVER_KEY;
+      default -> GatewayHarness.BRONZE_KEY;
+    };
+    long usedBefore = pool(tier).path("used").asLong();
+    int closedBefore = upstream.closed.get();
+    int requestsBefore = upstream.requests.get();
+    long reservedWhileRunning;
+
+    try (RawHttp client = new RawHttp(harness.gateway().port())) {
+      client.send(RawHttp.post("/v1/chat/completions", key, chatBody("gpt-4o", "who waits for this " + tier, stream)));
+      await().until(() -> upstream.requests.get() > requestsBefore);
+      reservedWhileRunning = pool(tier).path("reserved").asLong();
+      assertThat(reservedWhileRunning).as("the estimate is held while the call runs").isPositive();
+      if (stream) {
+        assertThat(client.readHead().status()).isEqualTo(200);
+        readUntil(client.input(), "world");
+      }
+    }
+
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(upstream.closed.get())
+        .as("the upstream sees its connection closed at once, not after cloud.timeout").isGreaterThan(closedBefore));
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pool(tier).path("reserved").asLong())
+        .as("the reservation has ended").isZero());
+    long charged = pool(tier).path("used").asLong() - usedBefore;
+    if (stream) {
+      assertThat(charged).as("the prompt and the text streamed before the client left")
+          .isPositive().isLessThan(reservedWhileRunning);
+    } else {
+      assertThat(charged).as("no answer came: nothing is charged").isZero();
+    }
+  }
+
+  private static JsonNode pool(String tier) throws IOException {
+    return Json.parse(harness.get("/admin/quota", ADMIN_TOKEN).body()).path("pools").path(tier);
+  }
+
+  private static void readUntil(InputStream in, String text) throws IOException {
+    ByteArrayOutputStream seen = new ByteArrayOutputStream();
+    while (!seen.toString(StandardCharsets.UTF_8).contains(text)) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("the stream ended before " + text + ": " + seen);
+      }
+      seen.write(b);
+    }
+  }
+
+  /**
+   * An upstream that never finishes: a buffered request gets nothing, a streamed one its first
+   * events ("Hello", " world") and then nothing. Each connection is held until the gateway closes
+   * it, which is counted.
+   */
+  static final class StallingUpstream implements AutoCloseable {
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger closed = new AtomicInteger();
+    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+
+    StallingUpstream() throws IOException {
+      Thread.ofVirtual().start(() -> {
+        while (!server.isClosed()) {
+          try {
+            Socket socket = server.accept();
+            Thread.ofVirtual().start(() -> serve(socket));
+          } catch (IOException e) {
+            return;
+          }
+        }
+      });
+    }
+
+    String baseUrl() {
+      return "http://127.0.0.1:" + server.getLocalPort() + "/v1";
+    }
+
+    private void serve(Socket socket) {
+      try (socket) {
+        InputStream in = socket.getInputStream();
+        String head = readHead(in);
+        if (head == null) {
+          return;
+        }
+        String body = new String(in.readNBytes(contentLength(head)), StandardCharsets.UTF_8);
+        if (body.contains("\"stream\":true")) {
+          OutputStream out = socket.getOutputStream();
+          out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+          String events = OpenAiStubs.chatStreamBody(false, "Hello", " world");
+          String started = events.substring(0, events.indexOf("world") + events.substring(events.indexOf("world")).indexOf("\n\n") + 2);
+          byte[] bytes = started.getBytes(StandardCharsets.UTF_8);
+          out.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+          out.write(bytes);
+          out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+          out.flush();
+        }
+        requests.incrementAndGet();
+        try {
+          while (in.read() >= 0) {
+            // nothing more comes from the gateway: wait for it to close
+          }
+        } catch (IOException reset) {
+          // a reset is a close too
+        }
+        closed.incrementAndGet();
+      } catch (IOException e) {
+        closed.incrementAndGet();
+      }
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+      ByteArrayOutputStream head = new ByteArrayOutputStream();
+      int matched = 0;
+      while (matched < 4) {
+        int b = in.read();
+        if (b < 0) {
+          return null;
+        }
+        head.write(b);
+        matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+      }
+      return head.toString(StandardCharsets.US_ASCII);
+    }
+
+    private static int contentLength(String head) {
+      for (String line : head.split("\r\n")) {
+        if (line.toLowerCase().startsWith("content-length:")) {
+          return Integer.parseInt(line.substring(15).trim());
+        }
+      }
+      return 0;
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+}
