@@ -63,7 +63,7 @@ public final class ConfigLoader {
    * binder's deserializers for every config record (Jackson builds them for the whole record tree
    * at the first bind), so that the real load finds them made.
    */
-  private static final String WARM_UP_SAMPLE = """
+  static final String WARM_UP_SAMPLE = """
       server: { host: 127.0.0.1, port: 0, idleTimeout: 60s, maxRequestSize: 1MiB }
       cloud: { baseUrl: "http://127.0.0.1:1/v1", apiKey: "${SPILLWAY_WARM_UP_KEY:-sk-warm-up}" }
       keys:
