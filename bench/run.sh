@@ -162,9 +162,9 @@ load_rss=$(rss_of "$java_pid")
 # 200 from /readyz, three times; then the same with an AOT cache when this JDK can make one.
 sed -e "s/port: $gw_port/port: $start_port/" -e "s#embedded:$work/data#embedded:$work/start-data#" \
   "$work/gateway.yaml" > "$work/start.yaml"
-start_to_ready() { # command... -> milliseconds
+start_to_ready() { # command... -> "wall-ms cpu-ms" (CPU: the JVM's user + system time up to that 200)
   rm -rf "$work/start-data"
-  local t0 pid
+  local t0 pid cpu
   t0=$(date +%s%N)
   (cd "$work" && exec "$@" serve --config "$work/start.yaml" > "$work/start.log" 2>&1) &
   pid=$!
@@ -172,10 +172,11 @@ start_to_ready() { # command... -> milliseconds
     kill -0 "$pid" 2>/dev/null || { echo "bench: Spillway did not start:" >&2; cat "$work/start.log" >&2; exit 1; }
     sleep 0.005
   done
-  echo $(( ($(date +%s%N) - t0) / 1000000 ))
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print int(($14 + $15) * 1000 / hz)}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+  echo "$(( ($(date +%s%N) - t0) / 1000000 )) $cpu"
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
 }
-starts=$(for i in 1 2 3; do start_to_ready $SPILLWAY_CMD; done | tr '\n' ' ')
+starts=$(for i in 1 2 3; do start_to_ready $SPILLWAY_CMD; done | tr '\n' ';')
 aot_starts=
 if [ -n "$own_cmd" ] && "$java_bin" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -q ' AOTCacheOutput '; then
   echo "AOT cache: training run" >&2
@@ -187,11 +188,14 @@ if [ -n "$own_cmd" ] && "$java_bin" -XX:+PrintFlagsFinal -version 2>/dev/null | 
     "http://127.0.0.1:$start_port/v1/chat/completions" > /dev/null
   kill -TERM "$train_pid"; wait "$train_pid" 2>/dev/null || true
   if [ -f "$work/spillway.aot" ]; then
-    aot_starts=$(for i in 1 2 3; do start_to_ready "$java_bin" -XX:AOTCache="$work/spillway.aot" $jvm_opts -jar "$jar"; done | tr '\n' ' ')
+    aot_starts=$(for i in 1 2 3; do start_to_ready "$java_bin" -XX:AOTCache="$work/spillway.aot" $jvm_opts -jar "$jar"; done | tr '\n' ';')
   fi
 fi
 
 median() { tr ' ' '\n' | awk 'NF' | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
+starts_column() { # "wall cpu;wall cpu;..." column -> its median
+  echo "$1" | tr ';' '\n' | awk -v c="$2" 'NF {print $c}' | tr '\n' ' ' | median
+}
 column_of() { # target conns column
   echo "${samples[$1,$2]}" | tr ';' '\n' | awk -v c="$3" 'NF {print $c}' | tr '\n' ' ' | median
 }
@@ -217,9 +221,11 @@ out="$work/results.txt"
     printf "added latency at 1 connection over direct: p50 %+d µs (target <= 100), p99 %+d µs (target <= 1000)\n", s50 - d50, s99 - d99
     printf "nginx proxy_pass adds: p50 %+d µs, p99 %+d µs\n", n50 - d50, n99 - d99
   }'
-  echo "start to ready: $(echo "$starts" | median) ms median of 3 from a cold JVM (target <= 1500; includes JVM start)"
+  echo "start to ready: $(starts_column "$starts" 1) ms median of 3 from a cold JVM (target <= 1500; includes JVM start)," \
+    "$(starts_column "$starts" 2) ms of JVM CPU (user + sys) up to ready; each: $(echo "$starts" | tr ';' ',')"
   if [ -n "$aot_starts" ]; then
-    echo "start to ready with an AOT cache: $(echo "$aot_starts" | median) ms median of 3"
+    echo "start to ready with an AOT cache: $(starts_column "$aot_starts" 1) ms median of 3," \
+      "$(starts_column "$aot_starts" 2) ms of JVM CPU; each: $(echo "$aot_starts" | tr ';' ',')"
   else
     echo "start to ready with an AOT cache: not measured (needs JDK 25+ and the packaged jar)"
   fi

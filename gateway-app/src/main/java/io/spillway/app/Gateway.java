@@ -321,7 +321,7 @@ public final class Gateway implements AutoCloseable {
         && !config.local().enabled();
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server(), multiplexed);
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
-        usageStore::status, config.quota(), breaker, risk::mode));
+        usageStore::status, config.quota(), breaker, risk::mode, TokenCounter::vocabularyLoaded));
     if (config.metrics().enabled()) {
       httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
@@ -486,7 +486,9 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     SelfReference.warnings(gateway.config, gateway.port()).forEach(warning -> log.warn("config: {}", warning));
-    TokenCounter.warmUp(); // after the listener is up: loading the vocabulary must not delay readiness
+    // After the listener is up: readiness does not wait for the vocabulary, only requests that count
+    // tokens do (ReadinessService, docs/performance.md "Start to ready").
+    TokenCounter.warmUp();
     return gateway;
   }
 

@@ -44,6 +44,8 @@ public final class Main implements Callable<Integer> {
   Path config = Path.of("config/gateway.yaml");
 
   public static void main(String[] args) {
+    NettyDefaults.apply();
+    StartupWarmer.startFor(args);
     System.exit(run(args));
   }
 
@@ -107,7 +109,6 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      StartupWarmer.start();
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));

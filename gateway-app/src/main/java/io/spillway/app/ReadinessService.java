@@ -18,6 +18,7 @@ import io.spillway.quota.store.StoreStatus;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.routing.breaker.Breaker;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -32,7 +33,10 @@ import java.util.function.Supplier;
  * and {@code local.servers} lists each with its readiness, breaker state and outstanding requests.
  * The {@code breaker} part says who decides the breaker ({@code local}, {@code fleet}, or
  * {@code local-fallback} while the fleet's Redis does not answer), and the {@code risk} part whose
- * requests the risk index counts (the same three modes); neither changes readiness.
+ * requests the risk index counts (the same three modes); neither changes readiness. Nor does the
+ * {@code tokenizer} part ({@code loaded}: whether the o200k vocabulary has finished loading in the
+ * background since the listener came up): only requests that count tokens wait for it, and a probe,
+ * {@code /healthz}, {@code /v1/models} or {@code /metrics} never does.
  */
 final class ReadinessService implements HttpService {
   private final CloudConfig cloud;
@@ -44,6 +48,7 @@ final class ReadinessService implements HttpService {
   private final Duration storeRetry;
   private final Breaker breaker;
   private final Supplier<FleetMode> riskMode;
+  private final BooleanSupplier tokenizerLoaded;
 
   /**
    * {@code local} is null when {@code local.enabled} is false. With {@code quota.failClosed}, an
@@ -51,7 +56,8 @@ final class ReadinessService implements HttpService {
    * how often the store tries again).
    */
   ReadinessService(CloudConfig cloud, LocalConfig localConfig, LocalPool local, ConnectionBudget connections,
-      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<FleetMode> riskMode) {
+      Supplier<StoreStatus> store, QuotaConfig quota, Breaker breaker, Supplier<FleetMode> riskMode,
+      BooleanSupplier tokenizerLoaded) {
     this.cloud = cloud;
     this.localConfig = localConfig;
     this.local = local;
@@ -61,6 +67,7 @@ final class ReadinessService implements HttpService {
     this.storeRetry = quota.flushInterval();
     this.breaker = breaker;
     this.riskMode = riskMode;
+    this.tokenizerLoaded = tokenizerLoaded;
   }
 
   @Override
@@ -94,6 +101,7 @@ final class ReadinessService implements HttpService {
     if (counts == FleetMode.LOCAL_FALLBACK) {
       riskJson.put("detail", "the fleet's risk counts in Redis do not answer; the risk index counts this replica's requests");
     }
+    out.putObject("tokenizer").put("loaded", tokenizerLoaded.getAsBoolean());
     StoreStatus quotaStore = store.get();
     // Where the store is (a Redis address) is not shown: this endpoint needs no token.
     out.putObject("quotaStore").put("kind", quotaStore.kind()).put("healthy", quotaStore.healthy())

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
+import io.spillway.core.tokens.TokenCounter;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -38,6 +39,31 @@ class ReadinessServiceTest {
       assertThat(status.statusCode()).isEqualTo(200);
       assertThat(Json.parse(status.body()).path("local").path("baseUrl").asText()).isEqualTo(h.ollama.baseUrl());
       assertThat(h.get("/admin/status", null).statusCode()).isEqualTo(401);
+    }
+  }
+
+  /**
+   * Readiness does not wait for the tokenizer's vocabulary (it loads in the background once the
+   * listener is up); {@code tokenizer.loaded} shows whether it has, and a chat request, which counts
+   * tokens, is answered with it loaded.
+   */
+  @Test
+  void readyzDoesNotWaitForTheTokenizerAndTheFirstChatRequestIsAnsweredWithItLoaded() throws Exception {
+    try (GatewayHarness h = GatewayHarness.start()) {
+      h.cloud.stubFor(com.github.tomakehurst.wiremock.client.WireMock.post("/v1/chat/completions")
+          .willReturn(OpenAiStubs.chatCompletion("hello")));
+
+      HttpResponse<String> readyz = h.get("/readyz", null);
+      assertThat(readyz.statusCode()).isEqualTo(200);
+      assertThat(Json.parse(readyz.body()).path("tokenizer").path("loaded").isBoolean()).isTrue();
+
+      HttpResponse<String> chat = h.post("/v1/chat/completions", GatewayHarness.GOLD_KEY,
+          GatewayHarness.chatBody("gpt-4o-mini", "count my tokens", false));
+      assertThat(chat.statusCode()).isEqualTo(200);
+      assertThat(TokenCounter.vocabularyLoaded()).isTrue();
+      JsonNode after = Json.parse(h.get("/readyz", null).body());
+      assertThat(after.path("status").asText()).isEqualTo("ready");
+      assertThat(after.path("tokenizer").path("loaded").asBoolean()).isTrue();
     }
   }
 

@@ -79,9 +79,12 @@ public final class GatewayServer implements AutoCloseable {
     return budget;
   }
 
-  /** Loads the native epoll transport now if it is available (a start-up warm-up; idempotent). */
+  /**
+   * Loads the native epoll transport now if it is available, and what the first request's decoding
+   * and encoding need (a start-up warm-up on a thread of its own; idempotent; see {@link FrontEndWarmUp}).
+   */
   public static void warmTransport() {
-    Epoll.isAvailable();
+    FrontEndWarmUp.run();
   }
 
   public GatewayServer start() {

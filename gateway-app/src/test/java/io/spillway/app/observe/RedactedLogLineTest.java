@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.LoggingEvent;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.CoreConstants;
 import io.spillway.core.redact.Redactor;
 import java.util.HashMap;
@@ -15,7 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The diagnostic log's pattern (as in logback.xml) shows no cloud key, in its message or its stack trace. */
+/** The diagnostic log's pattern (DefaultLogging's, as in config/logback.xml) shows no cloud key, in its message or its stack trace. */
 class RedactedLogLineTest {
   static final String KEY = "sk-proj-diagnostic-0123456789";
 
@@ -38,6 +39,7 @@ class RedactedLogLineTest {
 
   private static String format(String message, Throwable thrown) {
     LoggerContext context = new LoggerContext();
+    context.setMDCAdapter(new LogbackMDCAdapter());
     @SuppressWarnings("unchecked")
     Map<String, String> rules = (Map<String, String>) context.getObject(CoreConstants.PATTERN_RULE_REGISTRY);
     Map<String, String> registry = rules != null ? rules : new HashMap<>();
@@ -46,7 +48,7 @@ class RedactedLogLineTest {
     context.putObject(CoreConstants.PATTERN_RULE_REGISTRY, registry);
     PatternLayout layout = new PatternLayout();
     layout.setContext(context);
-    layout.setPattern("%-5level %logger{20} - %redactedMsg%n%redactedEx");
+    layout.setPattern(DefaultLogging.DIAGNOSTIC_PATTERN);
     layout.start();
     Logger logger = context.getLogger("test");
     LoggingEvent event = new LoggingEvent(Logger.class.getName(), logger, Level.WARN, message, thrown, null);

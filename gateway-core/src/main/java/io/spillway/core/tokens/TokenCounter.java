@@ -29,7 +29,14 @@ public final class TokenCounter {
 
   private static final class O200k {
     static final TokenCounter INSTANCE = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.O200K_BASE));
+
+    static {
+      o200kLoaded = true;
+    }
   }
+
+  /** Set once the o200k vocabulary (the one most models count with) is loaded. */
+  private static volatile boolean o200kLoaded;
 
   private static final class Cl100k {
     static final TokenCounter INSTANCE = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.CL100K_BASE));
@@ -73,6 +80,16 @@ public final class TokenCounter {
    */
   public static void warmUp() {
     Thread.ofPlatform().name("tokenizer-warm-up").daemon().start(() -> O200k.INSTANCE.count("warm up"));
+  }
+
+  /**
+   * Whether the o200k vocabulary is loaded. Until it is, a request that counts tokens with it (the
+   * quota estimate and shaping of a chat, completion or responses request) waits for the load, which
+   * {@link #warmUp} starts right after the listener is up; nothing else waits for it, readiness
+   * included ({@code /readyz} shows this as {@code tokenizer.loaded}).
+   */
+  public static boolean vocabularyLoaded() {
+    return o200kLoaded;
   }
 
   public String encodingName() {

@@ -5,12 +5,29 @@ import io.spillway.config.QuotaConfig;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import org.h2.mvstore.MVStore;
 
 /** Opens the store named by the {@code store} config value. */
 public final class UsageStores {
   private UsageStores() {}
 
   /** Opens the store of {@code config.store()}, holding reservations no longer than {@link #holdTimeout}. */
+  /**
+   * Loads the embedded store's engine (H2's MVStore) by writing to a throw-away in-memory store: a
+   * start-up warm-up, run on a second thread while the gateway is being built, so that opening the
+   * key store and the usage store on the main thread finds most of its classes loaded. Nothing is
+   * written to disk or kept.
+   */
+  public static void warmUp() {
+    MVStore store = new MVStore.Builder().autoCommitDisabled().open();
+    try {
+      store.<String, Long>openMap("warm-up").put("pool|gold", 1L);
+      store.commit();
+    } finally {
+      store.close();
+    }
+  }
+
   public static UsageStore open(GatewayConfig config, Clock clock) {
     return open(config.store(), config.quota(), holdTimeout(config), clock);
   }
