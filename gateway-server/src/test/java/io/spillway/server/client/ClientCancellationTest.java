@@ -2,6 +2,7 @@ package io.spillway.server.client;
 
 import static io.spillway.server.client.ClientTesting.headFailure;
 import static io.spillway.server.client.ClientTesting.post;
+import static io.spillway.server.client.ClientTesting.stream;
 import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -90,7 +91,7 @@ class ClientCancellationTest {
       }
     });
     EventExecutor loop = loops.workers().next();
-    UpstreamExchange cancelled = client.send(post(upstream.uri("/streaming"), loop, true));
+    UpstreamExchange cancelled = client.send(ClientTesting.withAffinity(stream(upstream.uri("/streaming"), true), loop));
     UpstreamExchange other = client.send(post(upstream.uri("/waiting"), loop, true));
     assertThat(UpstreamCalls.head(cancelled).protocol()).isEqualTo("h2");
     held.awaitRequests(1);

@@ -37,6 +37,11 @@ final class ClientTesting {
         "{\"stream\":true}".getBytes(StandardCharsets.UTF_8), CONNECT, HEAD, null, null, h2c);
   }
 
+  static OutboundRequest withAffinity(OutboundRequest r, Executor affinity) {
+    return new OutboundRequest(r.backend(), r.method(), r.uri(), r.headers(), r.body(), r.connectTimeout(),
+        r.headTimeout(), r.wholeTimeout(), affinity, r.h2c());
+  }
+
   static OutboundRequest withTimeouts(OutboundRequest r, Duration connect, Duration head, Duration whole) {
     return new OutboundRequest(r.backend(), r.method(), r.uri(), r.headers(), r.body(), connect, head, whole,
         r.affinity(), r.h2c());

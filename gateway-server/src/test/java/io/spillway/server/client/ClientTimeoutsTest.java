@@ -107,9 +107,9 @@ class ClientTimeoutsTest {
     UpstreamExchange exchange = client.send(withTimeouts(post(upstream.uri("/a")), ClientTesting.CONNECT,
         ClientTesting.HEAD, Duration.ofSeconds(2)));
 
-    assertThat(UpstreamCalls.head(exchange).status()).isEqualTo(200);
-    UpstreamException failure = catchThrowableOfType(UpstreamException.class,
-        () -> UpstreamCalls.readAll(exchange.body(), Long.MAX_VALUE));
+    // A buffered answer's head is handed over with its whole body, so the waiter learns of the
+    // timeout from the head itself.
+    UpstreamException failure = catchThrowableOfType(UpstreamException.class, () -> UpstreamCalls.head(exchange));
     assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.TIMEOUT);
     await().untilAsserted(() -> assertThat(upstream.closed).hasValue(1));
   }
