@@ -13,7 +13,9 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.upstream.OpenAiHttpBackend;
+import io.spillway.upstream.UpstreamDialect;
 import io.spillway.upstream.UpstreamSettings;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
@@ -58,10 +60,23 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   private final OpenAiHttpBackend delegate;
 
   /**
+   * A backend whose every call goes over OkHttp (tests and tools).
+   *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    */
   public OpenAiLocalBackend(
       LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
+    this(config, cloud, clock, meters, null);
+  }
+
+  /**
+   * A backend that makes its data calls over {@code http}, the data path's client on the front
+   * end's event loops (null: OkHttp); readiness and context questions stay on OkHttp.
+   *
+   * @param cloud supplies the connect timeout and the response size limit; its key is never used
+   */
+  public OpenAiLocalBackend(
+      LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters, UpstreamHttp http) {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;
@@ -72,7 +87,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
         .readTimeout(cloud.connectTimeout())
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
         .build();
-    this.delegate = new OpenAiHttpBackend(NAME, settings, client);
+    this.delegate = http != null
+        ? new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http)
+        : new OpenAiHttpBackend(NAME, settings, client);
   }
 
   @Override

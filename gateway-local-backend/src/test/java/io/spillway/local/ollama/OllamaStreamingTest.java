@@ -18,12 +18,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The NDJSON stream is relayed as it arrives: an Ollama stand-in that holds back the rest of its
  * answer until the test lets it go shows that the first events are out before the stream is complete.
  */
+@ExtendWith(EventLoopClient.class)
 class OllamaStreamingTest {
   final CountDownLatch restMayFollow = new CountDownLatch(1);
   final CountDownLatch finished = new CountDownLatch(1);
