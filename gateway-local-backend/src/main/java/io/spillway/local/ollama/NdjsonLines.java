@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Reads Ollama's {@code application/x-ndjson} body one JSON object per line from the exchange's
@@ -38,8 +39,10 @@ final class NdjsonLines implements UpstreamObjects {
   private volatile boolean timedOut;
   private volatile boolean closed;
   private Runnable timer;
+  private final AtomicBoolean closeRan = new AtomicBoolean();
+  private volatile Runnable drainLimit;
   private boolean bodyEnded;
-  private boolean finished;
+  private volatile boolean finished;
 
   /**
    * @param nonBlocking whether the body never blocks in its poll (the data path's client)
@@ -114,12 +117,50 @@ final class NdjsonLines implements UpstreamObjects {
     return finished;
   }
 
-  /** Releases the connection; a stream left before its end is cancelled. */
+  /**
+   * Releases the connection; a stream left before its end is cancelled. After the done line the
+   * rest of the body (its end) is read first, from the body's thread, so that an HTTP/1.1
+   * connection goes back to the pool instead of being closed; a server that does not end the body
+   * within the line timeout has the exchange cancelled.
+   */
   @Override
   public void close() {
+    if (closeRan.getAndSet(true)) {
+      return;
+    }
     closed = true;
     disarm();
+    if (finished && nonBlocking && !bodyEnded) {
+      if (lineTimeout != null) {
+        drainLimit = exchange.schedule(lineTimeout, body::close);
+      }
+      drainRest();
+      return;
+    }
     body.close();
+  }
+
+  private void drainRest() {
+    while (true) {
+      byte[] chunk;
+      try {
+        chunk = body.poll();
+      } catch (UpstreamException e) {
+        chunk = null;
+      }
+      if (chunk == BodySource.PENDING) {
+        body.onReady(this::drainRest);
+        return;
+      }
+      if (chunk == null) {
+        Runnable limit = drainLimit;
+        if (limit != null) {
+          limit.run();
+        }
+        body.close();
+        return;
+      }
+    }
   }
 
   /** The next whole line as JSON, null at the end of the body, or {@link #PENDING}. */

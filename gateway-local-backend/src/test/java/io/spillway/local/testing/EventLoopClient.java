@@ -6,6 +6,7 @@ import io.spillway.server.EventLoops;
 import io.spillway.server.client.ClientSettings;
 import io.spillway.server.client.NettyUpstreamHttp;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -30,6 +31,16 @@ public final class EventLoopClient implements BeforeAllCallback {
       throw new IllegalStateException("extend the test class with @ExtendWith(EventLoopClient.class)");
     }
     return current.http;
+  }
+
+  /**
+   * One of the client's event loops: a request whose {@code CONNECTION_LOOP} attribute names it has
+   * its exchange on that loop and shares that loop's pooled connections, as the requests of one
+   * client connection do.
+   */
+  public static Executor loop() {
+    http();
+    return shared.loops.workers().next();
   }
 
   private static final class Shared implements AutoCloseable {
