@@ -62,17 +62,19 @@ class LocalCallCancellationTest {
     listener.close();
   }
 
-  @ParameterizedTest(name = "{0}, stream {1}")
-  @CsvSource({"OLLAMA, false", "OLLAMA, true", "OPENAI, false", "OPENAI, true"})
-  void clientGoneCancelsALocalCall(LocalConfig.Kind kind, boolean stream) throws Exception {
+  @ParameterizedTest(name = "{0}, {2}, stream {1}")
+  @CsvSource({"OLLAMA, false, CHAT_COMPLETIONS", "OLLAMA, true, CHAT_COMPLETIONS", "OPENAI, false, CHAT_COMPLETIONS",
+      "OPENAI, true, CHAT_COMPLETIONS", "OLLAMA, true, RESPONSES", "OPENAI, false, RESPONSES", "OPENAI, true, RESPONSES"})
+  void clientGoneCancelsALocalCall(LocalConfig.Kind kind, boolean stream, Route route) throws Exception {
     Map<String, String> models = new LinkedHashMap<>();
     models.put("default", "qwen2.5-coder:7b");
     LocalConfig config = new LocalConfig(true, kind, "http://127.0.0.1:" + listener.getLocalPort(), models, null,
         null, Duration.ofSeconds(60), null);
     LocalServer server = LocalBackends.server(config, OllamaTesting.cloud(), FakeClock.at("2026-11-10T10:00:00Z"),
         new SimpleMeterRegistry(), EventLoopClient.http());
-    GatewayRequest request = OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"stream\":" + stream + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    GatewayRequest request = OllamaTesting.request(route, route == Route.RESPONSES
+        ? "{\"model\":\"gpt-4o\",\"stream\":" + stream + ",\"store\":false,\"input\":\"hi\"}"
+        : "{\"model\":\"gpt-4o\",\"stream\":" + stream + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
     ClientDisconnect disconnect = ClientDisconnect.create();
     request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, disconnect);
     AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -9,7 +9,9 @@ import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
@@ -122,6 +124,11 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
         translated.body(), null, request.receivedAt());
+    // What the call itself needs of the client's request: its disconnect (which cancels the call),
+    // its connection's event loop (where the call runs) and its trace context.
+    copy(request, chat, RequestAttributes.CLIENT_DISCONNECT);
+    copy(request, chat, RequestAttributes.CONNECTION_LOOP);
+    copy(request, chat, RequestAttributes.TRACE_CONTEXT);
     GatewayResponse answer = delegate.call(chat);
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
@@ -145,6 +152,10 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     ObjectNode response = translation.answer(completion, local, createdAt);
     return translated.answered(GatewayResponse.buffered(200, answer.headers().with("content-type", GatewayResponse.JSON),
         Json.toBytes(response)));
+  }
+
+  private static <T> void copy(GatewayRequest from, GatewayRequest to, Attribute<T> key) {
+    to.setAttribute(key, from.attribute(key));
   }
 
   @Override
