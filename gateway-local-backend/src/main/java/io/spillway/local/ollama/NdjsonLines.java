@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>{@link #poll} never blocks over a non-blocking body: it answers {@link #PENDING} while no
  * whole line is there. Each whole line must arrive within {@code lineTimeout}, counted from the poll
- * that found none (time spent waiting for a slow client does not count); past it the exchange is
- * cancelled and the stream fails with a timeout. Not thread-safe, except {@link #close}.
+ * that found none (over a blocking body, from the poll that started reading it; time spent waiting
+ * for a slow client does not count); past it the exchange is cancelled and the stream fails with a
+ * timeout. Not thread-safe, except {@link #close}.
  */
 final class NdjsonLines implements UpstreamObjects {
   private final String backend;
@@ -168,6 +169,9 @@ final class NdjsonLines implements UpstreamObjects {
     while (lines.isEmpty()) {
       if (bodyEnded) {
         return null;
+      }
+      if (!nonBlocking) {
+        arm(); // the poll below blocks until bytes come: its time counts now
       }
       byte[] chunk;
       try {

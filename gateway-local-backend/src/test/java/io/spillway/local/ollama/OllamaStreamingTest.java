@@ -30,6 +30,8 @@ import org.junit.jupiter.api.BeforeEach;
 import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The NDJSON stream is relayed as it arrives: an Ollama stand-in that holds back the rest of its
@@ -148,13 +150,14 @@ class OllamaStreamingTest {
     }
   }
 
-  @Test
-  void aLineThatDoesNotArriveInTimeFailsTheStreamWithATimeout() {
+  @ParameterizedTest(name = "over the event loops'' client: {0}")
+  @ValueSource(booleans = {true, false})
+  void aLineThatDoesNotArriveInTimeFailsTheStreamWithATimeout(boolean eventLoops) {
     LocalConfig quick = OllamaTesting.config("http://127.0.0.1:" + server.getAddress().getPort());
     quick = new LocalConfig(true, LocalConfig.Kind.OLLAMA, quick.baseUrl(), quick.modelNames(), null, null,
         Duration.ofSeconds(1), null);
     OllamaBackend backend = new OllamaBackend(quick, OllamaTesting.cloud(), FakeClock.at("2026-11-10T10:00:00Z"),
-        new SimpleMeterRegistry(), EventLoopClient.http());
+        new SimpleMeterRegistry(), eventLoops ? EventLoopClient.http() : null);
     GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
 
