@@ -20,9 +20,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A pump on its own virtual thread reads the upstream and appends each event to a replay buffer;
  * each {@link #subscribe subscriber} reads the buffer from the start at its own pace (so a late
- * joiner first gets every event sent so far, then the rest as it arrives) and waits on a condition,
- * never spinning, when it has caught up. A subscriber that fails or goes away never cancels the
- * call for the others.
+ * joiner first gets every event sent so far, then the rest as it arrives). A subscriber never
+ * blocks ({@link EventStream#nonBlocking}): once it has caught up it answers
+ * {@link SseEvent#PENDING}, and the pump runs its {@link EventStream#onReady} callback when the next
+ * event, the end or a failure comes, so the front end relays it from its event loop without a
+ * thread. A subscriber that fails or goes away never cancels the call for the others.
  *
  * <p>The buffer is bounded by {@code maxBytes} (the {@code cache.maxEntrySize}). While the stream
  * fits, the whole stream is kept, for late joiners and for the cache. Once it grows past the bound
@@ -62,6 +64,8 @@ final class SharedStream {
   private final AtomicBoolean upstreamClosed = new AtomicBoolean();
   private final List<SseEvent> events = new ArrayList<>();
   private final List<Subscriber> subscribers = new ArrayList<>();
+  /** Callbacks of subscribers that caught up, run (outside the lock) when the stream moves on. */
+  private List<Runnable> whenReady = new ArrayList<>();
   private long base;
   private long retainedBytes;
   private long totalBytes;
@@ -137,14 +141,17 @@ final class SharedStream {
     } finally {
       closeUpstream();
       List<SseEvent> whole = null;
-      if (normalEnd) {
-        lock.lock();
-        try {
+      List<Runnable> ready;
+      lock.lock();
+      try {
+        if (normalEnd) {
           whole = overflowed ? null : List.copyOf(events);
-        } finally {
-          lock.unlock();
         }
+        ready = takeReady(); // a subscriber still waiting after a cancel hears that it is over
+      } finally {
+        lock.unlock();
       }
+      ready.forEach(Runnable::run);
       listener.finished(whole);
     }
   }
@@ -155,6 +162,7 @@ final class SharedStream {
    */
   private boolean append(SseEvent event) {
     boolean overflowNow = false;
+    List<Runnable> ready;
     lock.lock();
     try {
       if (cancelled) {
@@ -169,9 +177,11 @@ final class SharedStream {
         overflowNow = true;
       }
       changed.signalAll();
+      ready = takeReady();
     } finally {
       lock.unlock();
     }
+    ready.forEach(Runnable::run);
     if (overflowNow) {
       listener.overflowed();
     }
@@ -215,6 +225,7 @@ final class SharedStream {
   }
 
   private boolean end() {
+    List<Runnable> ready;
     lock.lock();
     try {
       if (cancelled) {
@@ -222,22 +233,37 @@ final class SharedStream {
       }
       ended = true;
       changed.signalAll();
-      return true;
+      ready = takeReady();
     } finally {
       lock.unlock();
     }
+    ready.forEach(Runnable::run);
+    return true;
   }
 
   private void fail(GatewayException e) {
+    List<Runnable> ready;
     lock.lock();
     try {
       if (failure == null && !ended) {
         failure = e;
       }
       changed.signalAll();
+      ready = takeReady();
     } finally {
       lock.unlock();
     }
+    ready.forEach(Runnable::run);
+  }
+
+  /** The waiting subscribers' callbacks, to run once the lock is let go. Holds the lock. */
+  private List<Runnable> takeReady() {
+    if (whenReady.isEmpty()) {
+      return List.of();
+    }
+    List<Runnable> ready = whenReady;
+    whenReady = new ArrayList<>();
+    return ready;
   }
 
   private void closeUpstream() {
@@ -257,36 +283,52 @@ final class SharedStream {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       lock.lock();
       try {
-        while (true) {
-          if (closed) {
-            return null;
-          }
-          int index = (int) (cursor - base);
-          if (index < events.size()) {
-            cursor++;
-            started = true;
-            if (overflowed) {
-              changed.signalAll();
-            }
-            return events.get(index);
-          }
-          if (failure != null) {
-            throw failure;
-          }
-          if (ended || cancelled) {
-            return null;
-          }
-          changed.await();
+        if (closed) {
+          return null;
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw ErrorKind.INTERNAL.exception("Interrupted while waiting for a shared stream");
+        int index = (int) (cursor - base);
+        if (index < events.size()) {
+          cursor++;
+          started = true;
+          if (overflowed) {
+            changed.signalAll();
+          }
+          return events.get(index);
+        }
+        if (failure != null) {
+          throw failure;
+        }
+        if (ended || cancelled) {
+          return null;
+        }
+        return SseEvent.PENDING;
       } finally {
         lock.unlock();
       }
+    }
+
+    @Override
+    public void onReady(Runnable action) {
+      lock.lock();
+      try {
+        boolean caughtUp = !closed && cursor - base >= events.size() && failure == null && !ended && !cancelled;
+        if (caughtUp) {
+          whenReady.add(action);
+          return;
+        }
+      } finally {
+        lock.unlock();
+      }
+      action.run();
+    }
+
+    /** Reads only the shared buffer: the pump does the upstream's reading. */
+    @Override
+    public boolean nonBlocking() {
+      return true;
     }
 
     @Override

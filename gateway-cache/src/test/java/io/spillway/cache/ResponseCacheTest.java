@@ -23,6 +23,7 @@ import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,6 +32,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -393,6 +395,41 @@ class ResponseCacheTest {
     assertThat(drain(late)).hasSize(3).endsWith("[DONE]");
     assertThat(drain(leader)).hasSize(2).endsWith("[DONE]");
     assertThat(f.upstreamCalls).hasValue(1);
+  }
+
+  @Test
+  void aCaughtUpReaderOfASharedStreamIsPolledWithoutBlockingAndToldWhenTheNextEventComes() {
+    ScriptedStream upstream = new ScriptedStream().send(chunk("a"));
+    f.upstream = request -> streamed(upstream);
+    GatewayResponse leader = f.send(RELEASE, Route.CHAT_COMPLETIONS, chatBody("hi", true));
+    EventStream reader = leader.stream();
+    assertThat(reader.nonBlocking()).as("relayed from an event loop").isTrue();
+    assertThat(reader.next().data()).contains("\"a\"");
+
+    assertThat(reader.poll()).as("caught up: nothing yet").isSameAs(SseEvent.PENDING);
+    AtomicInteger told = new AtomicInteger();
+    reader.onReady(told::incrementAndGet);
+    upstream.send(chunk("b"));
+
+    await().until(() -> told.get() == 1);
+    assertThat(reader.poll().data()).contains("\"b\"");
+    upstream.send(SseEvent.DONE).end();
+    assertThat(drain(leader)).hasSize(1).endsWith("[DONE]");
+    assertThat(told).as("each callback runs once").hasValue(1);
+  }
+
+  @Test
+  void aReplayedStreamIsPolledWithoutBlocking() {
+    f.upstream = request -> streamed(new ScriptedStream().send(chunk("ok"), SseEvent.DONE).end());
+    drain(f.send(RELEASE, Route.CHAT_COMPLETIONS, chatBody("hi", true)));
+    await().until(() -> f.cache.stats().entries() == 1);
+
+    GatewayResponse hit = f.send(RELEASE, Route.CHAT_COMPLETIONS, chatBody("hi", true));
+
+    assertThat(hit.stream().nonBlocking()).isTrue();
+    assertThat(hit.stream().poll().data()).contains("\"ok\"");
+    assertThat(hit.stream().poll()).isEqualTo(SseEvent.DONE);
+    assertThat(hit.stream().poll()).isNull();
   }
 
   @Test

@@ -35,7 +35,7 @@ final class ScriptedStream implements EventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (closed.get()) {
       return null;
     }

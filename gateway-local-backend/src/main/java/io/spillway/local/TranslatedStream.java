@@ -43,6 +43,7 @@ public final class TranslatedStream implements EventStream {
     this.translator = translator;
   }
 
+  /** Blocks only when its source blocks (a source that is not {@link UpstreamObjects#nonBlocking}). */
   @Override
   public SseEvent poll() {
     if (closed.get()) {

@@ -162,7 +162,7 @@ class RouterAdmissionTest {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       started = true;
       return events.poll();
     }

@@ -454,7 +454,7 @@ class RouterTest {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       String next = data.poll();
       if (next == null) {
         return null;

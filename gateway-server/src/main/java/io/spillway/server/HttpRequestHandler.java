@@ -44,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * (pipelining) waits in order, and reading stops until none waits, so a busy client cannot pile up
  * work.
  *
+ * <p>A request's answer is owed until its last write, not until its thread ends: a non-blocking
+ * stream is relayed on this event loop after the request's thread has returned, and the next
+ * request starts from the relay's last write (see {@link ResponseWriter#write}).
+ *
  * <p>The request being served learns at once when its client goes away: closing the connection
  * signals its {@link ClientDisconnect}, whatever stage the request is in (waiting for admission,
  * waiting for the upstream's first byte, streaming).

@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.ErrorMapper;
@@ -35,9 +34,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes responses to one connection from the request's virtual thread. A stream is relayed event
- * by event as it arrives; while the client's socket buffer is full the writer waits for it to drain
- * before pulling the next event, so a slow reader slows the upstream read instead of growing memory.
+ * Writes responses to one connection. A {@link EventStream#nonBlocking non-blocking} stream is
+ * handed to a {@link StreamRelay} on the channel's event loop and the request's virtual thread
+ * returns at once: no thread per stream. A stream that may block (read from an {@code InputStream})
+ * is relayed from the request's virtual thread, event by event as it arrives. Either way, while the
+ * client's socket buffer is full the next event is not pulled until it drains, so a slow reader
+ * slows the upstream read instead of growing memory.
  *
  * <p>A stream is cut at {@code server.streamTimeLimit} by a timer on the event loop, whether events
  * keep coming, only keep-alive comments arrive, or the writer is waiting for a slow client: the
@@ -53,6 +55,8 @@ final class ResponseWriter {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition writable = lock.newCondition();
   private volatile EventStream activeStream;
+  /** The relay of the stream being answered on the event loop; event loop only. */
+  private StreamRelay relay;
   private volatile boolean streamExpired;
   private volatile boolean waitingForClient;
 
@@ -62,8 +66,9 @@ final class ResponseWriter {
   }
 
   /**
-   * Writes a response from the request's thread; blocks for streams until the stream ends or the
-   * client goes away. {@code written} runs once the answer's last write is issued, on the event
+   * Writes a response from the request's thread. A non-blocking stream is handed to the event loop
+   * and this returns at once; a blocking one is relayed here until it ends or the client goes away.
+   * {@code written} runs once the answer's last write is issued, on the event
    * loop and in the same task as that write (one wake-up, and nothing the event loop reads
    * afterwards can find the answer still owed); it runs at once when the connection is gone. It
    * does not run when this throws.
@@ -78,6 +83,16 @@ final class ResponseWriter {
       return;
     }
     EventStream stream = response.stream();
+    if (stream.nonBlocking()) {
+      HttpResponse head = streamHead(response, requestId, keepAlive, chunked);
+      StreamRelay handedOver = new StreamRelay(channel, stream, head, requestId, keepAlive, streamTimeLimit, () -> {
+        relay = null;
+        written.run();
+      });
+      runOnLoop(() -> relay = handedOver);
+      handedOver.start();
+      return;
+    }
     activeStream = stream;
     try {
       if (!channel.isActive()) {
@@ -143,9 +158,16 @@ final class ResponseWriter {
     }
   }
 
-  private void writeStream(
-      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, boolean chunked,
-      Runnable written) {
+  private void runOnLoop(Runnable task) {
+    try {
+      channel.eventLoop().execute(task);
+    } catch (RejectedExecutionException e) {
+      // Shutting down: the relay finds the loop gone too.
+    }
+  }
+
+  /** A stream's head: chunked, or delimited by the connection's close for an HTTP/1.0 client. */
+  private static HttpResponse streamHead(GatewayResponse response, String requestId, boolean keepAlive, boolean chunked) {
     HttpResponse head =
         new DefaultHttpResponse(HttpVersion.HTTP_1_1, status(response.status()));
     copyHeaders(response, head.headers(), requestId, keepAlive);
@@ -158,7 +180,13 @@ final class ResponseWriter {
     head.headers()
         .set(HttpHeaderNames.CACHE_CONTROL, "no-cache")
         .set("x-accel-buffering", "no");
-    channel.writeAndFlush(head);
+    return head;
+  }
+
+  private void writeStream(
+      GatewayResponse response, EventStream stream, String requestId, boolean keepAlive, boolean chunked,
+      Runnable written) {
+    channel.writeAndFlush(streamHead(response, requestId, keepAlive, chunked));
     streamExpired = false;
     ScheduledFuture<?> limit =
         channel.eventLoop().schedule(() -> expire(stream), streamTimeLimit.toNanos(), TimeUnit.NANOSECONDS);
@@ -194,9 +222,7 @@ final class ResponseWriter {
   }
 
   private GatewayException streamTooLong() {
-    return ErrorKind.GATEWAY_TIMEOUT.exception(
-        "The stream ran longer than the gateway's limit of " + streamTimeLimit.toSeconds()
-            + " s (server.streamTimeLimit) and was cut off").withCode("stream_time_limit");
+    return StreamRelay.streamTooLong(streamTimeLimit);
   }
 
   /** Ends a failed stream with the error events of its own API. */
@@ -256,15 +282,25 @@ final class ResponseWriter {
 
   /** Whether an answer is stuck because the client does not read it. */
   boolean waitingForClient() {
-    return waitingForClient;
+    StreamRelay current = relay;
+    return waitingForClient || (current != null && current.waitingForClient());
   }
 
+  /** Event loop only. */
   void writabilityChanged() {
+    StreamRelay current = relay;
+    if (current != null) {
+      current.writabilityChanged();
+    }
     signal();
   }
 
   /** The client went away: wake a waiting writer and cancel the upstream call of a running stream. */
   void connectionClosed() {
+    StreamRelay current = relay;
+    if (current != null) {
+      current.connectionClosed();
+    }
     EventStream stream = activeStream;
     if (stream != null) {
       closeAside(stream, CloseCause.CLIENT_CLOSED);

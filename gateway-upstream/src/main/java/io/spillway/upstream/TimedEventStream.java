@@ -13,12 +13,15 @@ import java.time.Duration;
  * from when the gateway asks for it: keep-alive comments, or an event sent one byte at a time, do not
  * hold a request longer than that. Past the limit the upstream call is cancelled and the stream fails
  * with a timeout. Time spent waiting for a slow client is not counted (the next event is not asked
- * for meanwhile).
+ * for meanwhile). A poll that answers {@link SseEvent#PENDING} keeps the event's time running until
+ * a later poll brings it.
  */
 public final class TimedEventStream extends ForwardingEventStream {
   private final String backend;
   private final Duration limit;
   private final PhaseTimeout timeout;
+  /** Whether an event was asked for and has not come yet (polls that answered PENDING keep its time). */
+  private boolean waiting;
 
   public TimedEventStream(String backend, EventStream upstream, Duration limit) {
     super(upstream);
@@ -28,22 +31,31 @@ public final class TimedEventStream extends ForwardingEventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     SseEvent event;
-    timeout.begin();
+    if (!waiting) {
+      timeout.begin();
+      waiting = true;
+    }
     try {
-      event = delegate.next();
+      event = delegate.poll();
     } catch (GatewayException e) {
       // The socket's own read timeout may fire first; either way the event did not arrive in time.
+      waiting = false;
       boolean readTimedOut = e instanceof UpstreamException u && u.failure() == UpstreamException.Failure.TIMEOUT;
       if (timeout.end() || readTimedOut) {
         throw timedOut();
       }
       throw e;
     } catch (RuntimeException e) {
+      waiting = false;
       timeout.end();
       throw e;
     }
+    if (event == SseEvent.PENDING) {
+      return event; // still waiting for this event: its time keeps running
+    }
+    waiting = false;
     if (timeout.end()) {
       throw timedOut();
     }

@@ -294,9 +294,12 @@ public final class RequestObserver implements Interceptor {
   }
 
   /**
-   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled. The line is
-   * written on the request's own thread: a {@link #close} from the event loop (client gone) only
-   * marks the stream cancelled, and the request thread finishes it when its read returns.
+   * Watches a stream pass: first byte, usage, and the end — normal, failed or cancelled. A stream
+   * read on the request's own thread is finished there: a {@link #close} from another thread (client
+   * gone) only marks it cancelled, and the request thread finishes it when its read returns, so
+   * nothing reads the observation while that thread still adds to it. A non-blocking stream is
+   * polled on an event loop and closed only once polling has stopped, so whichever sees the end
+   * first finishes it (on the loop that costs the in-memory meters and one access log line).
    */
   private final class ObservedStream extends ForwardingEventStream {
     private final Observation observation;
@@ -314,10 +317,10 @@ public final class RequestObserver implements Interceptor {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       SseEvent event;
       try {
-        event = delegate.next();
+        event = delegate.poll();
       } catch (GatewayException e) {
         // A stream the gateway cut, or a read that fails because the client left (its upstream call was
         // cancelled), is not the upstream's failure.
@@ -330,7 +333,7 @@ public final class RequestObserver implements Interceptor {
       }
       if (event == null) {
         finish(cancelled ? cutOutcome() : null, cancelled ? cause.code() : null);
-      } else {
+      } else if (event != SseEvent.PENDING) {
         observation.sawEvent(event);
         if (isLast(event)) {
           complete = true;
@@ -348,7 +351,7 @@ public final class RequestObserver implements Interceptor {
       try {
         delegate.close();
       } finally {
-        if (Thread.currentThread() == owner) {
+        if (delegate.nonBlocking() || Thread.currentThread() == owner) {
           finish(cutOutcome(), cause.code());
         }
       }

@@ -263,10 +263,10 @@ final class TracingStage implements Interceptor {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       SseEvent event;
       try {
-        event = delegate.next();
+        event = delegate.poll();
       } catch (GatewayException e) {
         span.end(e.code() != null ? e.code() : "stream_error");
         throw e;
@@ -276,22 +276,23 @@ final class TracingStage implements Interceptor {
       }
       if (event == null) {
         span.end(null);
-      } else {
+      } else if (event != SseEvent.PENDING) {
         span.sawEvent(event);
       }
       return event;
     }
 
     /**
-     * A close from another thread (the client went away) only closes the stream: the request thread's
-     * read then fails or ends, and ends the span there.
+     * A close from another thread (the client went away) of a stream read on the request's thread
+     * only closes it: that thread's read then fails or ends, and ends the span there. A non-blocking
+     * stream is closed once polling has stopped, so its close ends the span unless its end did.
      */
     @Override
     public void close() {
       try {
         delegate.close();
       } finally {
-        if (Thread.currentThread() == owner) {
+        if (delegate.nonBlocking() || Thread.currentThread() == owner) {
           span.end(null);
         }
       }

@@ -144,6 +144,44 @@ class Http2FrontEndTest {
     }
   }
 
+  /**
+   * A cacheable stream is read through the cache's pump and its reader never blocks, so the front end
+   * relays it from the HTTP/2 stream's event loop; so is its replay from the cache.
+   */
+  @Test
+  void aStreamRelayedFromTheEventLoopAndItsReplayFromTheCacheArriveOverHttp2() throws Exception {
+    harness.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatStream(true, "Hel", "lo")));
+    String body = "{\"model\":\"gpt-4o\",\"stream\":true,\"temperature\":0,"
+        + "\"messages\":[{\"role\":\"user\",\"content\":\"relayed over h2\"}]}";
+
+    long cached = harness.gateway().cache().stats().entries();
+    List<String> first = streamLines(chat(GOLD_KEY, body));
+    await().until(() -> harness.gateway().cache().stats().entries() > cached);
+    List<String> replay = streamLines(chat(GOLD_KEY, body));
+
+    assertThat(first).last().isEqualTo("data: [DONE]");
+    assertThat(String.join("\n", first)).contains("\"Hel\"").contains("\"lo\"");
+    assertThat(first).as("usage chunk taken out").noneMatch(line -> line.contains("prompt_tokens"));
+    assertThat(replay).isEqualTo(first);
+    harness.cloud.verify(1, postRequestedFor(urlEqualTo("/v1/chat/completions")));
+  }
+
+  private List<String> streamLines(Request request) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (Response response = client.newCall(request).execute()) {
+      assertThat(response.protocol()).isEqualTo(Protocol.H2_PRIOR_KNOWLEDGE);
+      assertThat(response.code()).isEqualTo(200);
+      BufferedSource source = response.body().source();
+      String line;
+      while ((line = source.readUtf8Line()) != null) {
+        if (!line.isEmpty()) {
+          lines.add(line);
+        }
+      }
+    }
+    return lines;
+  }
+
   @Test
   void missingKeyGetsTheOpenAiErrorBodyOverHttp2() throws Exception {
     try (Response response = client.newCall(chat(null, chatBody("gpt-4o", "hi", false))).execute()) {

@@ -84,15 +84,15 @@ public final class RedactingService implements HttpService {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       SseEvent event;
       try {
-        event = delegate.next();
+        event = delegate.poll();
       } catch (GatewayException e) {
         throw redacted(e);
       }
-      if (event == null) {
-        return null;
+      if (event == null || event == SseEvent.PENDING) {
+        return event;
       }
       String data = redactor.redact(event.data());
       String name = redactor.redact(event.event());

@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A stream that tells {@link #ended} exactly once how it ended: with {@code null} when its last
  * event was read or it was closed first, with the failure when a read failed. For whoever counts,
- * times or traces a stream without changing its events.
+ * times or traces a stream without changing its events. {@link #ended} may run on the thread that
+ * polls (an event loop, for a {@link #nonBlocking} stream), so it must not block.
  */
 public abstract class EndingEventStream extends ForwardingEventStream {
   private final AtomicBoolean ended = new AtomicBoolean();
@@ -18,10 +19,10 @@ public abstract class EndingEventStream extends ForwardingEventStream {
   protected abstract void ended(RuntimeException failure);
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     SseEvent event;
     try {
-      event = delegate.next();
+      event = delegate.poll();
     } catch (RuntimeException e) {
       end(e);
       throw e;

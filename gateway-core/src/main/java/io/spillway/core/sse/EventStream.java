@@ -19,8 +19,10 @@ import java.util.List;
  * {@code InputStream}) blocks in it and answers {@code false} to {@link #nonBlocking}. A wrapper that
  * changes events implements {@link #poll} too, passes {@link SseEvent#PENDING} on unchanged, keeps
  * whatever it has read ahead for the next poll, and blocks only where its source does: it answers
- * what its source answers to {@link #nonBlocking} (a wrapper that does blocking work, such as a
- * store write, answers {@code false}).
+ * what its source answers to {@link #nonBlocking}. A wrapper with blocking work at the end (a
+ * store write) either answers {@code false} or, better, does that work on another thread and
+ * answers {@link SseEvent#PENDING} until it is done (quota's metering does). {@link #close} may
+ * block: the front end never calls it on an event loop.
  *
  * <p>Both throw {@link io.spillway.core.error.GatewayException} when the stream ended with a
  * failure. {@link #close} may be called at any time, from any thread, to cancel the upstream call;
@@ -34,11 +36,7 @@ public interface EventStream extends AutoCloseable {
    * The next event without blocking (for a {@link #nonBlocking} stream): an event, {@code null} at
    * the end, or {@link SseEvent#PENDING} when none is there yet. One reader at a time.
    */
-  default SseEvent poll() {
-    // Until every stream implements poll (session 5's conversion), a stream that only implements
-    // next() is polled by blocking in it.
-    return next();
-  }
+  SseEvent poll();
 
   /**
    * Runs {@code action} once, as soon as {@link #poll} has something other than
@@ -57,7 +55,7 @@ public interface EventStream extends AutoCloseable {
 
   /**
    * The next event, blocking the calling (virtual) thread until it arrives; null once the stream
-   * has ended normally.
+   * has ended normally. Built on {@link #poll} and {@link #onReady}; no stream overrides it.
    */
   default SseEvent next() {
     while (true) {

@@ -3,7 +3,11 @@ package io.spillway.core.sse;
 import io.spillway.core.error.GatewayException;
 import java.util.List;
 
-/** An {@link EventStream} that delegates to another; override {@link #next} to transform events. */
+/**
+ * An {@link EventStream} that delegates to another; override {@link #poll} to transform events
+ * (passing {@link SseEvent#PENDING} on unchanged). Readiness and whether it blocks are the
+ * delegate's.
+ */
 public abstract class ForwardingEventStream implements EventStream {
   protected final EventStream delegate;
 
@@ -12,8 +16,18 @@ public abstract class ForwardingEventStream implements EventStream {
   }
 
   @Override
-  public SseEvent next() {
-    return delegate.next();
+  public SseEvent poll() {
+    return delegate.poll();
+  }
+
+  @Override
+  public void onReady(Runnable action) {
+    delegate.onReady(action);
+  }
+
+  @Override
+  public boolean nonBlocking() {
+    return delegate.nonBlocking();
   }
 
   @Override

@@ -34,8 +34,9 @@ public final class InputStreamEventStream implements EventStream {
     this.reader = new SseReader(body, MAX_LINE, () -> {}, true);
   }
 
+  /** Blocks until the next event has been read: this stream is never {@link #nonBlocking}. */
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (terminated) {
       return null;
     }

@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * Events already at hand (a cached answer replayed, a whole answer turned into its stream), handed
  * out in order. There is nothing upstream to cancel, so closing only stops the hand-out. One reader
- * at a time; {@link #close} may come from any thread.
+ * at a time; {@link #close} may come from any thread. Never blocks and never answers
+ * {@link SseEvent#PENDING}.
  */
 public final class ListedEventStream implements EventStream {
   private final List<SseEvent> events;
@@ -18,11 +19,17 @@ public final class ListedEventStream implements EventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (closed || next >= events.size()) {
       return null;
     }
     return events.get(next++);
+  }
+
+  /** Never {@link SseEvent#PENDING}: every event is at hand. */
+  @Override
+  public boolean nonBlocking() {
+    return true;
   }
 
   @Override

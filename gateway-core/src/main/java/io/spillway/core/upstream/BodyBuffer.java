@@ -41,7 +41,9 @@ public final class BodyBuffer implements BodySource {
       chunks.add(chunk);
       queued += chunk.length;
       more = queued < highWater;
-      paused = !more;
+      // Once reading stopped, only the reader's draining (poll) starts it again: a later chunk of
+      // the same read finding room must not clear the mark, or reading would never resume.
+      paused |= !more;
       ready = takeWaiter();
     }
     run(ready);

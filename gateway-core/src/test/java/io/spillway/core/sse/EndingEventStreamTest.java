@@ -36,7 +36,7 @@ class EndingEventStreamTest {
   void aFailedReadEndsItWithTheFailure() {
     EndingEventStream stream = watching(new EventStream() {
       @Override
-      public SseEvent next() {
+      public SseEvent poll() {
         throw new IllegalStateException("upstream went away");
       }
 

@@ -10,7 +10,10 @@ import io.spillway.quota.pool.TokenUsage;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Watches a streamed answer for the usage its backend reports and settles the request's reservation
@@ -30,10 +33,16 @@ import java.util.function.ToLongFunction;
  * with Spillway asking chat streams for it is rare. Past {@value #MAX_PENDING_CHARS} kept characters
  * they are counted on the way instead, so a long stream holds bounded memory. Events arrive on the
  * relay thread while {@link #close} may come from another; the kept state is guarded by this.
+ *
+ * <p>Settling writes to the usage store (Redis, or the embedded store's file), which may block: a
+ * {@link #nonBlocking} stream, polled on an event loop, settles on a virtual thread before it
+ * gives its end (see {@link #settleThenEnd}); {@link #close} settles on the closing thread, which
+ * the front end never makes an event loop.
  */
 final class MeteredEventStream extends ForwardingEventStream {
   /** Kept event data beyond this many characters is counted at once and let go. */
   static final int MAX_PENDING_CHARS = 256 * 1024;
+  private static final Logger log = LoggerFactory.getLogger(MeteredEventStream.class);
 
   private final Reservation reservation;
   private final long promptEstimate;
@@ -41,6 +50,10 @@ final class MeteredEventStream extends ForwardingEventStream {
   private final List<String> pending = new ArrayList<>();
   private int pendingChars;
   private volatile TokenUsage reported;
+  /** Set once a non-blocking stream ended and its usage is settling off the event loop. */
+  private volatile CompletableFuture<Void> settling;
+  /** How the delegate ended, given to the reader once the usage is settled; null for a normal end. */
+  private RuntimeException endFailure;
   private long streamedTokens;
 
   MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
@@ -52,20 +65,80 @@ final class MeteredEventStream extends ForwardingEventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
+    CompletableFuture<Void> settling = this.settling;
+    if (settling != null) {
+      return afterSettling(settling);
+    }
     SseEvent event;
     try {
-      event = delegate.next();
-    } catch (RuntimeException | Error e) {
+      event = delegate.poll();
+    } catch (RuntimeException e) {
+      return settleThenEnd(e);
+    } catch (Error e) {
       settle();
       throw e;
     }
     if (event == null) {
+      return settleThenEnd(null);
+    }
+    if (event != SseEvent.PENDING) {
+      inspect(event);
+    }
+    return event;
+  }
+
+  /**
+   * Settles, then ends the stream as its delegate did ({@code failure}, or null for the end). A
+   * blocking stream is read on a thread of its own and settles there. A non-blocking one is polled
+   * on an event loop, which must not wait for the store: it settles on a virtual thread and answers
+   * {@link SseEvent#PENDING} until that is done, so the client still sees the stream's end only
+   * after its usage counts, exactly as with a blocking stream.
+   */
+  private SseEvent settleThenEnd(RuntimeException failure) {
+    if (!delegate.nonBlocking() || reservation.ended()) {
       settle();
+      if (failure != null) {
+        throw failure;
+      }
       return null;
     }
-    inspect(event);
-    return event;
+    endFailure = failure;
+    CompletableFuture<Void> settling = new CompletableFuture<>();
+    this.settling = settling;
+    Thread.ofVirtual().name("spillway-settle").start(() -> {
+      try {
+        settle();
+      } catch (RuntimeException | Error e) {
+        log.warn("settling a stream's usage failed", e);
+      } finally {
+        settling.complete(null);
+      }
+    });
+    return afterSettling(settling);
+  }
+
+  private SseEvent afterSettling(CompletableFuture<Void> settling) {
+    if (!settling.isDone()) {
+      return SseEvent.PENDING;
+    }
+    RuntimeException failure = endFailure;
+    if (failure != null) {
+      endFailure = null;
+      throw failure;
+    }
+    return null;
+  }
+
+  /** While the usage settles, ready once it has; otherwise when the delegate is. */
+  @Override
+  public void onReady(Runnable action) {
+    CompletableFuture<Void> settling = this.settling;
+    if (settling != null) {
+      settling.whenComplete((done, e) -> action.run());
+    } else {
+      delegate.onReady(action);
+    }
   }
 
   /** Reads reported usage from an event now; keeps any other event's data for {@link #countPending}. */

@@ -68,9 +68,9 @@ public final class TokenReportInterceptor extends CallerStage {
     }
 
     @Override
-    public SseEvent next() {
-      SseEvent event = delegate.next();
-      if (event != null) {
+    public SseEvent poll() {
+      SseEvent event = delegate.poll();
+      if (event != null && event != SseEvent.PENDING) {
         RequestOutcome.Usage usage = EventUsage.of(event);
         if (usage != null) {
           outcome.reported(usage);

@@ -18,11 +18,11 @@ final class UsageChunkFilter extends ForwardingEventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     SseEvent event;
     do {
-      event = delegate.next();
-    } while (event != null && isUsageChunk(event));
+      event = delegate.poll();
+    } while (event != null && event != SseEvent.PENDING && isUsageChunk(event));
     return event;
   }
 

@@ -24,14 +24,24 @@ public final class StartedStream extends EndingEventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     SseEvent event = first;
     if (event != null) {
       first = null;
       started = true;
       return event;
     }
-    return super.next();
+    return super.poll();
+  }
+
+  /** The first event is at hand at once; after it, the delegate says when there is more. */
+  @Override
+  public void onReady(Runnable action) {
+    if (first != null) {
+      action.run();
+    } else {
+      super.onReady(action);
+    }
   }
 
   @Override

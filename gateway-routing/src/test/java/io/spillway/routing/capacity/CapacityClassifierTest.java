@@ -129,7 +129,7 @@ class CapacityClassifierTest {
   void aStreamedAnswerIsJudgedByItsStatusAlone() {
     GatewayResponse stream = GatewayResponse.streamed(200, Headers.EMPTY, new EventStream() {
       @Override
-      public SseEvent next() {
+      public SseEvent poll() {
         throw new AssertionError("the classifier must not read a stream");
       }
 

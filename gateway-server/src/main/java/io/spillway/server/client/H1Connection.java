@@ -66,6 +66,14 @@ final class H1Connection extends ChannelInboundHandlerAdapter {
   }
 
   @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    NettyExchange exchange = current;
+    if (exchange != null) {
+      exchange.readComplete();
+    }
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     NettyExchange exchange = current;
     current = null;

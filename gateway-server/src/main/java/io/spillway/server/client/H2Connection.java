@@ -101,6 +101,11 @@ final class H2Connection {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      exchange.readComplete();
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       exchange.connectionLost(new ClosedChannelException());
     }

@@ -69,6 +69,8 @@ final class NettyExchange implements UpstreamExchange {
   private boolean informational;
   private boolean keepAlive;
   private boolean done;
+  /** The head, once in, until it is handed to the waiting thread (see {@link #readComplete}). */
+  private UpstreamHead arrived;
   private ScheduledFuture<?> headTimer;
   private ScheduledFuture<?> wholeTimer;
 
@@ -204,7 +206,7 @@ final class NettyExchange implements UpstreamExchange {
         headArrived = true;
         cancel(headTimer);
         keepAlive = HttpUtil.isKeepAlive(response);
-        head.complete(new UpstreamHead(status, headers(response), protocolName));
+        arrived = new UpstreamHead(status, headers(response), protocolName);
       }
       if (msg instanceof HttpContent content) {
         if (informational) {
@@ -234,11 +236,23 @@ final class NettyExchange implements UpstreamExchange {
     return headers.build();
   }
 
+  /**
+   * The end of one read from the socket. The head is handed over here rather than as soon as it is
+   * parsed, so the waiting thread is woken once, finding whatever else that read brought (a stream's
+   * first events); a buffered answer's head waits for the whole body ({@link #finished}).
+   */
+  void readComplete() {
+    if (arrived != null && request.wholeTimeout() == null) {
+      head.complete(arrived);
+    }
+  }
+
   private void finished() {
     done = true;
     cancel(headTimer);
     cancel(wholeTimer);
     body.end();
+    head.complete(arrived);
     lease.accept(keepAlive && !cancelled);
   }
 

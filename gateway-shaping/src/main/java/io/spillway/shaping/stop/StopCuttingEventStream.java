@@ -22,7 +22,8 @@ import java.util.TreeMap;
  * of that choice is dropped. Chunks without choices (usage) and {@code [DONE]} pass through. The
  * upstream is still read to its end, so its usage chunk arrives and the call ends normally.
  *
- * <p>Read from one thread, like every {@link EventStream}.
+ * <p>Polled from one thread at a time, like every {@link EventStream}; what it has read ahead (a
+ * held-back chunk before {@code [DONE]}) waits in it across {@link SseEvent#PENDING}.
  */
 public final class StopCuttingEventStream extends ForwardingEventStream {
   private final List<String> stops;
@@ -38,12 +39,15 @@ public final class StopCuttingEventStream extends ForwardingEventStream {
   }
 
   @Override
-  public SseEvent next() {
+  public SseEvent poll() {
     if (!ready.isEmpty()) {
       return ready.poll();
     }
     while (true) {
-      SseEvent event = delegate.next();
+      SseEvent event = delegate.poll();
+      if (event == SseEvent.PENDING) {
+        return event;
+      }
       if (event == null || event.isDone()) {
         SseEvent held = heldText();
         if (held != null && event != null) {
@@ -58,6 +62,16 @@ public final class StopCuttingEventStream extends ForwardingEventStream {
       if (out != null) {
         return out;
       }
+    }
+  }
+
+  /** Anything held back is at hand at once; otherwise the delegate says when there is more. */
+  @Override
+  public void onReady(Runnable action) {
+    if (!ready.isEmpty()) {
+      action.run();
+    } else {
+      delegate.onReady(action);
     }
   }
 

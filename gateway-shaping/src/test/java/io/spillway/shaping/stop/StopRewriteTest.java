@@ -164,6 +164,24 @@ class StopRewriteTest {
   }
 
   @Test
+  void aPendingPollPassesThroughAndNothingHeldBackIsLostOrRepeated() {
+    List<SseEvent> events = List.of(chatChunk(0, "one\n", null), chatChunk(1, "two\n", null),
+        chatChunk(0, "\nafter", null), chatChunk(1, "stays", null), SseEvent.DONE);
+    HesitantStream upstream = new HesitantStream(events);
+    StopCuttingEventStream stream = new StopCuttingEventStream(upstream, Route.CHAT_COMPLETIONS, List.of("\n\n"));
+
+    assertThat(stream.nonBlocking()).isTrue();
+    assertThat(stream.poll()).isSameAs(SseEvent.PENDING);
+    Result result = collect(stream, true);
+
+    assertThat(upstream.pendings).isGreaterThan(events.size());
+    assertThat(result.text(0)).isEqualTo("one");
+    assertThat(result.finishReasons(0)).containsExactly("stop");
+    assertThat(result.text(1)).as("held-back text, released once before the end").isEqualTo("two\nstays");
+    assertThat(result.done()).isTrue();
+  }
+
+  @Test
   void responsesApiEventsAndNonJsonDataPassThrough() {
     SseEvent typed = new SseEvent("response.output_text.delta", "{\"delta\":\"a\\n\\nb\"}");
     SseEvent odd = SseEvent.data("not json");
@@ -289,6 +307,47 @@ class StopRewriteTest {
     return new Result(texts, finishes, done, usage);
   }
 
+  /** Given events, each answered PENDING first (its readiness callback runs at once). */
+  static final class HesitantStream implements EventStream {
+    private final List<SseEvent> events;
+    private int next;
+    private boolean hesitated;
+    int pendings;
+
+    HesitantStream(List<SseEvent> events) {
+      this.events = events;
+    }
+
+    @Override
+    public SseEvent poll() {
+      if (!hesitated) {
+        hesitated = true;
+        pendings++;
+        return SseEvent.PENDING;
+      }
+      hesitated = false;
+      return next < events.size() ? events.get(next++) : null;
+    }
+
+    @Override
+    public void onReady(Runnable action) {
+      action.run();
+    }
+
+    @Override
+    public boolean nonBlocking() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public boolean started() {
+      return next > 0;
+    }
+  }
+
   /** A stream of given events. */
   static final class ListStream implements EventStream {
     private final Iterator<SseEvent> events;
@@ -299,7 +358,7 @@ class StopRewriteTest {
     }
 
     @Override
-    public SseEvent next() {
+    public SseEvent poll() {
       started = true;
       return events.hasNext() ? events.next() : null;
     }

@@ -1,0 +1,107 @@
+package io.spillway.quota.accounting;
+
+import static io.spillway.quota.testing.QuotaTesting.BRONZE;
+import static io.spillway.quota.testing.QuotaTesting.quota;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.error.ErrorKind;
+import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.Tier;
+import io.spillway.core.sse.EventStream;
+import io.spillway.core.sse.SseEvent;
+import io.spillway.core.testing.FakeClock;
+import io.spillway.quota.pool.PoolSnapshot;
+import io.spillway.quota.pool.QuotaPools;
+import io.spillway.quota.pool.Reservation;
+import io.spillway.quota.store.MemoryUsageStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A polled (non-blocking) stream is read on an event loop, which must not wait for the usage
+ * store: its usage settles on another thread, and its end (or failure) is given only after that.
+ */
+class MeteredEventStreamTest {
+  private static final String USAGE_CHUNK =
+      "{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,\"total_tokens\":15}}";
+
+  private final QuotaPools pools = new QuotaPools(quota("quota: {monthlyTokens: 100000}"), new MemoryUsageStore(),
+      FakeClock.at("2026-11-10T10:00:00Z"), new SimpleMeterRegistry());
+  private final AtomicReference<Thread> settledOn = new AtomicReference<>();
+
+  @AfterEach
+  void tearDown() {
+    pools.close();
+  }
+
+  private MeteredEventStream metered(EventStream upstream) {
+    Reservation reservation = pools.reserve(BRONZE, 500).onSettled(usage -> settledOn.set(Thread.currentThread()));
+    return new MeteredEventStream(upstream, reservation, 12, text -> 1);
+  }
+
+  @Test
+  void aPolledStreamSettlesOffThePollingThreadBeforeItsEndIsGiven() throws Exception {
+    MeteredEventStream stream = metered(ScriptedEventStream.nonBlocking(
+        List.of(SseEvent.data("{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}"), SseEvent.data(USAGE_CHUNK),
+            SseEvent.DONE), null));
+
+    List<SseEvent> events = pollToTheEnd(stream);
+
+    assertThat(stream.nonBlocking()).isTrue();
+    assertThat(events).hasSize(3).last().isEqualTo(SseEvent.DONE);
+    assertThat(pools.snapshot(Tier.BRONZE)).as("settled when the end was given")
+        .extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(15L, 0L);
+    assertThat(settledOn.get()).isNotSameAs(Thread.currentThread());
+    assertThat(settledOn.get().isVirtual()).isTrue();
+  }
+
+  @Test
+  void aPolledStreamThatFailsSettlesBeforeTheFailureIsGiven() throws Exception {
+    GatewayException reset = ErrorKind.BAD_GATEWAY.exception("reset");
+    MeteredEventStream stream = metered(ScriptedEventStream.nonBlocking(
+        List.of(SseEvent.data("{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}")), reset));
+
+    assertThat(stream.poll()).isNotNull();
+    assertThatThrownBy(() -> pollToTheEnd(stream)).isSameAs(reset);
+
+    assertThat(pools.snapshot(Tier.BRONZE)).extracting(PoolSnapshot::used, PoolSnapshot::reserved)
+        .containsExactly(13L, 0L);
+    assertThat(settledOn.get().isVirtual()).isTrue();
+  }
+
+  @Test
+  void aBlockingStreamSettlesOnItsReadingThread() {
+    MeteredEventStream stream = metered(new ScriptedEventStream(List.of(SseEvent.data(USAGE_CHUNK)), null));
+
+    assertThat(stream.next()).isNotNull();
+    assertThat(stream.next()).isNull();
+
+    assertThat(settledOn.get()).isSameAs(Thread.currentThread());
+    assertThat(pools.snapshot(Tier.BRONZE).used()).isEqualTo(15L);
+  }
+
+  /** Polls as the event loop would: on PENDING, waits for the stream's readiness callback. */
+  private static List<SseEvent> pollToTheEnd(EventStream stream) throws InterruptedException {
+    List<SseEvent> events = new ArrayList<>();
+    while (true) {
+      SseEvent event = stream.poll();
+      if (event == null) {
+        return events;
+      }
+      if (event == SseEvent.PENDING) {
+        CountDownLatch ready = new CountDownLatch(1);
+        stream.onReady(ready::countDown);
+        assertThat(ready.await(5, TimeUnit.SECONDS)).as("readiness callback").isTrue();
+        continue;
+      }
+      events.add(event);
+    }
+  }
+}
