@@ -191,9 +191,13 @@ public final class Gateway implements AutoCloseable {
     // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
+    // The local servers' own client on the same loops: their idle timeout is shorter than the
+    // cloud's (uvicorn, under vLLM, closes idle connections after 5 s).
+    UpstreamHttp localHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.local().poolIdleTimeout(),
+        ClientSettings.DEFAULTS.maxIdlePerOrigin(), ClientSettings.DEFAULTS.bodyHighWater()), ticker);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
-            localScheduler, meters)
+            localScheduler, meters, localHttp)
         : null;
     if (local != null) {
       status.register("local", () -> local.toJson(true));

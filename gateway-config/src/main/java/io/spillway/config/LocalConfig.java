@@ -27,6 +27,10 @@ import java.util.Set;
  *     one-server shorthand ({@code kind} and {@code baseUrl}) is used. {@link #serverList()} gives
  *     the servers either way
  * @param serverBreaker the failure-rate breaker each server has of its own
+ * @param h2c speak HTTP/2 with prior knowledge to a plain-HTTP server (vLLM behind an h2c proxy,
+ *     say); the default for every server of {@code servers}
+ * @param poolIdleTimeout how long an idle connection to a local server is kept for reuse: shorter
+ *     than the server's own keep-alive, so the gateway closes it first
  */
 public record LocalConfig(
     Boolean enabled,
@@ -40,13 +44,15 @@ public record LocalConfig(
     ResponsesApi responsesApi,
     LocalContextConfig context,
     List<LocalServerConfig> servers,
-    LocalServerBreakerConfig serverBreaker) {
+    LocalServerBreakerConfig serverBreaker,
+    Boolean h2c,
+    Duration poolIdleTimeout) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
   public static final LocalConfig DEFAULTS =
-      new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null);
+      new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -72,6 +78,10 @@ public record LocalConfig(
     keepAlive = keepAlive != null ? keepAlive : keepWarmEvery.plus(KEEP_ALIVE_MARGIN);
     responsesApi = responsesApi != null ? responsesApi : ResponsesApi.CHAT;
     context = context != null ? context : LocalContextConfig.DEFAULTS;
+    h2c = h2c != null ? h2c : false;
+    // Below uvicorn's (vLLM's) 5 s keep-alive, so an idle connection is closed by the gateway first.
+    poolIdleTimeout = poolIdleTimeout != null ? poolIdleTimeout : Duration.ofSeconds(4);
+    ConfigProblems.at("local").positive("poolIdleTimeout", poolIdleTimeout, "must be longer than zero");
     check(ConfigProblems.at("local"), servers, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive);
   }
 
@@ -152,6 +162,24 @@ public record LocalConfig(
         null, null);
   }
 
+  /** Several servers, over HTTP/1.1 (or whatever TLS negotiates) with the default idle timeout. */
+  public LocalConfig(
+      Boolean enabled,
+      Kind kind,
+      String baseUrl,
+      Map<String, LocalModel> models,
+      Duration keepWarmEvery,
+      Duration checkEvery,
+      Duration timeout,
+      Duration keepAlive,
+      ResponsesApi responsesApi,
+      LocalContextConfig context,
+      List<LocalServerConfig> servers,
+      LocalServerBreakerConfig serverBreaker) {
+    this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, context,
+        servers, serverBreaker, null, null);
+  }
+
   /**
    * The servers to use: {@code local.servers} (each without a kind taking {@code local.kind}), or
    * for the one-server shorthand a list of one named {@value LocalServerConfig#SHORTHAND_NAME}.
@@ -164,13 +192,14 @@ public record LocalConfig(
   }
 
   /**
-   * This config as one server sees it: {@code kind} and {@code baseUrl} are the server's, and the
-   * list is empty. Everything else (models, timeouts, context fitting) is shared.
+   * This config as one server sees it: {@code kind}, {@code baseUrl} and {@code h2c} are the
+   * server's, and the list is empty. Everything else (models, timeouts, context fitting) is shared.
    */
   public LocalConfig forServer(LocalServerConfig server) {
     LocalServerConfig resolved = server.withKind(kind);
     return new LocalConfig(enabled, resolved.kind(), resolved.baseUrl(), models, keepWarmEvery, checkEvery, timeout,
-        keepAlive, responsesApi, context, null, serverBreaker);
+        keepAlive, responsesApi, context, null, serverBreaker, resolved.h2c() != null ? resolved.h2c() : h2c,
+        poolIdleTimeout);
   }
 
   /** Models given by name only; {@code responsesApi} and context fitting by their defaults. */

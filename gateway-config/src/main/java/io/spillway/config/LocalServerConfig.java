@@ -8,8 +8,9 @@ package io.spillway.config;
  *     {@code server} tag of metrics; required, unique
  * @param kind {@code ollama} or {@code openai}; null means {@code local.kind}
  * @param baseUrl where the server listens; required
+ * @param h2c HTTP/2 with prior knowledge to this plain-HTTP server; null means {@code local.h2c}
  */
-public record LocalServerConfig(String name, LocalConfig.Kind kind, String baseUrl) {
+public record LocalServerConfig(String name, LocalConfig.Kind kind, String baseUrl, Boolean h2c) {
   /** The name the one-server shorthand ({@code local.baseUrl}) gives its server. */
   public static final String SHORTHAND_NAME = "local";
 
@@ -26,7 +27,12 @@ public record LocalServerConfig(String name, LocalConfig.Kind kind, String baseU
     }
   }
 
+  /** A server that speaks what {@code local.h2c} says. */
+  public LocalServerConfig(String name, LocalConfig.Kind kind, String baseUrl) {
+    this(name, kind, baseUrl, null);
+  }
+
   LocalServerConfig withKind(LocalConfig.Kind defaultKind) {
-    return kind != null ? this : new LocalServerConfig(name, defaultKind, baseUrl);
+    return kind != null ? this : new LocalServerConfig(name, defaultKind, baseUrl, h2c);
   }
 }

@@ -92,6 +92,33 @@ class LocalServersConfigTest {
   }
 
   @Test
+  void eachServerSpeaksH2cWhenLocalH2cSaysUnlessItsEntrySaysOtherwise() {
+    LocalConfig local = loader.parse("test", """
+        local:
+          h2c: true
+          poolIdleTimeout: 2s
+          servers:
+            - { name: vllm-behind-h2c-proxy, kind: openai, baseUrl: "http://gpu-a:8000" }
+            - { name: ollama, baseUrl: "http://gpu-b:11434", h2c: false }
+        """).local();
+
+    assertThat(local.forServer(local.serverList().get(0)).h2c()).isTrue();
+    assertThat(local.forServer(local.serverList().get(1)).h2c()).isFalse();
+    assertThat(local.forServer(local.serverList().get(1)).poolIdleTimeout()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void localServersSpeakHttp1AndCloseIdleConnectionsBeforeUvicornDoesByDefault() {
+    assertThat(LocalConfig.DEFAULTS.h2c()).isFalse();
+    assertThat(LocalConfig.DEFAULTS.poolIdleTimeout()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(LocalConfig.DEFAULTS.forServer(LocalConfig.DEFAULTS.serverList().get(0)).h2c()).isFalse();
+
+    assertThatThrownBy(() -> loader.parse("gateway.yaml", "local:\n  poolIdleTimeout: 0s\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key 'local.poolIdleTimeout'");
+  }
+
+  @Test
   void theServerBreakerHasDefaultsAndChecks() {
     LocalServerBreakerConfig defaults = LocalConfig.DEFAULTS.serverBreaker();
     assertThat(defaults).isEqualTo(new LocalServerBreakerConfig(50, 10, Duration.ofSeconds(30), 2));

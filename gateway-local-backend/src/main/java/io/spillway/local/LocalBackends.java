@@ -2,6 +2,7 @@ package io.spillway.local;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.core.time.Ticker;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.LocalServerConfig;
@@ -48,21 +49,47 @@ public final class LocalBackends {
       Ticker ticker,
       ScheduledExecutorService scheduler,
       MeterRegistry meters) {
+    return create(local, cloud, trim, clock, ticker, scheduler, meters, null);
+  }
+
+  /**
+   * As {@link #create(LocalConfig, CloudConfig, TrimSettings, Clock, Ticker, ScheduledExecutorService,
+   * MeterRegistry)}, every server making its data calls over {@code http}, the data path's client on
+   * the front end's event loops (null: OkHttp). Probes and keep-warm loads stay on OkHttp.
+   */
+  public static LocalPool create(
+      LocalConfig local,
+      CloudConfig cloud,
+      TrimSettings trim,
+      Clock clock,
+      Ticker ticker,
+      ScheduledExecutorService scheduler,
+      MeterRegistry meters,
+      UpstreamHttp http) {
     List<PooledServer> servers = new ArrayList<>();
     for (LocalServerConfig server : local.serverList()) {
       LocalConfig own = local.forServer(server);
-      LocalBackend backend = new LocalBackend(server.name(), server(own, cloud, clock, meters), own, trim, clock,
+      LocalBackend backend = new LocalBackend(server.name(), server(own, cloud, clock, meters, http), own, trim, clock,
           scheduler, meters);
       servers.add(new PooledServer(backend, local.serverBreaker(), clock, ticker));
     }
     return new LocalPool(servers, local, meters).start();
   }
 
-  /** The bare server for {@code local.kind}, without schedule (for tests and tools). */
+  /** The bare server for {@code local.kind}, without schedule, every call over OkHttp (for tests and tools). */
   public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
+    return server(local, cloud, clock, meters, null);
+  }
+
+  /**
+   * The bare server for {@code local.kind}, without schedule, making its data calls over {@code http}
+   * (null: OkHttp).
+   */
+  public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters,
+      UpstreamHttp http) {
     return switch (local.kind()) {
-      case OLLAMA -> new OllamaBackend(local, cloud, clock, meters);
-      case OPENAI -> new OpenAiLocalBackend(local, cloud, clock, meters);
+      case OLLAMA -> new OllamaBackend(local, cloud, clock, meters, http);
+      case OPENAI -> new OpenAiLocalBackend(local, cloud, clock, meters, http);
     };
   }
 }

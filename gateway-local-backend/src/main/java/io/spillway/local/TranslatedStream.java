@@ -2,11 +2,9 @@ package io.spillway.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.error.UpstreamException;
-import io.spillway.core.error.UpstreamFailures;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
-import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -17,7 +15,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * translator's closing events follow. An {@code error} object, a broken connection or an end
  * before the answer is whole fails the stream with an {@link UpstreamException}, which the front
  * end turns into the API's error event. Each {@link #poll} reads at most the objects it needs for
- * one event, so the client's pace sets the server's. Not thread-safe, except {@link #close}.
+ * one event, so the client's pace sets the server's.
+ *
+ * <p>Blocks only where its source does: over a {@linkplain UpstreamObjects#nonBlocking non-blocking}
+ * source a poll that finds no whole object answers {@link SseEvent#PENDING}, and the front end
+ * relays the stream from its event loop. Not thread-safe, except {@link #close}.
  */
 public final class TranslatedStream implements EventStream {
   private final String backend;
@@ -41,7 +43,7 @@ public final class TranslatedStream implements EventStream {
     this.translator = translator;
   }
 
-  /** Blocks while it reads the server's objects: this stream is never {@link #nonBlocking}. */
+  /** Blocks only when its source blocks (a source that is not {@link UpstreamObjects#nonBlocking}). */
   @Override
   public SseEvent poll() {
     if (closed.get()) {
@@ -52,6 +54,9 @@ public final class TranslatedStream implements EventStream {
         return null;
       }
       JsonNode object = read();
+      if (object == UpstreamObjects.PENDING) {
+        return SseEvent.PENDING;
+      }
       if (object == null) {
         if (closed.get()) {
           return null;
@@ -75,16 +80,27 @@ public final class TranslatedStream implements EventStream {
     return pending.poll();
   }
 
+  @Override
+  public void onReady(Runnable action) {
+    if (!pending.isEmpty() || ended || closed.get()) {
+      action.run();
+      return;
+    }
+    upstream.onReady(action);
+  }
+
+  @Override
+  public boolean nonBlocking() {
+    return upstream.nonBlocking();
+  }
+
   private JsonNode read() {
     try {
-      return upstream.next();
-    } catch (IOException e) {
+      return upstream.poll();
+    } catch (UpstreamException e) {
       if (closed.get()) {
         return null;
       }
-      close();
-      throw UpstreamFailures.midStream(backend, e);
-    } catch (UpstreamException e) {
       close();
       throw e;
     }

@@ -17,10 +17,15 @@ import org.junit.jupiter.api.Test;
 /** How every local stream ends and fails, whatever the server and the API the client called. */
 class TranslatedStreamTest {
 
-  /** A server's answer as scripted objects; the one whose {@code end} is true marks the end. */
+  /**
+   * A server's answer as scripted objects; the one whose {@code end} is true marks the end, and
+   * {@link #NOTHING_YET} is a poll that finds no whole object (until {@link #arrive}).
+   */
   static final class Scripted implements UpstreamObjects {
+    static final String NOTHING_YET = "nothing yet";
     private final Deque<Object> parts = new ArrayDeque<>();
     private boolean finished;
+    private Runnable waiter;
     int closes;
 
     Scripted(Object... parts) {
@@ -28,17 +33,44 @@ class TranslatedStreamTest {
     }
 
     @Override
-    public JsonNode next() throws IOException {
+    public JsonNode poll() {
       if (finished || parts.isEmpty()) {
         return null;
       }
+      if (NOTHING_YET.equals(parts.peek())) {
+        return PENDING;
+      }
       Object part = parts.poll();
-      if (part instanceof IOException e) {
+      if (part instanceof UpstreamException e) {
         throw e;
       }
       JsonNode object = json((String) part);
       finished = object.path("end").asBoolean(false);
       return object;
+    }
+
+    /** The object a poll found missing is here now: the waiting reader is told. */
+    void arrive() {
+      parts.remove(NOTHING_YET);
+      Runnable ready = waiter;
+      waiter = null;
+      if (ready != null) {
+        ready.run();
+      }
+    }
+
+    @Override
+    public void onReady(Runnable action) {
+      if (NOTHING_YET.equals(parts.peek())) {
+        waiter = action;
+      } else {
+        action.run();
+      }
+    }
+
+    @Override
+    public boolean nonBlocking() {
+      return true;
     }
 
     @Override
@@ -139,7 +171,8 @@ class TranslatedStreamTest {
 
   @Test
   void aBrokenConnectionFailsTheStreamAndReleasesTheServer() {
-    Scripted upstream = new Scripted("{\"text\":\"a\"}", new IOException("connection reset"));
+    Scripted upstream = new Scripted("{\"text\":\"a\"}", new UpstreamException("local",
+        UpstreamException.Failure.RESET_MID_STREAM, "connection reset", null));
     TranslatedStream stream = stream(upstream);
 
     stream.next();
@@ -169,5 +202,23 @@ class TranslatedStreamTest {
     assertThat(upstream.parts).hasSize(3);
     assertThat(stream.next().data()).isEqualTo("b");
     assertThat(upstream.parts).hasSize(1);
+  }
+
+  @Test
+  void aPollThatFindsNoWholeObjectAnswersPendingAndTheReaderIsToldWhenOneArrives() {
+    Scripted upstream = new Scripted("{\"text\":\"a\"}", Scripted.NOTHING_YET, "{\"text\":\"b\",\"end\":true}");
+    TranslatedStream stream = stream(upstream);
+    List<String> told = new ArrayList<>();
+
+    assertThat(stream.nonBlocking()).isTrue();
+    assertThat(stream.poll().data()).isEqualTo("a");
+    assertThat(stream.poll()).isSameAs(SseEvent.PENDING);
+    stream.onReady(() -> told.add("ready"));
+    assertThat(told).isEmpty();
+
+    upstream.arrive();
+
+    assertThat(told).containsExactly("ready");
+    assertThat(drain(stream)).containsExactly("b", "end after b", "[DONE]");
   }
 }

@@ -35,6 +35,7 @@ public record UpstreamSettings(
   /** A local OpenAI-compatible server: no company key ever goes there. */
   public static UpstreamSettings from(LocalConfig local, CloudConfig cloud) {
     String base = local.baseUrl().endsWith("/v1") ? local.baseUrl() : local.baseUrl() + "/v1";
-    return new UpstreamSettings(base, null, local.timeout(), cloud.connectTimeout(), cloud.maxResponseSize(), 64);
+    return new UpstreamSettings(base, null, local.timeout(), cloud.connectTimeout(), cloud.maxResponseSize(), 64,
+        local.h2c());
   }
 }

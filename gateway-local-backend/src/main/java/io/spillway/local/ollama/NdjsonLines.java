@@ -3,50 +3,96 @@ package io.spillway.local.ollama;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
+import io.spillway.core.sse.ReadyWait;
+import io.spillway.core.time.DurationText;
+import io.spillway.core.upstream.BodySource;
+import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.local.UpstreamObjects;
 import java.io.IOException;
-import okhttp3.Call;
-import okhttp3.Response;
-import okio.BufferedSource;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Reads Ollama's {@code application/x-ndjson} body one JSON object per line, as the bytes arrive;
- * nothing beyond the current line is held. The answer is finished with the line that says
- * {@code "done": true}. Not thread-safe, except {@link #close}.
+ * Reads Ollama's {@code application/x-ndjson} body one JSON object per line from the exchange's
+ * {@link BodySource}, splitting lines across the chunks as they arrive; nothing beyond the lines
+ * of the chunks polled so far is held. The answer is finished with the line that says
+ * {@code "done": true}.
+ *
+ * <p>{@link #poll} never blocks over a non-blocking body: it answers {@link #PENDING} while no
+ * whole line is there. Each whole line must arrive within {@code lineTimeout}, counted from the poll
+ * that found none (over a blocking body, from the poll that started reading it; time spent waiting
+ * for a slow client does not count); past it the exchange is cancelled and the stream fails with a
+ * timeout. Not thread-safe, except {@link #close}.
  */
 final class NdjsonLines implements UpstreamObjects {
   private final String backend;
-  private final Call call;
-  private final Response response;
-  private final BufferedSource source;
-  private final long maxLineBytes;
-  private JsonNode peeked;
-  private boolean finished;
+  private final UpstreamExchange exchange;
+  private final BodySource body;
+  private final boolean nonBlocking;
+  private final int maxLineBytes;
+  private final Duration lineTimeout;
+  private final ArrayDeque<JsonNode> lines = new ArrayDeque<>(2);
+  /** The start of a line whose end has not arrived yet. */
+  private byte[] partial = new byte[0];
+  private int partialLength;
+  private volatile boolean timedOut;
+  private volatile boolean closed;
+  private Runnable timer;
+  private final AtomicBoolean closeRan = new AtomicBoolean();
+  private volatile Runnable drainLimit;
+  private boolean bodyEnded;
+  private volatile boolean finished;
 
-  NdjsonLines(String backend, Call call, Response response, long maxLineBytes) {
+  /**
+   * @param nonBlocking whether the body never blocks in its poll (the data path's client)
+   * @param lineTimeout the longest wait for each whole line; null: none
+   */
+  NdjsonLines(String backend, UpstreamExchange exchange, boolean nonBlocking, int maxLineBytes, Duration lineTimeout) {
     this.backend = backend;
-    this.call = call;
-    this.response = response;
-    this.source = response.body().source();
+    this.exchange = exchange;
+    this.body = exchange.body();
+    this.nonBlocking = nonBlocking;
     this.maxLineBytes = maxLineBytes;
+    this.lineTimeout = lineTimeout;
   }
 
   /**
-   * The first line, read ahead (an error that comes instead of it can still be answered with a
-   * status) and given again by the first {@link #next}; null for an empty body.
+   * The first line, waited for on this (virtual) thread without a limit of its own (the caller
+   * bounds the head and the first line together), and given again by the first {@link #poll}:
+   * an error that comes instead of it can still be answered with a status. Null for an empty body.
    */
-  JsonNode first() throws IOException {
-    peeked = read();
-    return peeked;
+  JsonNode first() {
+    while (true) {
+      JsonNode line = take();
+      if (line != PENDING) {
+        if (line != null) {
+          lines.addFirst(line);
+        }
+        return line;
+      }
+      ReadyWait.await(body::onReady);
+    }
   }
 
   @Override
-  public JsonNode next() throws IOException {
+  public JsonNode poll() {
     if (finished) {
       return null;
     }
-    JsonNode line = peeked != null ? peeked : read();
-    peeked = null;
+    JsonNode line;
+    try {
+      line = take();
+    } catch (UpstreamException e) {
+      disarm();
+      throw e;
+    }
+    if (line == PENDING) {
+      arm();
+      return PENDING;
+    }
+    disarm();
     if (line != null && line.path("done").asBoolean(false)) {
       finished = true;
     }
@@ -54,51 +100,188 @@ final class NdjsonLines implements UpstreamObjects {
   }
 
   @Override
+  public void onReady(Runnable action) {
+    if (!lines.isEmpty() || bodyEnded || timedOut) {
+      action.run();
+      return;
+    }
+    body.onReady(action);
+  }
+
+  @Override
+  public boolean nonBlocking() {
+    return nonBlocking;
+  }
+
+  @Override
   public boolean finished() {
     return finished;
   }
 
-  /** Releases the connection; a stream left before its done line is cancelled. */
+  /**
+   * Releases the connection; a stream left before its end is cancelled. After the done line the
+   * rest of the body (its end) is read first, from the body's thread, so that an HTTP/1.1
+   * connection goes back to the pool instead of being closed; a server that does not end the body
+   * within the line timeout has the exchange cancelled.
+   */
   @Override
   public void close() {
-    if (!finished) {
-      call.cancel();
+    if (closeRan.getAndSet(true)) {
+      return;
     }
-    response.close();
+    closed = true;
+    disarm();
+    if (finished && nonBlocking && !bodyEnded) {
+      if (lineTimeout != null) {
+        drainLimit = exchange.schedule(lineTimeout, body::close);
+      }
+      drainRest();
+      return;
+    }
+    body.close();
   }
 
-  /** The next non-blank line as JSON, or null at the end of the body. */
-  private JsonNode read() throws IOException {
+  private void drainRest() {
     while (true) {
-      if (source.exhausted()) {
+      byte[] chunk;
+      try {
+        chunk = body.poll();
+      } catch (UpstreamException e) {
+        chunk = null;
+      }
+      if (chunk == BodySource.PENDING) {
+        body.onReady(this::drainRest);
+        return;
+      }
+      if (chunk == null) {
+        Runnable limit = drainLimit;
+        if (limit != null) {
+          limit.run();
+        }
+        body.close();
+        return;
+      }
+    }
+  }
+
+  /** The next whole line as JSON, null at the end of the body, or {@link #PENDING}. */
+  private JsonNode take() {
+    while (lines.isEmpty()) {
+      if (bodyEnded) {
         return null;
       }
-      long newline = source.indexOf((byte) '\n', 0, maxLineBytes);
-      String line;
-      if (newline < 0) {
-        if (source.getBuffer().size() >= maxLineBytes) {
-          throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
-              "The " + backend + " backend sent a line longer than " + maxLineBytes + " bytes", null);
-        }
-        line = source.readUtf8();
-      } else {
-        line = source.readUtf8(newline);
-        source.skip(1);
+      if (!nonBlocking) {
+        arm(); // the poll below blocks until bytes come: its time counts now
       }
-      if (line.isBlank()) {
-        continue;
-      }
-      JsonNode node;
+      byte[] chunk;
       try {
-        node = Json.parse(line);
-      } catch (IOException e) {
-        node = null;
+        chunk = body.poll();
+      } catch (UpstreamException e) {
+        if (timedOut) {
+          throw timedOutFailure();
+        }
+        throw e;
       }
-      if (node == null || !node.isObject()) {
-        throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
-            "The " + backend + " backend sent a line that is not a JSON object", null);
+      if (chunk == BodySource.PENDING) {
+        return PENDING;
       }
-      return node;
+      if (chunk == null) {
+        bodyEnded = true;
+        if (partialLength > 0) {
+          addLine(partial, 0, partialLength);
+          partialLength = 0;
+        }
+      } else {
+        split(chunk);
+      }
     }
+    return lines.poll();
+  }
+
+  private void split(byte[] chunk) {
+    int start = 0;
+    for (int i = 0; i < chunk.length; i++) {
+      if (chunk[i] == '\n') {
+        if (partialLength > 0) {
+          append(chunk, start, i - start);
+          addLine(partial, 0, partialLength);
+          partialLength = 0;
+        } else {
+          addLine(chunk, start, i - start);
+        }
+        start = i + 1;
+      }
+    }
+    if (start < chunk.length) {
+      append(chunk, start, chunk.length - start);
+    }
+  }
+
+  private void append(byte[] bytes, int from, int length) {
+    if (partialLength + length > maxLineBytes) {
+      close();
+      throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + backend + " backend sent a line longer than " + maxLineBytes + " bytes", null);
+    }
+    if (partialLength + length > partial.length) {
+      partial = Arrays.copyOf(partial, Math.min(maxLineBytes, Math.max(partialLength + length, 2 * partial.length)));
+    }
+    System.arraycopy(bytes, from, partial, partialLength, length);
+    partialLength += length;
+  }
+
+  private void addLine(byte[] bytes, int from, int length) {
+    if (length > maxLineBytes) {
+      close();
+      throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + backend + " backend sent a line longer than " + maxLineBytes + " bytes", null);
+    }
+    if (blank(bytes, from, length)) {
+      return;
+    }
+    JsonNode node;
+    try {
+      node = Json.parse(new String(bytes, from, length, java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      node = null;
+    }
+    if (node == null || !node.isObject()) {
+      close();
+      throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + backend + " backend sent a line that is not a JSON object", null);
+    }
+    lines.add(node);
+  }
+
+  private static boolean blank(byte[] bytes, int from, int length) {
+    for (int i = from; i < from + length; i++) {
+      byte b = bytes[i];
+      if (b != ' ' && b != '\t' && b != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void arm() {
+    if (lineTimeout != null && timer == null && !closed) {
+      timer = exchange.schedule(lineTimeout, () -> {
+        timedOut = true;
+        exchange.cancel();
+      });
+    }
+  }
+
+  private void disarm() {
+    Runnable t = timer;
+    if (t != null) {
+      timer = null;
+      t.run();
+    }
+  }
+
+  private UpstreamException timedOutFailure() {
+    return new UpstreamException(backend, UpstreamException.Failure.TIMEOUT,
+        "The " + backend + " backend (Ollama) sent no whole line within " + DurationText.format(lineTimeout), null);
   }
 }

@@ -20,9 +20,13 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.http.RequestIds;
+import io.spillway.core.http.Headers;
+import io.spillway.core.upstream.OutboundRequest;
+import io.spillway.core.upstream.UpstreamCalls;
+import io.spillway.core.upstream.UpstreamExchange;
+import io.spillway.core.upstream.UpstreamHead;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.upstream.OpenAiHttpBackend;
-import io.spillway.upstream.PhaseTimeout;
-import io.spillway.upstream.TimedEventStream;
 import io.spillway.upstream.UpstreamSettings;
 import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
@@ -35,6 +39,7 @@ import io.spillway.local.Translation;
 import io.spillway.local.context.ContextFitter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +94,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   public static final String DROPPED_HEADER = DroppedParams.HEADER;
   static final String FINGERPRINT = "fp_ollama";
   private static final MediaType JSON = MediaType.get("application/json");
-  private static final long MAX_LINE_BYTES = 4L * 1024 * 1024;
+  private static final int MAX_LINE_BYTES = 4 * 1024 * 1024;
 
   private final LocalConfig config;
   private final ModelMapping models;
@@ -97,16 +102,38 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final long maxResponseBytes;
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
+  /** The data calls' client: the event loops' ({@code nonBlocking}), or OkHttp's. */
+  private final UpstreamHttp http;
+  private final boolean nonBlocking;
+  private final Duration connectTimeout;
   private final String keepAlive;
   private final Counter dropped;
 
-  /** @param cloud supplies the connect timeout and the largest buffered answer accepted */
+  /**
+   * A backend whose every call goes over OkHttp (tests and tools).
+   *
+   * @param cloud supplies the connect timeout and the largest buffered answer accepted
+   */
   public OllamaBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
+    this(config, cloud, clock, meters, null);
+  }
+
+  /**
+   * A backend that makes its data calls ({@code /api/chat}, {@code /api/generate},
+   * {@code /api/embed}) over {@code http}, the data path's client on the front end's event loops
+   * (null: OkHttp); probes, model questions and keep-warm loads stay on OkHttp.
+   *
+   * @param cloud supplies the connect timeout and the largest buffered answer accepted
+   */
+  public OllamaBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters, UpstreamHttp http) {
     this.config = config;
     this.models = new ModelMapping(config);
     this.clock = clock;
     this.maxResponseBytes = cloud.maxResponseSize().bytes();
+    this.connectTimeout = cloud.connectTimeout();
     this.client = OpenAiHttpBackend.defaultClient(UpstreamSettings.from(config, cloud));
+    this.http = http != null ? http : new OkHttpUpstream(client);
+    this.nonBlocking = http != null;
     this.probeClient = client.newBuilder()
         .readTimeout(cloud.connectTimeout())
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
@@ -138,45 +165,62 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     TranslatedRequest translated = TranslatedRequest.of(routed.translation(), request, localModel, dropped);
     boolean stream = routed.translation().stream();
 
-    Call call = client.newCall(post(routed.path(), translated.body(), request.id(), Via.forwarded(request.headers()),
-        request.attribute(RequestAttributes.TRACE_CONTEXT)));
-    ClientDisconnect.of(request).onDisconnect(call::cancel);
-    if (!stream) {
-      call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    }
-    // A stream's head and first line must arrive whole within the timeout, and then each event
-    // (TimedEventStream): a per-read timeout is reset by every byte of an upstream that trickles.
-    PhaseTimeout head = new PhaseTimeout(stream ? config.timeout() : null, call::cancel);
-    head.begin();
-    Response response;
+    UpstreamExchange exchange = http.send(new OutboundRequest(NAME, "POST", uri(routed.path()),
+        headers(request.id(), Via.forwarded(request.headers()), request.attribute(RequestAttributes.TRACE_CONTEXT)),
+        Json.toBytes(translated.body()), connectTimeout, config.timeout(), stream ? null : config.timeout(),
+        request.attribute(RequestAttributes.CONNECTION_LOOP), config.h2c()));
+    // A client that goes away cancels the call, before its first byte too; cancelling a finished
+    // exchange does nothing.
+    ClientDisconnect.of(request).onDisconnect(exchange::cancel);
+    // A stream's head and first line must arrive whole within the timeout, and then each line
+    // (NdjsonLines): a per-read timeout is reset by every byte of an upstream that trickles.
+    FirstLineTimer first = stream ? new FirstLineTimer(exchange, config.timeout()) : null;
+    UpstreamHead head;
     try {
-      response = call.execute();
-    } catch (IOException e) {
-      if (head.end()) {
-        throw headTimedOut(e);
-      }
-      throw UpstreamFailures.beforeResponse(NAME, e);
+      head = UpstreamCalls.head(exchange);
+    } catch (UpstreamException e) {
+      throw first != null && first.end() ? headTimedOut(e) : e;
     }
-    if (!response.isSuccessful()) {
-      head.end();
-      try (response) {
-        return translated.answered(ErrorMapper.toResponse(errorFrom(response, requested, localModel)));
+    if (head.status() < 200 || head.status() >= 300) {
+      if (first != null) {
+        first.end();
       }
+      return translated.answered(ErrorMapper.toResponse(errorFrom(head, exchange, requested, localModel)));
     }
     long created = clock.instant().getEpochSecond();
     if (!stream) {
-      try (response) {
-        JsonNode answer = parse(readBounded(response.body()));
-        String error = Json.text(answer, "error");
-        if (error != null) {
-          return translated.answered(ErrorMapper.toResponse(OllamaErrors.from(500, error, requested, localModel, null)));
-        }
-        ObjectNode out = routed.translation().answer(answer, localModel, created);
-        return GatewayResponse.buffered(200, translated.report().with("content-type", GatewayResponse.JSON),
-            Json.toBytes(out));
+      JsonNode answer = parse(readBounded(exchange));
+      String error = Json.text(answer, "error");
+      if (error != null) {
+        return translated.answered(ErrorMapper.toResponse(OllamaErrors.from(500, error, requested, localModel, null)));
       }
+      ObjectNode out = routed.translation().answer(answer, localModel, created);
+      return GatewayResponse.buffered(200, translated.report().with("content-type", GatewayResponse.JSON),
+          Json.toBytes(out));
     }
-    return streamed(translated, call, head, response, requested, localModel, created);
+    return streamed(translated, exchange, first, requested, localModel, created);
+  }
+
+  /**
+   * Bounds the wait for a stream's head and first line together, from the moment the request is
+   * sent: past the timeout the exchange is cancelled.
+   */
+  private static final class FirstLineTimer {
+    private final Runnable timer;
+    private volatile boolean timedOut;
+
+    FirstLineTimer(UpstreamExchange exchange, Duration limit) {
+      this.timer = exchange.schedule(limit, () -> {
+        timedOut = true;
+        exchange.cancel();
+      });
+    }
+
+    /** Stops the timer; true when it had already run out. */
+    boolean end() {
+      timer.run();
+      return timedOut;
+    }
   }
 
   /** The Ollama API a route goes to, and its translation for this request. */
@@ -202,49 +246,58 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
 
   private GatewayResponse streamed(
       TranslatedRequest translated,
-      Call call,
-      PhaseTimeout head,
-      Response response,
+      UpstreamExchange exchange,
+      FirstLineTimer timer,
       String requested,
       String localModel,
       long created) {
-    NdjsonLines lines = new NdjsonLines(NAME, call, response, MAX_LINE_BYTES);
+    NdjsonLines lines = new NdjsonLines(NAME, exchange, nonBlocking, MAX_LINE_BYTES, config.timeout());
     JsonNode first;
     try {
       // Read the first line before answering: an error that arrives instead of it (the model failed
       // to load, the server is busy) becomes a proper error status the router can act on, since the
       // client has seen nothing yet.
       first = lines.first();
-    } catch (IOException e) {
-      response.close();
-      if (head.end()) {
-        throw headTimedOut(e);
-      }
-      throw UpstreamFailures.beforeResponse(NAME, e);
     } catch (UpstreamException e) {
-      response.close();
-      if (head.end()) {
+      lines.close();
+      if (timer.end()) {
         throw headTimedOut(e);
       }
-      throw e;
+      throw e.failure() == UpstreamException.Failure.RESET_MID_STREAM
+          ? new UpstreamException(NAME, UpstreamException.Failure.RESET_BEFORE_RESPONSE,
+              "The " + NAME + " backend closed the connection before answering", e)
+          : e;
     }
-    if (head.end()) {
-      response.close();
+    if (timer.end()) {
+      lines.close();
       throw headTimedOut(null);
     }
     if (first == null) {
-      response.close();
+      lines.close();
       throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
           "The " + NAME + " backend (Ollama) answered with an empty stream", null);
     }
     String error = Json.text(first, "error");
     if (error != null) {
-      response.close();
+      lines.close();
       return translated.answered(ErrorMapper.toResponse(OllamaErrors.from(500, error, requested, localModel, null)));
     }
     StreamTranslator translator = translated.translation().streamTranslator(localModel, created);
-    return GatewayResponse.streamed(200, translated.report(), new TimedEventStream(NAME,
-        new TranslatedStream(NAME, NAME + " backend (Ollama)", lines, translator), config.timeout()));
+    return GatewayResponse.streamed(200, translated.report(),
+        new TranslatedStream(NAME, NAME + " backend (Ollama)", lines, translator));
+  }
+
+  private GatewayException errorFrom(UpstreamHead head, UpstreamExchange exchange, String requested,
+      String localModel) {
+    String message = null;
+    try {
+      JsonNode body = parse(readBounded(exchange));
+      message = Json.text(body, "error");
+    } catch (UpstreamException e) {
+      // Not JSON, or not whole: the status alone has to do.
+    }
+    return OllamaErrors.from(head.status(), message, requested, localModel,
+        OllamaErrors.retryAfter(head.header("retry-after")));
   }
 
   private GatewayException errorFrom(Response response, String requested, String localModel) {
@@ -257,6 +310,25 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     }
     return OllamaErrors.from(response.code(), message, requested, localModel,
         OllamaErrors.retryAfter(response.header("retry-after")));
+  }
+
+  private URI uri(String path) {
+    return URI.create(config.baseUrl() + path);
+  }
+
+  private static Headers headers(String clientRequestId, String via, Map<String, String> traceContext) {
+    Headers.Builder headers = Headers.builder()
+        .add("Content-Type", "application/json")
+        .add("User-Agent", Version.USER_AGENT)
+        .add("Via", via)
+        .add("X-Request-ID", RequestIds.fresh());
+    if (clientRequestId != null) {
+      headers.add("X-Client-Request-ID", clientRequestId);
+    }
+    if (traceContext != null) {
+      traceContext.forEach(headers::add);
+    }
+    return headers.build();
   }
 
   private Request post(String path, ObjectNode body, String clientRequestId, String via,
@@ -276,12 +348,24 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     return builder.build();
   }
 
+  private byte[] readBounded(UpstreamExchange exchange) {
+    byte[] bytes = UpstreamCalls.readAll(exchange.body(), maxResponseBytes);
+    if (bytes == null) {
+      throw tooLarge();
+    }
+    return bytes;
+  }
+
+  private UpstreamException tooLarge() {
+    return new UpstreamException(NAME, UpstreamException.Failure.RESPONSE_TOO_LARGE,
+        "The " + NAME + " backend's answer is larger than the gateway's limit (cloud.maxResponseSize)", null);
+  }
+
   private byte[] readBounded(ResponseBody body) {
     try (InputStream in = body.byteStream()) {
       byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxResponseBytes + 1));
       if (bytes.length > maxResponseBytes) {
-        throw new UpstreamException(NAME, UpstreamException.Failure.RESPONSE_TOO_LARGE,
-            "The " + NAME + " backend's answer is larger than the gateway's limit (cloud.maxResponseSize)", null);
+        throw tooLarge();
       }
       return bytes;
     } catch (IOException e) {

@@ -10,7 +10,8 @@ import java.io.IOException;
 
 /**
  * A {@code chat.completion.chunk} stream read one chunk at a time, as JSON objects; {@code [DONE]}
- * finishes it. Not thread-safe, except {@link #close}.
+ * finishes it. Polled as its event stream is: it blocks only where that stream does. Not
+ * thread-safe, except {@link #close}.
  */
 final class ChatChunks implements UpstreamObjects {
   private final String backend;
@@ -23,11 +24,14 @@ final class ChatChunks implements UpstreamObjects {
   }
 
   @Override
-  public JsonNode next() {
+  public JsonNode poll() {
     if (finished) {
       return null;
     }
-    SseEvent event = events.next();
+    SseEvent event = events.poll();
+    if (event == SseEvent.PENDING) {
+      return PENDING;
+    }
     if (event == null) {
       return null;
     }
@@ -45,6 +49,16 @@ final class ChatChunks implements UpstreamObjects {
     }
     throw new UpstreamException(backend, UpstreamException.Failure.INVALID_RESPONSE,
         "The " + backend + " backend sent a stream chunk that is not a JSON object", null);
+  }
+
+  @Override
+  public void onReady(Runnable action) {
+    events.onReady(action);
+  }
+
+  @Override
+  public boolean nonBlocking() {
+    return events.nonBlocking();
   }
 
   @Override

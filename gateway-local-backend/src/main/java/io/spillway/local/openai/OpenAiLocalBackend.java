@@ -9,11 +9,15 @@ import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
+import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.upstream.OpenAiHttpBackend;
+import io.spillway.upstream.UpstreamDialect;
 import io.spillway.upstream.UpstreamSettings;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
@@ -58,10 +62,23 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   private final OpenAiHttpBackend delegate;
 
   /**
+   * A backend whose every call goes over OkHttp (tests and tools).
+   *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    */
   public OpenAiLocalBackend(
       LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
+    this(config, cloud, clock, meters, null);
+  }
+
+  /**
+   * A backend that makes its data calls over {@code http}, the data path's client on the front
+   * end's event loops (null: OkHttp); readiness and context questions stay on OkHttp.
+   *
+   * @param cloud supplies the connect timeout and the response size limit; its key is never used
+   */
+  public OpenAiLocalBackend(
+      LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters, UpstreamHttp http) {
     this.models = new ModelMapping(config);
     this.config = config;
     this.clock = clock;
@@ -72,7 +89,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
         .readTimeout(cloud.connectTimeout())
         .callTimeout(cloud.connectTimeout().multipliedBy(2))
         .build();
-    this.delegate = new OpenAiHttpBackend(NAME, settings, client);
+    this.delegate = http != null
+        ? new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http)
+        : new OpenAiHttpBackend(NAME, settings, client);
   }
 
   @Override
@@ -105,6 +124,11 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
         translated.body(), null, request.receivedAt());
+    // What the call itself needs of the client's request: its disconnect (which cancels the call),
+    // its connection's event loop (where the call runs) and its trace context.
+    copy(request, chat, RequestAttributes.CLIENT_DISCONNECT);
+    copy(request, chat, RequestAttributes.CONNECTION_LOOP);
+    copy(request, chat, RequestAttributes.TRACE_CONTEXT);
     GatewayResponse answer = delegate.call(chat);
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
@@ -128,6 +152,10 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     ObjectNode response = translation.answer(completion, local, createdAt);
     return translated.answered(GatewayResponse.buffered(200, answer.headers().with("content-type", GatewayResponse.JSON),
         Json.toBytes(response)));
+  }
+
+  private static <T> void copy(GatewayRequest from, GatewayRequest to, Attribute<T> key) {
+    to.setAttribute(key, from.attribute(key));
   }
 
   @Override

@@ -16,6 +16,8 @@ import io.spillway.local.CodexFixtures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import io.spillway.local.testing.EventLoopClient;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -25,6 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Ollama, not refused, and become exactly the {@code /api/chat} bodies in the matching
  * {@code *.ollama.json} files.
  */
+@ExtendWith(EventLoopClient.class)
 class CodexFixturesTranslationTest {
   @RegisterExtension
   static WireMockExtension ollama =

@@ -22,12 +22,15 @@ import io.spillway.core.testing.FakeClock;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code /v1/chat/completions} served by Ollama's {@code /api/chat}. */
+@ExtendWith(EventLoopClient.class)
 class OllamaChatTest {
   @RegisterExtension
   static WireMockExtension ollama =

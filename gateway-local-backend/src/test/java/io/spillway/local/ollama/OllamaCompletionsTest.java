@@ -19,10 +19,13 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import java.util.List;
 import java.util.stream.Collectors;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code /v1/completions} served by Ollama's {@code /api/generate}. */
+@ExtendWith(EventLoopClient.class)
 class OllamaCompletionsTest {
   @RegisterExtension
   static WireMockExtension ollama =

@@ -18,12 +18,15 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import java.io.IOException;
 import java.net.ServerSocket;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Ollama's errors reach the client as OpenAI errors it can act on. */
+@ExtendWith(EventLoopClient.class)
 class OllamaErrorsTest {
   @RegisterExtension
   static WireMockExtension ollama =

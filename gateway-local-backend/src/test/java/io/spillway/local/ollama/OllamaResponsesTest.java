@@ -21,12 +21,15 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import java.util.List;
 import java.util.stream.Collectors;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code /v1/responses} over Ollama's {@code /api/chat}: text, sampling, streams; stored state refused. */
+@ExtendWith(EventLoopClient.class)
 class OllamaResponsesTest {
   @RegisterExtension
   static WireMockExtension ollama =

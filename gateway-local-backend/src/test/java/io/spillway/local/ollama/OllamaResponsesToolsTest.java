@@ -19,7 +19,9 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import java.util.ArrayList;
 import java.util.List;
+import io.spillway.local.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * input are spelled for Ollama, and how the calls Ollama answers with come back as output items,
  * whole and streamed.
  */
+@ExtendWith(EventLoopClient.class)
 class OllamaResponsesToolsTest {
   @RegisterExtension
   static WireMockExtension ollama =

@@ -18,6 +18,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.local.testing.EventLoopClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,16 @@ public final class OllamaTesting {
     return new CloudConfig("https://api.openai.com/v1", CLOUD_KEY, null, null, null, null);
   }
 
+  /**
+   * A backend that makes its data calls over the event loops' client ({@link EventLoopClient}: the
+   * test class must extend with it), as the gateway does.
+   */
   public static OllamaBackend backend(String baseUrl, FakeClock clock) {
+    return new OllamaBackend(config(baseUrl), cloud(), clock, new SimpleMeterRegistry(), EventLoopClient.http());
+  }
+
+  /** A backend whose every call goes over OkHttp, as tools build it. */
+  public static OllamaBackend okHttpBackend(String baseUrl, FakeClock clock) {
     return new OllamaBackend(config(baseUrl), cloud(), clock, new SimpleMeterRegistry());
   }
 

@@ -30,9 +30,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.spillway.local.testing.EventLoopClient;
 
 /** {@code local.kind: openai}: an OpenAI-compatible local server (vLLM, llama.cpp, Ollama's /v1). */
+@ExtendWith(EventLoopClient.class)
 class OpenAiLocalBackendTest {
   @RegisterExtension
   static WireMockExtension vllm =
@@ -55,7 +58,7 @@ class OpenAiLocalBackendTest {
 
   LocalBackend backend() {
     return new LocalBackend(LocalBackends.server(config(), OllamaTesting.cloud(), clock,
-        new SimpleMeterRegistry()), config(), clock, scheduler, new SimpleMeterRegistry());
+        new SimpleMeterRegistry(), EventLoopClient.http()), config(), clock, scheduler, new SimpleMeterRegistry());
   }
 
   @Test

@@ -38,12 +38,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import io.spillway.local.testing.EventLoopClient;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code local.kind: openai} with a server that has only {@code /v1/chat/completions} (vLLM,
  * llama.cpp): Responses requests, tools included, are translated to chat completions and the
  * answers back to Responses output items and events.
  */
+@ExtendWith(EventLoopClient.class)
 class ResponsesOverChatTest {
   @RegisterExtension
   static WireMockExtension server =
@@ -63,7 +66,7 @@ class ResponsesOverChatTest {
     models.put("default", MODEL);
     LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OPENAI, server.baseUrl(), models, null, null,
         Duration.ofSeconds(10), null, responsesApi);
-    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, meters);
+    return new OpenAiLocalBackend(config, OllamaTesting.cloud(), clock, meters, EventLoopClient.http());
   }
 
   static JsonNode sentChatBody() {
