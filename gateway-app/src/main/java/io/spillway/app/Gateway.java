@@ -322,7 +322,8 @@ public final class Gateway implements AutoCloseable {
     httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
     // Every upstream multiplexed (h2c): a client connection holds no upstream socket of its own.
     boolean multiplexed = config.cloud().effectiveRoutes().stream().allMatch(CloudRouteConfig::usesH2c)
-        && !config.local().enabled();
+        && (!config.local().enabled()
+            || config.local().serverList().stream().allMatch(server -> config.local().forServer(server).h2c()));
     ConnectionBudget connectionBudget = ConnectionBudget.of(config.server(), multiplexed);
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
         usageStore::status, config.quota(), breaker, risk::mode, TokenCounter::vocabularyLoaded));
