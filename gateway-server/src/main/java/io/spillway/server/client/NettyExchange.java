@@ -96,6 +96,11 @@ final class NettyExchange implements UpstreamExchange {
     }
   }
 
+  /** Whether the exchange has ended (answered, failed or cancelled). Called on its loop. */
+  boolean ended() {
+    return done;
+  }
+
   OutboundRequest request() {
     return request;
   }
