@@ -265,17 +265,33 @@ final class NettyExchange implements UpstreamExchange {
       // A pooled connection the upstream had closed while it was idle, found before the request
       // went out: once more, on a fresh one. Once the request is out it may be running upstream
       // (and billed), so a failure after that is the router's to judge, never retried here.
-      retried = true;
-      Consumer<Boolean> dead = lease;
-      channel = null;
-      lease = null;
-      if (dead != null) {
-        dead.accept(false);
-      }
-      pool.acquire(this, true);
+      retryElsewhere();
       return;
     }
     fail(headArrived ? afterHead(io(cause)) : UpstreamFailures.beforeResponse(request.backend(), io(cause)));
+  }
+
+  /**
+   * The HTTP/2 stream {@code from} was refused by the upstream (REFUSED_STREAM, or above a GOAWAY's
+   * last stream): the protocol's word that nothing of it was processed, so it is sent once more,
+   * on a connection that can take it. A second refusal fails as the stream's end says.
+   */
+  void refused(Channel from) {
+    if (done || from != channel || headArrived || retried || cancelled) {
+      return;
+    }
+    retryElsewhere();
+  }
+
+  private void retryElsewhere() {
+    retried = true;
+    Consumer<Boolean> dead = lease;
+    channel = null;
+    lease = null;
+    if (dead != null) {
+      dead.accept(false);
+    }
+    pool.acquire(this, true);
   }
 
   /** No connection could be made (or set up: TLS, ALPN): nothing reached the upstream. */

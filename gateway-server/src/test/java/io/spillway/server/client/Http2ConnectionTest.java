@@ -5,8 +5,10 @@ import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.util.concurrent.EventExecutor;
+import io.spillway.core.error.UpstreamException;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.core.upstream.UpstreamCalls;
 import io.spillway.core.upstream.UpstreamExchange;
@@ -126,6 +128,36 @@ class Http2ConnectionTest {
     assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 2");
 
     assertThat(upstream.accepted).hasValue(2);
+  }
+
+  @Test
+  void aStreamTheUpstreamRefusedUnprocessedIsSentOnceMore() throws Exception {
+    client = client();
+    AtomicInteger seen = new AtomicInteger();
+    upstream = FakeUpstream.h2c((ctx, request) -> {
+      if (seen.incrementAndGet() == 2) {
+        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM)); // "not processed"
+      } else {
+        ctx.writeAndFlush(FakeUpstream.full("answer " + seen.get(), false));
+      }
+    });
+    EventExecutor loop = loops.workers().next();
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 1");
+
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 3");
+    assertThat(upstream.accepted).hasValue(1);
+  }
+
+  @Test
+  void aStreamResetAfterItWasSentIsNotSentAgain() throws Exception {
+    client = client();
+    upstream = FakeUpstream.h2c((ctx, request) -> ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.INTERNAL_ERROR)));
+    EventExecutor loop = loops.workers().next();
+
+    UpstreamException failure = ClientTesting.headFailure(client.send(post(upstream.uri("/a"), loop, true)));
+
+    assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.RESET_BEFORE_RESPONSE);
+    assertThat(upstream.requests).hasValue(1);
   }
 
   @Test
