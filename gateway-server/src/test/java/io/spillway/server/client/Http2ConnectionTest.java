@@ -112,6 +112,17 @@ class Http2ConnectionTest {
   }
 
   @Test
+  void anUpstreamWhoseCertificateIsNotTrustedFailsAsConnectFailed() throws Exception {
+    client = new NettyUpstreamHttp(loops, ClientSettings.DEFAULTS, FakeClock.at("2026-01-01T00:00:00Z")); // JDK trust
+    upstream = FakeUpstream.tls(certificate, FakeUpstream.ok("never"), "h2", "http/1.1");
+
+    UpstreamException failure = ClientTesting.headFailure(client.send(post(upstream.uri("/a"))));
+
+    assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
+    assertThat(upstream.requests).hasValue(0);
+  }
+
+  @Test
   void aConnectionTheUpstreamSentGoAwayOnGetsNoNewStreams() throws Exception {
     client = client();
     AtomicInteger seen = new AtomicInteger();
