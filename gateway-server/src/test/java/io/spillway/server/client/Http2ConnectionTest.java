@@ -3,6 +3,7 @@ package io.spillway.server.client;
 import static io.spillway.server.client.ClientTesting.post;
 import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
@@ -120,6 +121,22 @@ class Http2ConnectionTest {
 
     assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
     assertThat(upstream.requests).hasValue(0);
+  }
+
+  @Test
+  void anHttp2ConnectionWithNoStreamIsClosedOnceIdleLongerThanTheIdleTimeout() {
+    FakeClock ticker = FakeClock.at("2026-01-01T00:00:00Z");
+    client = new NettyUpstreamHttp(loops, new ClientSettings(Duration.ofMillis(400), 8, 64 * 1024), ticker);
+    upstream = FakeUpstream.h2c(FakeUpstream.ok("idle soon"));
+    EventExecutor loop = loops.workers().next();
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("idle soon");
+
+    // The sweep runs every 100 ms of real time; idleness is counted on the ticker, which stands still.
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .untilAsserted(() -> assertThat(upstream.closed).hasValue(0));
+    ticker.advance(Duration.ofMillis(400));
+
+    await().untilAsserted(() -> assertThat(upstream.closed).hasValue(1));
   }
 
   @Test
