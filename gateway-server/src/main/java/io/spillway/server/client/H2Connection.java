@@ -39,6 +39,10 @@ final class H2Connection {
     parent.closeFuture().addListener(closed -> pool.removed(this));
   }
 
+  Channel parent() {
+    return parent;
+  }
+
   boolean usable() {
     return parent.isActive() && !draining && !codec.connection().goAwayReceived();
   }

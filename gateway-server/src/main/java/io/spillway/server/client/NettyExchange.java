@@ -63,6 +63,7 @@ final class NettyExchange implements UpstreamExchange {
   private Consumer<Boolean> lease;
   private boolean reused;
   private boolean retried;
+  private Channel avoid;
   /** Whether the request went out whole on the current connection (then it may have run upstream). */
   private boolean written;
   private boolean headArrived;
@@ -94,6 +95,11 @@ final class NettyExchange implements UpstreamExchange {
     } catch (UnknownHostException e) {
       return null;
     }
+  }
+
+  /** The HTTP/2 connection a retried exchange must not go back to; null: any. */
+  Channel avoid() {
+    return avoid;
   }
 
   /** Whether the exchange has ended (answered, failed or cancelled). Called on its loop. */
@@ -285,6 +291,9 @@ final class NettyExchange implements UpstreamExchange {
 
   private void retryElsewhere() {
     retried = true;
+    // An HTTP/2 stream's connection may be failing as a whole, before its loop has seen it close:
+    // the retry takes another connection.
+    avoid = channel != null ? channel.parent() : null;
     Consumer<Boolean> dead = lease;
     channel = null;
     lease = null;

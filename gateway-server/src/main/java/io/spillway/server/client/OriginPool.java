@@ -80,7 +80,7 @@ final class OriginPool {
   void acquire(NettyExchange exchange, boolean fresh) {
     if (Boolean.TRUE.equals(http2)) {
       for (H2Connection connection : shared) {
-        if (connection.hasRoom()) {
+        if (connection.hasRoom() && connection.parent() != exchange.avoid()) {
           connection.open(exchange, !fresh);
           return;
         }
