@@ -44,9 +44,11 @@ public final class BodyBuffer implements BodySource {
       }
       chunks.add(chunk);
       queued += chunk.length;
-      // Once reading stopped, only the reader's draining (poll) starts it again: a later chunk of
-      // the same read finding room must not clear the mark, or reading would never resume.
-      paused |= queued >= highWater;
+      // Only the reader's poll ends a pause (and asks the transport to read again): a chunk that
+      // arrives while reading is stopped must not end it, or no resume would ever come.
+      if (queued >= highWater) {
+        paused = true;
+      }
       ready = takeWaiter();
     }
     run(ready);

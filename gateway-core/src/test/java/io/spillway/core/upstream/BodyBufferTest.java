@@ -39,6 +39,23 @@ class BodyBufferTest {
   }
 
   @Test
+  void chunksStillArrivingAfterReadingStoppedKeepItStoppedUntilTheReaderCatchesUp() {
+    for (int i = 0; i < 3; i++) {
+      buffer.offer(new byte[30]);
+    }
+    assertThat(buffer.offer(new byte[30])).isFalse(); // 120 unread: stop
+    buffer.poll(); // 90 unread
+
+    // Already decoded when reading stopped, a small chunk still comes: reading stays stopped.
+    assertThat(buffer.offer(new byte[5])).isFalse();
+
+    buffer.poll(); // 65
+    assertThat(resumes).hasValue(0);
+    buffer.poll(); // 35: half or less
+    assertThat(resumes).hasValue(1);
+  }
+
+  @Test
   void aReaderThatPollsFromItsWakeUpLeavesReadingOn() {
     // The reader runs on the transport's thread, inside offer: it takes the chunk at once, so the
     // transport must not stop reading (no resume would ever come).

@@ -4,10 +4,14 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.ReferenceCountUtil;
 import io.spillway.core.time.Ticker;
 import java.nio.channels.ClosedChannelException;
 
@@ -33,6 +37,10 @@ final class H2Connection {
     this.ticker = ticker;
     this.idleSince = ticker.read();
     parent.closeFuture().addListener(closed -> pool.removed(this));
+  }
+
+  Channel parent() {
+    return parent;
   }
 
   boolean usable() {
@@ -108,6 +116,22 @@ final class H2Connection {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
       exchange.connectionLost(ctx.channel(), new ClosedChannelException());
+    }
+
+    /**
+     * The upstream said it did not process this stream: reset with REFUSED_STREAM, or a GOAWAY
+     * whose last stream is below it (the multiplexer hands that only to such streams).
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      try {
+        if (event instanceof Http2GoAwayFrame
+            || event instanceof Http2ResetFrame reset && reset.errorCode() == Http2Error.REFUSED_STREAM.code()) {
+          exchange.refused(ctx.channel());
+        }
+      } finally {
+        ReferenceCountUtil.release(event);
+      }
     }
 
     @Override

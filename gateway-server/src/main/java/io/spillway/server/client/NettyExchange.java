@@ -63,6 +63,7 @@ final class NettyExchange implements UpstreamExchange {
   private Consumer<Boolean> lease;
   private boolean reused;
   private boolean retried;
+  private Channel avoid;
   /** Whether the request went out whole on the current connection (then it may have run upstream). */
   private boolean written;
   private boolean headArrived;
@@ -98,6 +99,16 @@ final class NettyExchange implements UpstreamExchange {
     } catch (UnknownHostException e) {
       return null;
     }
+  }
+
+  /** The HTTP/2 connection a retried exchange must not go back to; null: any. */
+  Channel avoid() {
+    return avoid;
+  }
+
+  /** Whether the exchange has ended (answered, failed or cancelled). Called on its loop. */
+  boolean ended() {
+    return done;
   }
 
   OutboundRequest request() {
@@ -278,17 +289,36 @@ final class NettyExchange implements UpstreamExchange {
       // A pooled connection the upstream had closed while it was idle, found before the request
       // went out: once more, on a fresh one. Once the request is out it may be running upstream
       // (and billed), so a failure after that is the router's to judge, never retried here.
-      retried = true;
-      Consumer<Boolean> dead = lease;
-      channel = null;
-      lease = null;
-      if (dead != null) {
-        dead.accept(false);
-      }
-      pool.acquire(this, true);
+      retryElsewhere();
       return;
     }
     fail(headArrived ? afterHead(io(cause)) : UpstreamFailures.beforeResponse(request.backend(), io(cause)));
+  }
+
+  /**
+   * The HTTP/2 stream {@code from} was refused by the upstream (REFUSED_STREAM, or above a GOAWAY's
+   * last stream): the protocol's word that nothing of it was processed, so it is sent once more,
+   * on a connection that can take it. A second refusal fails as the stream's end says.
+   */
+  void refused(Channel from) {
+    if (done || from != channel || headArrived || retried || cancelled) {
+      return;
+    }
+    retryElsewhere();
+  }
+
+  private void retryElsewhere() {
+    retried = true;
+    // An HTTP/2 stream's connection may be failing as a whole, before its loop has seen it close:
+    // the retry takes another connection.
+    avoid = channel != null ? channel.parent() : null;
+    Consumer<Boolean> dead = lease;
+    channel = null;
+    lease = null;
+    if (dead != null) {
+      dead.accept(false);
+    }
+    pool.acquire(this, true);
   }
 
   /** No connection could be made (or set up: TLS, ALPN): nothing reached the upstream. */

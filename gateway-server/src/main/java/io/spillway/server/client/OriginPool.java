@@ -22,10 +22,12 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.spillway.core.time.Ticker;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The connections of one event loop to one origin: idle HTTP/1.1 connections (most recently used
@@ -37,6 +39,8 @@ final class OriginPool {
   private static final int MAX_HEADER_BYTES = 64 * 1024;
   /** The HTTP/2 connection's receive window: as large as the protocol allows. */
   private static final int CONNECTION_WINDOW = Integer.MAX_VALUE;
+  /** A connection idle this long (or half the idle timeout, if shorter) is checked before reuse. */
+  private static final Duration STALE_CHECK_AFTER = Duration.ofSeconds(1);
 
   private final Origin origin;
   private final EventLoop loop;
@@ -44,6 +48,8 @@ final class OriginPool {
   private final SslContext ssl;
   private final ClientSettings settings;
   private final Ticker ticker;
+  /** Idle at least this long (ticker nanoseconds), a connection is checked for a close before reuse. */
+  private final long staleCheckAfter;
   private final ArrayDeque<H1Connection> idle = new ArrayDeque<>();
   private final List<H2Connection> shared = new ArrayList<>(1);
   /** True or false once known; null while a TLS origin's protocol is unknown. */
@@ -60,6 +66,7 @@ final class OriginPool {
     this.settings = settings;
     this.ticker = ticker;
     this.http2 = origin.tls() ? null : origin.h2c();
+    this.staleCheckAfter = Math.min(STALE_CHECK_AFTER.toNanos(), settings.idleTimeout().toNanos() / 2);
   }
 
   Origin origin() {
@@ -73,7 +80,7 @@ final class OriginPool {
   void acquire(NettyExchange exchange, boolean fresh) {
     if (Boolean.TRUE.equals(http2)) {
       for (H2Connection connection : shared) {
-        if (connection.hasRoom()) {
+        if (connection.hasRoom() && connection.parent() != exchange.avoid()) {
           connection.open(exchange, !fresh);
           return;
         }
@@ -81,10 +88,18 @@ final class OriginPool {
     } else if (Boolean.FALSE.equals(http2) && !fresh) {
       H1Connection connection;
       while ((connection = idle.pollFirst()) != null) {
-        if (connection.channel().isActive()) {
-          connection.start(exchange, true);
+        if (!connection.channel().isActive()) {
+          continue;
+        }
+        if (ticker.read() - connection.idleSince() >= staleCheckAfter) {
+          // Idle long enough that the upstream may have closed it just now: the loop first reads
+          // what has arrived (a close), then the request goes out, on it or on another.
+          H1Connection waited = connection;
+          loop.schedule(() -> reuseChecked(waited, exchange), 0, TimeUnit.NANOSECONDS);
           return;
         }
+        connection.start(exchange, true);
+        return;
       }
     }
     if (negotiating && !Boolean.FALSE.equals(http2)) {
@@ -92,6 +107,20 @@ final class OriginPool {
       return;
     }
     connect(exchange);
+  }
+
+  /**
+   * After a pass of the loop's I/O (a task scheduled from a task runs after it): the idle connection
+   * taken for {@code exchange}, if still open, carries it; else the exchange looks again.
+   */
+  private void reuseChecked(H1Connection connection, NettyExchange exchange) {
+    if (exchange.ended()) {
+      release(connection);
+    } else if (connection.channel().isActive()) {
+      connection.start(exchange, true);
+    } else {
+      acquire(exchange, false);
+    }
   }
 
   /** An HTTP/1.1 connection whose exchange ended cleanly: kept for the next, or closed when there are enough. */

@@ -7,9 +7,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.sse.SseEvent;
 import io.spillway.core.time.Ticker;
 import io.spillway.core.upstream.UpstreamCalls;
+import io.spillway.core.upstream.UpstreamEventStream;
 import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.server.EventLoops;
 import java.io.IOException;
@@ -18,9 +28,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +124,38 @@ class ClientTimeoutsTest {
     // timeout from the head itself.
     UpstreamException failure = catchThrowableOfType(UpstreamException.class, () -> UpstreamCalls.head(exchange));
     assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.TIMEOUT);
+    await().untilAsserted(() -> assertThat(upstream.closed).hasValue(1));
+  }
+
+  @Test
+  void aStreamSendingOnlyKeepAliveCommentsTimesOutPerEventAndItsConnectionIsClosed() {
+    upstream = FakeUpstream.http1((ctx, request) -> {
+      HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+      head.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      ctx.writeAndFlush(head);
+      ctx.executor().scheduleAtFixedRate(() -> {
+        if (ctx.channel().isActive()) {
+          ctx.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(": keep-alive\n\n", StandardCharsets.UTF_8)));
+        }
+      }, 0, 50, TimeUnit.MILLISECONDS);
+    });
+    UpstreamExchange exchange = client.send(ClientTesting.stream(upstream.uri("/a"), false));
+    assertThat(UpstreamCalls.head(exchange).status()).isEqualTo(200);
+    UpstreamEventStream events = new UpstreamEventStream("cloud", exchange, SHORT, () -> {});
+    AtomicReference<UpstreamException> failure = new AtomicReference<>();
+
+    await().atMost(Duration.ofSeconds(3)).until(() -> {
+      try {
+        assertThat(events.poll()).isSameAs(SseEvent.PENDING);
+        return false;
+      } catch (UpstreamException e) {
+        failure.set(e);
+        return true;
+      }
+    });
+
+    assertThat(failure.get().failure()).isEqualTo(UpstreamException.Failure.TIMEOUT);
     await().untilAsserted(() -> assertThat(upstream.closed).hasValue(1));
   }
 }

@@ -6,8 +6,6 @@ import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.util.concurrent.EventExecutor;
@@ -114,28 +112,16 @@ class Http1PoolingTest {
   @Test
   void aPooledConnectionTheUpstreamClosedWhileIdleIsReplacedBeforeTheRequestGoesOut() {
     upstream = FakeUpstream.http1(FakeUpstream.ok("fresh"));
-    text(client.send(post(upstream.uri("/a"))));
-    upstream.connections.getFirst().close().syncUninterruptibly();
-
-    assertThat(text(client.send(post(upstream.uri("/a"))))).isEqualTo("fresh");
-
-    assertThat(upstream.accepted).hasValue(2);
-    assertThat(upstream.requests).hasValue(2);
-  }
-
-  @Test
-  void aPooledConnectionResetBeforeTheLoopNoticedIsReplacedWhenTheRequestCannotBeWritten() throws Exception {
-    upstream = FakeUpstream.http1(FakeUpstream.ok("fresh"));
     EventExecutor loop = loops.workers().next();
     text(client.send(post(upstream.uri("/a"), loop, false)));
 
-    // The loop is busy while the upstream resets the idle connection: the pool still holds it as
-    // open, and the request's write is what finds it dead. Nothing went out: it goes out once, fresh.
+    // The loop is busy while the upstream closes the idle connection: when the request arrives the
+    // pool still holds the connection as open. A connection idle that long is first given a pass
+    // of the loop's reading, which finds the close: the request goes out once, on a fresh one.
     CountDownLatch busy = new CountDownLatch(1);
     loop.execute(() -> awaitQuietly(busy));
-    Channel idle = upstream.connections.getFirst();
-    idle.config().setOption(ChannelOption.SO_LINGER, 0);
-    idle.close().syncUninterruptibly();
+    upstream.connections.getFirst().close().syncUninterruptibly();
+    ticker.advance(IDLE.dividedBy(2));
     UpstreamExchange exchange = client.send(post(upstream.uri("/a"), loop, false));
     busy.countDown();
 

@@ -3,10 +3,13 @@ package io.spillway.server.client;
 import static io.spillway.server.client.ClientTesting.post;
 import static io.spillway.server.client.ClientTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.util.concurrent.EventExecutor;
+import io.spillway.core.error.UpstreamException;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.core.upstream.UpstreamCalls;
 import io.spillway.core.upstream.UpstreamExchange;
@@ -110,6 +113,33 @@ class Http2ConnectionTest {
   }
 
   @Test
+  void anUpstreamWhoseCertificateIsNotTrustedFailsAsConnectFailed() throws Exception {
+    client = new NettyUpstreamHttp(loops, ClientSettings.DEFAULTS, FakeClock.at("2026-01-01T00:00:00Z")); // JDK trust
+    upstream = FakeUpstream.tls(certificate, FakeUpstream.ok("never"), "h2", "http/1.1");
+
+    UpstreamException failure = ClientTesting.headFailure(client.send(post(upstream.uri("/a"))));
+
+    assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
+    assertThat(upstream.requests).hasValue(0);
+  }
+
+  @Test
+  void anHttp2ConnectionWithNoStreamIsClosedOnceIdleLongerThanTheIdleTimeout() {
+    FakeClock ticker = FakeClock.at("2026-01-01T00:00:00Z");
+    client = new NettyUpstreamHttp(loops, new ClientSettings(Duration.ofMillis(400), 8, 64 * 1024), ticker);
+    upstream = FakeUpstream.h2c(FakeUpstream.ok("idle soon"));
+    EventExecutor loop = loops.workers().next();
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("idle soon");
+
+    // The sweep runs every 100 ms of real time; idleness is counted on the ticker, which stands still.
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .untilAsserted(() -> assertThat(upstream.closed).hasValue(0));
+    ticker.advance(Duration.ofMillis(400));
+
+    await().untilAsserted(() -> assertThat(upstream.closed).hasValue(1));
+  }
+
+  @Test
   void aConnectionTheUpstreamSentGoAwayOnGetsNoNewStreams() throws Exception {
     client = client();
     AtomicInteger seen = new AtomicInteger();
@@ -126,6 +156,37 @@ class Http2ConnectionTest {
     assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 2");
 
     assertThat(upstream.accepted).hasValue(2);
+  }
+
+  @Test
+  void aStreamTheUpstreamRefusedUnprocessedIsSentOnceMore() throws Exception {
+    client = client();
+    AtomicInteger seen = new AtomicInteger();
+    upstream = FakeUpstream.h2c((ctx, request) -> {
+      if (seen.incrementAndGet() == 2) {
+        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.REFUSED_STREAM)); // "not processed"
+      } else {
+        ctx.writeAndFlush(FakeUpstream.full("answer " + seen.get(), false));
+      }
+    });
+    EventExecutor loop = loops.workers().next();
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 1");
+
+    assertThat(text(client.send(post(upstream.uri("/a"), loop, true)))).isEqualTo("answer 3");
+    assertThat(upstream.requests).hasValue(3);
+    assertThat(upstream.accepted).as("the retry takes another connection").hasValue(2);
+  }
+
+  @Test
+  void aStreamResetAfterItWasSentIsNotSentAgain() throws Exception {
+    client = client();
+    upstream = FakeUpstream.h2c((ctx, request) -> ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.INTERNAL_ERROR)));
+    EventExecutor loop = loops.workers().next();
+
+    UpstreamException failure = ClientTesting.headFailure(client.send(post(upstream.uri("/a"), loop, true)));
+
+    assertThat(failure.failure()).isEqualTo(UpstreamException.Failure.RESET_BEFORE_RESPONSE);
+    assertThat(upstream.requests).hasValue(1);
   }
 
   @Test
