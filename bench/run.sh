@@ -222,10 +222,10 @@ out="$work/results.txt"
     printf "nginx proxy_pass adds: p50 %+d µs, p99 %+d µs\n", n50 - d50, n99 - d99
   }'
   echo "start to ready: $(starts_column "$starts" 1) ms median of 3 from a cold JVM (target <= 1500; includes JVM start)," \
-    "$(starts_column "$starts" 2) ms of JVM CPU (user + sys) up to ready; each: $(echo "$starts" | tr ';' ',')"
+    "$(starts_column "$starts" 2) ms of JVM CPU (user + sys) up to ready; each (ms wall, ms CPU): $(echo "$starts" | sed -e 's/;$//' -e 's/;/, /g')"
   if [ -n "$aot_starts" ]; then
     echo "start to ready with an AOT cache: $(starts_column "$aot_starts" 1) ms median of 3," \
-      "$(starts_column "$aot_starts" 2) ms of JVM CPU; each: $(echo "$aot_starts" | tr ';' ',')"
+      "$(starts_column "$aot_starts" 2) ms of JVM CPU; each: $(echo "$aot_starts" | sed -e 's/;$//' -e 's/;/, /g')"
   else
     echo "start to ready with an AOT cache: not measured (needs JDK 25+ and the packaged jar)"
   fi
