@@ -151,6 +151,8 @@ public final class Gateway implements AutoCloseable {
   private final Tracing tracing;
   /** The event loops the front end and the data path's upstream client share. */
   private final EventLoops loops = new EventLoops();
+  /** The data path's client for the cloud routes. */
+  private final NettyUpstreamHttp cloudHttp;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -207,7 +209,7 @@ public final class Gateway implements AutoCloseable {
             capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
-    UpstreamHttp cloudHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.cloud().poolIdleTimeout(),
+    this.cloudHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.cloud().poolIdleTimeout(),
         config.cloud().maxIdleConnections(), ClientSettings.DEFAULTS.bodyHighWater()), ticker);
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
@@ -494,6 +496,9 @@ public final class Gateway implements AutoCloseable {
     // After the listener is up: readiness does not wait for the vocabulary, only requests that count
     // tokens do (ReadinessService, docs/performance.md "Start to ready").
     TokenCounter.warmUp();
+    if (gateway.config.cloud().effectiveRoutes().stream().anyMatch(route -> route.baseUrl().startsWith("https"))) {
+      Thread.ofVirtual().name("spillway-tls-warm-up").start(gateway.cloudHttp::prepareTls);
+    }
     return gateway;
   }
 

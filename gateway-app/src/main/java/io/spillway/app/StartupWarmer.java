@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  *       built by binding a small sample), which the main thread needs first, right after the command
  *       line;
  *   <li>the rest in the order the gateway's constructor needs it: logging, the embedded store's
- *       engine, the metrics registry, the TLS trust store OkHttp builds its socket factory from, the
- *       JSON tree writer, virtual threads, then the native transport and the HTTP codec of the first
- *       request.
+ *       engine, the metrics registry, the JSON tree writer, virtual threads, the native transport and
+ *       the HTTP codec of the first request, and last the TLS trust store the local backend's OkHttp
+ *       probes build their socket factory from.
  * </ul>
  * They only touch shared JVM state that is initialized once anyway and the config binder's
  * deserializer cache; nothing they build is kept, and a failure here changes nothing but timing.
@@ -51,14 +51,16 @@ final class StartupWarmer {
     quietly(LoggerFactory::getILoggerFactory);
     quietly(UsageStores::warmUp);
     quietly(() -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT).close());
+    quietly(() -> Json.toBytes(Json.object().put("status", "ready").set("reasons", Json.MAPPER.createArrayNode())));
+    quietly(() -> Thread.ofVirtual().name("spillway-warm-virtual").start(() -> { }).join());
+    quietly(GatewayServer::warmTransport);
+    // Last: only the local backend's OkHttp probes need TLS before the first request (the data
+    // path's client makes its TLS context on first use, after the listener is up).
     quietly(() -> {
       TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       trust.init((KeyStore) null);
       SSLContext.getInstance("TLS").init(null, trust.getTrustManagers(), null);
     });
-    quietly(() -> Json.toBytes(Json.object().put("status", "ready").set("reasons", Json.MAPPER.createArrayNode())));
-    quietly(() -> Thread.ofVirtual().name("spillway-warm-virtual").start(() -> { }).join());
-    quietly(GatewayServer::warmTransport);
   }
 
   /** One warm-up step; only timing depends on it, so whatever it throws is dropped. */

@@ -2,7 +2,6 @@ package io.spillway.server.client;
 
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.time.Ticker;
 import java.util.HashMap;
@@ -16,17 +15,17 @@ import java.util.concurrent.TimeUnit;
 final class LoopPool {
   private final EventLoop loop;
   private final Class<? extends SocketChannel> channelType;
-  private final SslContext ssl;
+  private final ClientTls tls;
   private final ClientSettings settings;
   private final Ticker ticker;
   private final Map<Origin, OriginPool> origins = new HashMap<>();
   private ScheduledFuture<?> sweep;
 
-  LoopPool(EventLoop loop, Class<? extends SocketChannel> channelType, SslContext ssl, ClientSettings settings,
+  LoopPool(EventLoop loop, Class<? extends SocketChannel> channelType, ClientTls tls, ClientSettings settings,
       Ticker ticker) {
     this.loop = loop;
     this.channelType = channelType;
-    this.ssl = ssl;
+    this.tls = tls;
     this.settings = settings;
     this.ticker = ticker;
   }
@@ -34,7 +33,7 @@ final class LoopPool {
   OriginPool origin(Origin origin) {
     OriginPool pool = origins.get(origin);
     if (pool == null) {
-      pool = new OriginPool(origin, loop, channelType, ssl, settings, ticker);
+      pool = new OriginPool(origin, loop, channelType, tls, settings, ticker);
       origins.put(origin, pool);
       if (sweep == null) {
         long every = Math.max(100, settings.idleTimeout().toMillis() / 4);

@@ -1,18 +1,14 @@
 package io.spillway.server.client;
 
 import io.netty.channel.EventLoop;
-import io.netty.handler.ssl.ApplicationProtocolConfig;
-import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.spillway.core.time.Ticker;
 import io.spillway.core.upstream.OutboundRequest;
 import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.server.EventLoops;
 import java.util.concurrent.Executor;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -29,7 +25,7 @@ public final class NettyUpstreamHttp implements UpstreamHttp {
   private final EventLoops loops;
   private final ClientSettings settings;
   private final Ticker ticker;
-  private final SslContext ssl;
+  private final ClientTls tls;
   private final FastThreadLocal<LoopPool> pools = new FastThreadLocal<>() {
     @Override
     protected LoopPool initialValue() {
@@ -46,22 +42,19 @@ public final class NettyUpstreamHttp implements UpstreamHttp {
     this.loops = loops;
     this.settings = settings;
     this.ticker = ticker;
-    try {
-      this.ssl = SslContextBuilder.forClient()
-          .trustManager(trust)
-          .applicationProtocolConfig(new ApplicationProtocolConfig(
-              ApplicationProtocolConfig.Protocol.ALPN,
-              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
-          .build();
-    } catch (SSLException e) {
-      throw new IllegalStateException("cannot set up TLS for upstream calls: " + e.getMessage(), e);
-    }
+    this.tls = new ClientTls(trust);
+  }
+
+  /** Makes the TLS context now (on the calling thread), so no request waits for it later. */
+  public void prepareTls() {
+    tls.get();
   }
 
   @Override
   public UpstreamExchange send(OutboundRequest request) {
+    if ("https".equalsIgnoreCase(request.uri().getScheme()) && !(Thread.currentThread() instanceof FastThreadLocalThread)) {
+      tls.get(); // made here, on the sending thread, rather than on the loop
+    }
     EventLoop loop = loopFor(request.affinity());
     NettyExchange exchange = new NettyExchange(request, loop, settings.bodyHighWater());
     if (loop.inEventLoop()) {
@@ -84,7 +77,7 @@ public final class NettyUpstreamHttp implements UpstreamHttp {
   private LoopPool pool(EventLoop loop) {
     LoopPool pool = pools.get();
     if (pool == null) {
-      pool = new LoopPool(loop, loops.socketChannelType(), ssl, settings, ticker);
+      pool = new LoopPool(loop, loops.socketChannelType(), tls, settings, ticker);
       pools.set(pool);
     }
     return pool;

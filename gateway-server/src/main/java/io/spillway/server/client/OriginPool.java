@@ -18,7 +18,6 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
-import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.spillway.core.time.Ticker;
 import java.net.InetSocketAddress;
@@ -45,7 +44,7 @@ final class OriginPool {
   private final Origin origin;
   private final EventLoop loop;
   private final Class<? extends SocketChannel> channelType;
-  private final SslContext ssl;
+  private final ClientTls tls;
   private final ClientSettings settings;
   private final Ticker ticker;
   /** Idle at least this long (ticker nanoseconds), a connection is checked for a close before reuse. */
@@ -57,12 +56,12 @@ final class OriginPool {
   private boolean negotiating;
   private final List<NettyExchange> waiting = new ArrayList<>();
 
-  OriginPool(Origin origin, EventLoop loop, Class<? extends SocketChannel> channelType, SslContext ssl,
+  OriginPool(Origin origin, EventLoop loop, Class<? extends SocketChannel> channelType, ClientTls tls,
       ClientSettings settings, Ticker ticker) {
     this.origin = origin;
     this.loop = loop;
     this.channelType = channelType;
-    this.ssl = ssl;
+    this.tls = tls;
     this.settings = settings;
     this.ticker = ticker;
     this.http2 = origin.tls() ? null : origin.h2c();
@@ -171,9 +170,9 @@ final class OriginPool {
           @Override
           protected void initChannel(Channel channel) {
             if (origin.tls()) {
-              SslHandler tls = ssl.newHandler(channel.alloc(), origin.host(), origin.port());
-              tls.setHandshakeTimeoutMillis(exchange.request().connectTimeout().toMillis());
-              channel.pipeline().addLast(tls, new Negotiation(exchange));
+              SslHandler handshake = tls.get().newHandler(channel.alloc(), origin.host(), origin.port());
+              handshake.setHandshakeTimeoutMillis(exchange.request().connectTimeout().toMillis());
+              channel.pipeline().addLast(handshake, new Negotiation(exchange));
             }
           }
         });
