@@ -30,13 +30,11 @@ public final class UpstreamEventStream implements EventStream {
   private final String backend;
   private final UpstreamExchange exchange;
   private final BodySource body;
-  private final Duration eventTimeout;
+  private final WaitTimer wait;
   private final SseParser parser = new SseParser(MAX_LINE, () -> {}, true);
   private final ArrayDeque<SseEvent> parsed = new ArrayDeque<>(2);
   private final Runnable onClose;
   private volatile boolean closed;
-  private volatile boolean timedOut;
-  private Runnable timer;
   private boolean started;
   private boolean terminated;
   private boolean closeRan;
@@ -51,7 +49,7 @@ public final class UpstreamEventStream implements EventStream {
     this.backend = backend;
     this.exchange = exchange;
     this.body = exchange.body();
-    this.eventTimeout = eventTimeout == null || eventTimeout.isZero() ? null : eventTimeout;
+    this.wait = new WaitTimer(exchange, eventTimeout);
     this.onClose = onClose;
   }
 
@@ -61,23 +59,23 @@ public final class UpstreamEventStream implements EventStream {
       return null;
     }
     while (true) {
-      if (timedOut) {
+      if (wait.expired()) {
         throw timedOutFailure();
       }
       SseEvent event = parsed.poll();
       if (event != null) {
-        disarm();
+        wait.disarm();
         return checked(event);
       }
       if (failure != null) {
-        disarm();
+        wait.disarm();
         throw failure;
       }
       byte[] chunk;
       try {
         chunk = body.poll();
       } catch (UpstreamException e) {
-        if (timedOut) {
+        if (wait.expired()) {
           throw timedOutFailure();
         }
         if (closed) {
@@ -86,7 +84,7 @@ public final class UpstreamEventStream implements EventStream {
         throw e;
       }
       if (chunk == BodySource.PENDING) {
-        arm();
+        wait.arm();
         return SseEvent.PENDING;
       }
       try {
@@ -96,7 +94,7 @@ public final class UpstreamEventStream implements EventStream {
             parsed.add(last);
             continue;
           }
-          disarm();
+          wait.disarm();
           if (closed) {
             return null;
           }
@@ -127,7 +125,7 @@ public final class UpstreamEventStream implements EventStream {
 
   @Override
   public void onReady(Runnable action) {
-    if (!parsed.isEmpty() || timedOut) {
+    if (!parsed.isEmpty() || wait.expired()) {
       action.run();
       return;
     }
@@ -147,7 +145,7 @@ public final class UpstreamEventStream implements EventStream {
   @Override
   public void close() {
     closed = true;
-    disarm();
+    wait.disarm();
     body.close();
     release();
   }
@@ -159,27 +157,10 @@ public final class UpstreamEventStream implements EventStream {
     }
   }
 
-  private void arm() {
-    if (eventTimeout != null && timer == null) {
-      timer = exchange.schedule(eventTimeout, () -> {
-        timedOut = true;
-        exchange.cancel();
-      });
-    }
-  }
-
-  private void disarm() {
-    Runnable t = timer;
-    if (t != null) {
-      timer = null;
-      t.run();
-    }
-  }
-
   private UpstreamException timedOutFailure() {
     return new UpstreamException(backend, UpstreamException.Failure.TIMEOUT,
         "The " + backend + " backend sent no whole event within "
-            + DurationText.format(eventTimeout), null);
+            + DurationText.format(wait.limit()), null);
   }
 
   private UpstreamException invalid(String what) {

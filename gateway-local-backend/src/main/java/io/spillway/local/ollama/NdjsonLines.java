@@ -7,6 +7,7 @@ import io.spillway.core.sse.ReadyWait;
 import io.spillway.core.time.DurationText;
 import io.spillway.core.upstream.BodySource;
 import io.spillway.core.upstream.UpstreamExchange;
+import io.spillway.core.upstream.WaitTimer;
 import io.spillway.local.UpstreamObjects;
 import java.io.IOException;
 import java.time.Duration;
@@ -37,9 +38,8 @@ final class NdjsonLines implements UpstreamObjects {
   /** The start of a line whose end has not arrived yet. */
   private byte[] partial = new byte[0];
   private int partialLength;
-  private volatile boolean timedOut;
   private volatile boolean closed;
-  private Runnable timer;
+  private final WaitTimer wait;
   private final AtomicBoolean closeRan = new AtomicBoolean();
   private volatile Runnable drainLimit;
   private boolean bodyEnded;
@@ -56,6 +56,7 @@ final class NdjsonLines implements UpstreamObjects {
     this.nonBlocking = nonBlocking;
     this.maxLineBytes = maxLineBytes;
     this.lineTimeout = lineTimeout;
+    this.wait = new WaitTimer(exchange, lineTimeout);
   }
 
   /**
@@ -85,14 +86,14 @@ final class NdjsonLines implements UpstreamObjects {
     try {
       line = take();
     } catch (UpstreamException e) {
-      disarm();
+      wait.disarm();
       throw e;
     }
     if (line == PENDING) {
-      arm();
+      armUnlessClosed();
       return PENDING;
     }
-    disarm();
+    wait.disarm();
     if (line != null && line.path("done").asBoolean(false)) {
       finished = true;
     }
@@ -101,7 +102,7 @@ final class NdjsonLines implements UpstreamObjects {
 
   @Override
   public void onReady(Runnable action) {
-    if (!lines.isEmpty() || bodyEnded || timedOut) {
+    if (!lines.isEmpty() || bodyEnded || wait.expired()) {
       action.run();
       return;
     }
@@ -130,7 +131,7 @@ final class NdjsonLines implements UpstreamObjects {
       return;
     }
     closed = true;
-    disarm();
+    wait.disarm();
     if (finished && nonBlocking && !bodyEnded) {
       if (lineTimeout != null) {
         drainLimit = exchange.schedule(lineTimeout, body::close);
@@ -171,13 +172,13 @@ final class NdjsonLines implements UpstreamObjects {
         return null;
       }
       if (!nonBlocking) {
-        arm(); // the poll below blocks until bytes come: its time counts now
+        armUnlessClosed(); // the poll below blocks until bytes come: its time counts now
       }
       byte[] chunk;
       try {
         chunk = body.poll();
       } catch (UpstreamException e) {
-        if (timedOut) {
+        if (wait.expired()) {
           throw timedOutFailure();
         }
         throw e;
@@ -263,20 +264,9 @@ final class NdjsonLines implements UpstreamObjects {
     return true;
   }
 
-  private void arm() {
-    if (lineTimeout != null && timer == null && !closed) {
-      timer = exchange.schedule(lineTimeout, () -> {
-        timedOut = true;
-        exchange.cancel();
-      });
-    }
-  }
-
-  private void disarm() {
-    Runnable t = timer;
-    if (t != null) {
-      timer = null;
-      t.run();
+  private void armUnlessClosed() {
+    if (!closed) {
+      wait.arm();
     }
   }
 
