@@ -8,8 +8,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.handler.ssl.ApplicationProtocolConfig;
-import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -140,11 +138,7 @@ public final class GatewayServer implements AutoCloseable {
     }
     try {
       return SslContextBuilder.forServer(new File(tls.certFile()), new File(tls.keyFile()))
-          .applicationProtocolConfig(new ApplicationProtocolConfig(
-              ApplicationProtocolConfig.Protocol.ALPN,
-              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+          .applicationProtocolConfig(Alpn.H2_THEN_HTTP_1_1)
           .build();
     } catch (Exception e) {
       throw new ConfigException("server.tls: cannot load certFile/keyFile: " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.spillway.app.frontend;
 
+import io.spillway.app.testing.RawHttp;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
@@ -148,11 +149,11 @@ class ClientDisconnectTest {
       try (socket) {
         InputStream in = socket.getInputStream();
         while (true) {
-          String head = readHead(in);
+          String head = RawHttp.readHead(in);
           if (head == null) {
             return;
           }
-          in.readNBytes(contentLength(head));
+          in.readNBytes(RawHttp.contentLength(head));
           if (requests.incrementAndGet() == 1) {
             firstRequestArrived.countDown();
             try {
@@ -177,28 +178,7 @@ class ClientDisconnectTest {
       }
     }
 
-    private static String readHead(InputStream in) throws IOException {
-      ByteArrayOutputStream head = new ByteArrayOutputStream();
-      int matched = 0;
-      while (matched < 4) {
-        int b = in.read();
-        if (b < 0) {
-          return null;
-        }
-        head.write(b);
-        matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-      }
-      return head.toString(StandardCharsets.US_ASCII);
-    }
 
-    private static int contentLength(String head) {
-      for (String line : head.split("\r\n")) {
-        if (line.toLowerCase().startsWith("content-length:")) {
-          return Integer.parseInt(line.substring(15).trim());
-        }
-      }
-      return 0;
-    }
 
     @Override
     public void close() throws IOException {

@@ -1,5 +1,6 @@
 package io.spillway.app.reliability;
 
+import io.spillway.app.testing.RawHttp;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -137,11 +138,11 @@ class UpstreamCancellationTest {
     private void serve(Socket socket) {
       try (socket) {
         InputStream in = socket.getInputStream();
-        String head = readHead(in);
+        String head = RawHttp.readHead(in);
         if (head == null) {
           return;
         }
-        String body = new String(in.readNBytes(contentLength(head)), StandardCharsets.UTF_8);
+        String body = new String(in.readNBytes(RawHttp.contentLength(head)), StandardCharsets.UTF_8);
         if (body.contains("\"stream\":true")) {
           OutputStream out = socket.getOutputStream();
           out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -168,28 +169,7 @@ class UpstreamCancellationTest {
       }
     }
 
-    private static String readHead(InputStream in) throws IOException {
-      ByteArrayOutputStream head = new ByteArrayOutputStream();
-      int matched = 0;
-      while (matched < 4) {
-        int b = in.read();
-        if (b < 0) {
-          return null;
-        }
-        head.write(b);
-        matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-      }
-      return head.toString(StandardCharsets.US_ASCII);
-    }
 
-    private static int contentLength(String head) {
-      for (String line : head.split("\r\n")) {
-        if (line.toLowerCase().startsWith("content-length:")) {
-          return Integer.parseInt(line.substring(15).trim());
-        }
-      }
-      return 0;
-    }
 
     @Override
     public void close() throws IOException {

@@ -58,8 +58,8 @@ public final class ScriptedUpstream implements AutoCloseable {
   private void serve(Socket socket) {
     try (socket) {
       InputStream in = socket.getInputStream();
-      String head = readHead(in);
-      int length = contentLength(head);
+      String head = RawHttp.requireHead(in);
+      int length = RawHttp.contentLength(head);
       in.readNBytes(length);
       try {
         script.answer(head, socket.getOutputStream());
@@ -74,28 +74,7 @@ public final class ScriptedUpstream implements AutoCloseable {
     }
   }
 
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("closed before the request head ended");
-      }
-      head.write(b);
-      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.US_ASCII);
-  }
 
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.toLowerCase().startsWith("content-length:")) {
-        return Integer.parseInt(line.substring(15).trim());
-      }
-    }
-    return 0;
-  }
 
   /** Writes an SSE stream head (chunked). */
   public static void writeStreamHead(OutputStream out) throws IOException {

@@ -67,7 +67,7 @@ public final class TricklingUpstream implements AutoCloseable {
   private void serve(Socket socket) {
     try {
       InputStream in = socket.getInputStream();
-      int length = contentLength(readHead(in));
+      int length = RawHttp.contentLength(RawHttp.requireHead(in));
       in.readNBytes(length);
       requests.incrementAndGet();
       OutputStream out = socket.getOutputStream();
@@ -104,28 +104,7 @@ public final class TricklingUpstream implements AutoCloseable {
     }
   }
 
-  private static String readHead(InputStream in) throws IOException {
-    StringBuilder head = new StringBuilder();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("closed before the request head ended");
-      }
-      head.append((char) b);
-      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString();
-  }
 
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.toLowerCase().startsWith("content-length:")) {
-        return Integer.parseInt(line.substring(15).trim());
-      }
-    }
-    return 0;
-  }
 
   @Override
   public void close() throws IOException {

@@ -1,8 +1,7 @@
 package io.spillway.server.client;
 
-import io.netty.handler.ssl.ApplicationProtocolConfig;
-import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
+import io.spillway.server.Alpn;
 import io.netty.handler.ssl.SslContextBuilder;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
@@ -40,11 +39,7 @@ final class ClientTls {
     try {
       return SslContextBuilder.forClient()
           .trustManager(trust)
-          .applicationProtocolConfig(new ApplicationProtocolConfig(
-              ApplicationProtocolConfig.Protocol.ALPN,
-              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+          .applicationProtocolConfig(Alpn.H2_THEN_HTTP_1_1)
           .build();
     } catch (SSLException e) {
       throw new IllegalStateException("cannot set up TLS for upstream calls: " + e.getMessage(), e);
