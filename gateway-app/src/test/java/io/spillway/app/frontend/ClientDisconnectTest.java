@@ -1,6 +1,6 @@
 package io.spillway.app.frontend;
 
-import io.spillway.app.testing.RawHttp;
+import io.spillway.app.testing.RequestHeads;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
-import io.spillway.app.testing.RawHttp;
+import io.spillway.app.testing.RequestHeads;
 import io.spillway.core.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -149,11 +149,11 @@ class ClientDisconnectTest {
       try (socket) {
         InputStream in = socket.getInputStream();
         while (true) {
-          String head = RawHttp.readHead(in);
+          String head = RequestHeads.readHead(in);
           if (head == null) {
             return;
           }
-          in.readNBytes(RawHttp.contentLength(head));
+          in.readNBytes(RequestHeads.contentLength(head));
           if (requests.incrementAndGet() == 1) {
             firstRequestArrived.countDown();
             try {

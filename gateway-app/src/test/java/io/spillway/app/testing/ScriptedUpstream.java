@@ -58,8 +58,8 @@ public final class ScriptedUpstream implements AutoCloseable {
   private void serve(Socket socket) {
     try (socket) {
       InputStream in = socket.getInputStream();
-      String head = RawHttp.requireHead(in);
-      int length = RawHttp.contentLength(head);
+      String head = RequestHeads.requireHead(in);
+      int length = RequestHeads.contentLength(head);
       in.readNBytes(length);
       try {
         script.answer(head, socket.getOutputStream());

@@ -67,7 +67,7 @@ public final class TricklingUpstream implements AutoCloseable {
   private void serve(Socket socket) {
     try {
       InputStream in = socket.getInputStream();
-      int length = RawHttp.contentLength(RawHttp.requireHead(in));
+      int length = RequestHeads.contentLength(RequestHeads.requireHead(in));
       in.readNBytes(length);
       requests.incrementAndGet();
       OutputStream out = socket.getOutputStream();

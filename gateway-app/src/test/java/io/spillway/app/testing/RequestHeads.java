@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /** Reading an HTTP/1.1 request head off a raw socket, for the small fake upstreams of the tests. */
-public final class RawHttp {
-  private RawHttp() {}
+public final class RequestHeads {
+  private RequestHeads() {}
 
   /** The head up to and including its blank line, or null when the peer closed before it ended. */
   public static String readHead(InputStream in) throws IOException {
