@@ -1,6 +1,5 @@
 package io.spillway.app.frontend;
 
-import io.spillway.app.testing.RequestHeads;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
@@ -11,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.app.testing.RawHttp;
 import io.spillway.app.testing.RequestHeads;
 import io.spillway.core.json.Json;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,5 @@
 package io.spillway.app.reliability;
 
-import io.spillway.app.testing.RequestHeads;
 import static io.spillway.app.testing.GatewayHarness.ADMIN_TOKEN;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.app.testing.RawHttp;
 import io.spillway.app.testing.RequestHeads;
 import io.spillway.core.json.Json;
 import java.io.ByteArrayOutputStream;
@@ -69,8 +69,8 @@ class UpstreamCancellationTest {
     int requestsBefore = upstream.requests.get();
     long reservedWhileRunning;
 
-    try (RequestHeads client = new RequestHeads(harness.gateway().port())) {
-      client.send(RequestHeads.post("/v1/chat/completions", key, chatBody("gpt-4o", "who waits for this " + tier, stream)));
+    try (RawHttp client = new RawHttp(harness.gateway().port())) {
+      client.send(RawHttp.post("/v1/chat/completions", key, chatBody("gpt-4o", "who waits for this " + tier, stream)));
       await().until(() -> upstream.requests.get() > requestsBefore);
       reservedWhileRunning = pool(tier).path("reserved").asLong();
       assertThat(reservedWhileRunning).as("the estimate is held while the call runs").isPositive();
