@@ -51,11 +51,7 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.redact.RedactingService;
 import io.spillway.core.redact.Redactor;
-import io.spillway.server.EventLoops;
 import io.spillway.server.GatewayServer;
-import io.spillway.server.client.ClientSettings;
-import io.spillway.server.client.NettyUpstreamHttp;
-import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.server.HttpRoutes;
 import io.spillway.shaping.PressureSignals;
 import io.spillway.shaping.ShapingStages;
@@ -149,10 +145,7 @@ public final class Gateway implements AutoCloseable {
   private final RiskCounts riskCounts;
   private final List<CloudRoute> routes;
   private final Tracing tracing;
-  /** The event loops the front end and the data path's upstream client share. */
-  private final EventLoops loops = new EventLoops();
-  /** The data path's client for the cloud routes. */
-  private final NettyUpstreamHttp cloudHttp;
+  private final DataPathClients clients;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -165,7 +158,8 @@ public final class Gateway implements AutoCloseable {
     this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
-    Redactor redactor = redactor(config);
+    // No answer and no access-log line may show a cloud route's key or the admin token.
+    Redactor redactor = Redactor.of(secrets(config, null));
     RedactedMessage.use(redactor);
     AccessLog accessLog = new AccessLog(config.logging(), redactor);
     this.reloader = new ConfigReloader(configFile, ConfigLoader.withSystemEnvironment()::load, config);
@@ -193,13 +187,10 @@ public final class Gateway implements AutoCloseable {
     // One thread per local server, so that a slow keep-warm load on one does not delay another's checks.
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
-    // The local servers' own client on the same loops: their idle timeout is shorter than the
-    // cloud's (uvicorn, under vLLM, closes idle connections after 5 s).
-    UpstreamHttp localHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.local().poolIdleTimeout(),
-        ClientSettings.DEFAULTS.maxIdlePerOrigin(), ClientSettings.DEFAULTS.bodyHighWater()), ticker);
+    this.clients = new DataPathClients(config, ticker);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
-            localScheduler, meters, localHttp)
+            localScheduler, meters, clients.local())
         : null;
     if (local != null) {
       status.register("local", () -> local.toJson(true));
@@ -209,12 +200,10 @@ public final class Gateway implements AutoCloseable {
             capacity);
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
-    this.cloudHttp = new NettyUpstreamHttp(loops, new ClientSettings(config.cloud().poolIdleTimeout(),
-        config.cloud().maxIdleConnections(), ClientSettings.DEFAULTS.bodyHighWater()), ticker);
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
-          ? CloudBackend.create(config.cloud(), cloudHttp)
-          : CloudBackend.create(route, config.cloud(), cloudHttp);
+          ? CloudBackend.create(config.cloud(), clients.cloud())
+          : CloudBackend.create(route, config.cloud(), clients.cloud());
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
       Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
@@ -322,11 +311,7 @@ public final class Gateway implements AutoCloseable {
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
     httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
     httpRoutes.get("/healthz", request -> json("{\"status\":\"ok\"}"));
-    // Every upstream multiplexed (h2c): a client connection holds no upstream socket of its own.
-    boolean multiplexed = config.cloud().effectiveRoutes().stream().allMatch(CloudRouteConfig::usesH2c)
-        && (!config.local().enabled()
-            || config.local().serverList().stream().allMatch(server -> config.local().forServer(server).h2c()));
-    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server(), multiplexed);
+    ConnectionBudget connectionBudget = ConnectionBudget.of(config.server(), clients.multiplexed());
     httpRoutes.get("/readyz", new ReadinessService(config.cloud(), config.local(), local, connectionBudget,
         usageStore::status, config.quota(), breaker, risk::mode, TokenCounter::vocabularyLoaded));
     if (config.metrics().enabled()) {
@@ -349,7 +334,7 @@ public final class Gateway implements AutoCloseable {
     });
     httpRoutes.prefix("/admin/", adminApi);
     this.server = new GatewayServer(config.server(), RedactingService.wrap(httpRoutes.build(), redactor), clock,
-        connectionBudget, loops);
+        connectionBudget, clients.loops());
   }
 
   /** The {@code gen_ai.provider.name} of local answers: the API the local server speaks. */
@@ -385,11 +370,6 @@ public final class Gateway implements AutoCloseable {
       models.add(rule.to());
     });
     return models;
-  }
-
-  /** The secrets no answer and no access-log line may show: every cloud route's key and the admin token. */
-  private static Redactor redactor(GatewayConfig config) {
-    return Redactor.of(secrets(config, null));
   }
 
   /** Every cloud route's key and the admin token, and {@code newAdminToken} when a reload brings one. */
@@ -496,9 +476,7 @@ public final class Gateway implements AutoCloseable {
     // After the listener is up: readiness does not wait for the vocabulary, only requests that count
     // tokens do (ReadinessService, docs/performance.md "Start to ready").
     TokenCounter.warmUp();
-    if (gateway.config.cloud().effectiveRoutes().stream().anyMatch(route -> route.baseUrl().startsWith("https"))) {
-      Thread.ofVirtual().name("spillway-tls-warm-up").start(gateway.cloudHttp::prepareTls);
-    }
+    gateway.clients.warmUpTls();
     return gateway;
   }
 
@@ -616,6 +594,6 @@ public final class Gateway implements AutoCloseable {
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
     tracing.close();
-    loops.close();
+    clients.close();
   }
 }

@@ -241,16 +241,15 @@ public final class OpenAiHttpBackend implements Backend {
     URI uri = uri(request);
     Headers.Builder headers = Headers.builder();
     upstreamHeaders(request, headers::add);
-    if (!request.route().hasBody()) {
-      // nothing to add: a GET
-    } else {
+    boolean post = request.route().hasBody();
+    if (post) {
       headers.set("Content-Type", "application/json");
       if (stream) {
         headers.set("Accept", "text/event-stream");
       }
     }
-    UpstreamExchange exchange = client.send(new OutboundRequest(name, request.route().hasBody() ? "POST" : "GET", uri,
-        headers.build(), request.route().hasBody() ? request.bodyBytes() : null, config.connectTimeout(),
+    UpstreamExchange exchange = client.send(new OutboundRequest(name, post ? "POST" : "GET", uri,
+        headers.build(), post ? request.bodyBytes() : null, config.connectTimeout(),
         config.timeout(), stream ? null : config.timeout(), request.attribute(RequestAttributes.CONNECTION_LOOP),
         config.h2c()));
     ClientDisconnect.of(request).onDisconnect(exchange::cancel);

@@ -66,12 +66,13 @@ final class NettyExchange implements UpstreamExchange {
   private Channel avoid;
   /** Whether the request went out whole on the current connection (then it may have run upstream). */
   private boolean written;
-  private boolean headArrived;
   private boolean informational;
   private boolean keepAlive;
   private boolean done;
   /** The head, once in, until it is handed to the waiting thread (see {@link #readComplete}). */
   private UpstreamHead arrived;
+  /** The protocol of the connection the request went out on ({@code h2} or {@code http/1.1}). */
+  private String protocolName;
   /** Whether the body's buffer filled up: its reader must start before the rest can come. */
   private boolean readingStopped;
   private ScheduledFuture<?> headTimer;
@@ -188,7 +189,6 @@ final class NettyExchange implements UpstreamExchange {
     });
   }
 
-  private String protocolName;
 
   private FullHttpRequest toNetty() {
     URI uri = request.uri();
@@ -218,7 +218,6 @@ final class NettyExchange implements UpstreamExchange {
           informational = true;
           return;
         }
-        headArrived = true;
         cancel(headTimer);
         keepAlive = HttpUtil.isKeepAlive(response);
         arrived = new UpstreamHead(status, headers(response), protocolName);
@@ -285,14 +284,14 @@ final class NettyExchange implements UpstreamExchange {
     if (done || (from != null && from != channel)) {
       return;
     }
-    if (!headArrived && !written && reused && !retried && !cancelled) {
+    if (arrived == null && !written && reused && !retried && !cancelled) {
       // A pooled connection the upstream had closed while it was idle, found before the request
       // went out: once more, on a fresh one. Once the request is out it may be running upstream
       // (and billed), so a failure after that is the router's to judge, never retried here.
       retryElsewhere();
       return;
     }
-    fail(headArrived ? afterHead(io(cause)) : UpstreamFailures.beforeResponse(request.backend(), io(cause)));
+    fail(arrived != null ? afterHead(io(cause)) : UpstreamFailures.beforeResponse(request.backend(), io(cause)));
   }
 
   /**
@@ -301,7 +300,7 @@ final class NettyExchange implements UpstreamExchange {
    * on a connection that can take it. A second refusal fails as the stream's end says.
    */
   void refused(Channel from) {
-    if (done || from != channel || headArrived || retried || cancelled) {
+    if (done || from != channel || arrived != null || retried || cancelled) {
       return;
     }
     retryElsewhere();

@@ -26,12 +26,8 @@ public final class NettyUpstreamHttp implements UpstreamHttp {
   private final ClientSettings settings;
   private final Ticker ticker;
   private final ClientTls tls;
-  private final FastThreadLocal<LoopPool> pools = new FastThreadLocal<>() {
-    @Override
-    protected LoopPool initialValue() {
-      return null;
-    }
-  };
+  /** Each loop's pool, made by the loop on its first exchange. */
+  private final FastThreadLocal<LoopPool> pools = new FastThreadLocal<>();
 
   public NettyUpstreamHttp(EventLoops loops, ClientSettings settings, Ticker ticker) {
     this(loops, settings, ticker, null);
