@@ -48,7 +48,7 @@ public class FrontEndBenchmark {
     DefaultPipeline gateway = new DefaultPipeline();
     ServerConfig config = ServerConfig.DEFAULTS;
     HttpRequestHandler handler =
-        new HttpRequestHandler(gateway.routes, Runnable::run, new ConnectionTracker(1), config, Clock.systemUTC());
+        new HttpRequestHandler(gateway.routes, new ConnectionTracker(1), config, Clock.systemUTC());
     channel = new EmbeddedChannel(new HttpServerCodec(),
         new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), handler::answerPending), handler);
     byte[] body = gateway.requestBody;

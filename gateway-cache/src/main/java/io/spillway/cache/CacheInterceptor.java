@@ -1,13 +1,12 @@
 package io.spillway.cache;
 
-import io.spillway.core.pipeline.RequestOutcome;
-import io.spillway.core.pipeline.RequestOutcome.CacheStatus;
-import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.cache.CachePolicy.Decision;
 import io.spillway.cache.InFlightCall.Outcome;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
@@ -15,11 +14,15 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
+import io.spillway.core.pipeline.RequestOutcome.CacheStatus;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The cache stage. Right after authentication, it answers a repeat of a deterministic request from
@@ -37,14 +40,14 @@ final class CacheInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Caller caller = request.attribute(RequestAttributes.CALLER);
     Decision decision = cache.policy.decide(request, caller);
     return switch (decision.mode()) {
       case BYPASS -> {
         cache.metrics.bypass(decision.reason(), request.route());
-        yield tagged(request, proceed(chain, request), CacheStatus.BYPASS);
+        yield chain.proceedAnswering(request).thenApply(response -> tagged(request, response, CacheStatus.BYPASS));
       }
       case REFRESH -> {
         cache.metrics.request("refresh", request.route());
@@ -54,10 +57,10 @@ final class CacheInterceptor implements Interceptor {
     };
   }
 
-  private GatewayResponse lookup(Chain chain, GatewayRequest request, Caller caller, CacheKey key) {
+  private CompletionStage<GatewayResponse> lookup(Chain chain, GatewayRequest request, Caller caller, CacheKey key) {
     CachedAnswer answer = cache.get(key);
     if (answer != null) {
-      return hit(request, caller, answer);
+      return CompletableFuture.completedFuture(hit(request, caller, answer));
     }
     InFlightCall mine = new InFlightCall();
     InFlightCall running = cache.inFlight.putIfAbsent(key, mine);
@@ -69,7 +72,7 @@ final class CacheInterceptor implements Interceptor {
     if (answer != null) {
       mine.complete(new Outcome.Cached(answer));
       cache.inFlight.remove(key, mine);
-      return hit(request, caller, answer);
+      return CompletableFuture.completedFuture(hit(request, caller, answer));
     }
     cache.metrics.request("miss", request.route());
     return lead(chain, request, caller, key, mine);
@@ -82,12 +85,18 @@ final class CacheInterceptor implements Interceptor {
     return answer.replay(cache.clock.instant());
   }
 
-  private GatewayResponse join(Chain chain, GatewayRequest request, Caller caller, CacheKey key, InFlightCall call) {
+  /** Waits (without a thread) for the leader's outcome, then answers from it. */
+  private CompletionStage<GatewayResponse> join(
+      Chain chain, GatewayRequest request, Caller caller, CacheKey key, InFlightCall call) {
     call.joined(caller);
-    Outcome outcome = call.await();
+    return call.outcome().thenCompose(outcome -> answerJoiner(chain, request, caller, key, outcome));
+  }
+
+  private CompletionStage<GatewayResponse> answerJoiner(
+      Chain chain, GatewayRequest request, Caller caller, CacheKey key, Outcome outcome) {
     switch (outcome) {
       case Outcome.Cached cached -> {
-        return hit(request, caller, cached.answer());
+        return CompletableFuture.completedFuture(hit(request, caller, cached.answer()));
       }
       case Outcome.Buffered buffered -> {
         boolean ok = buffered.status() >= 200 && buffered.status() < 300;
@@ -95,20 +104,22 @@ final class CacheInterceptor implements Interceptor {
         if (ok) {
           cache.metrics.tokensSaved(caller, CachedAnswer.bufferedTokens(buffered.body()));
         }
-        return tagged(request, GatewayResponse.buffered(buffered.status(), buffered.headers(), buffered.body()),
-            ok ? CacheStatus.HIT : CacheStatus.MISS);
+        return CompletableFuture.completedFuture(tagged(request,
+            GatewayResponse.buffered(buffered.status(), buffered.headers(), buffered.body()),
+            ok ? CacheStatus.HIT : CacheStatus.MISS));
       }
       case Outcome.Streamed streamed -> {
         EventStream subscription = streamed.stream().subscribe();
         if (subscription != null) {
           cache.metrics.request("coalesced", request.route());
-          return tagged(request, GatewayResponse.streamed(streamed.status(), streamed.headers(), subscription),
-              CacheStatus.HIT);
+          return CompletableFuture.completedFuture(tagged(request,
+              GatewayResponse.streamed(streamed.status(), streamed.headers(), subscription), CacheStatus.HIT));
         }
       }
       case Outcome.Failed failed -> {
         cache.metrics.request("coalesced", request.route());
-        return tagged(request, ErrorMapper.toResponse(failed.error()), CacheStatus.MISS);
+        return CompletableFuture.completedFuture(
+            tagged(request, ErrorMapper.toResponse(failed.error()), CacheStatus.MISS));
       }
       case Outcome.Alone alone -> {}
     }
@@ -116,34 +127,42 @@ final class CacheInterceptor implements Interceptor {
     return lead(chain, request, caller, key, null);
   }
 
+
   /**
    * Makes the upstream call for {@code key}; publishes the outcome to {@code call}'s joiners (when
    * registered) and stores a successful, complete answer.
    */
-  private GatewayResponse lead(Chain chain, GatewayRequest request, Caller caller, CacheKey key, InFlightCall call) {
+  private CompletionStage<GatewayResponse> lead(
+      Chain chain, GatewayRequest request, Caller caller, CacheKey key, InFlightCall call) {
     long generation = cache.generation(caller.team());
     ClientDisconnect leaderGone = ClientDisconnect.of(request);
     ClientDisconnect everyoneGone = call == null ? leaderGone : sharedDisconnect(leaderGone, call);
     request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, everyoneGone);
-    GatewayResponse response;
-    try {
-      response = chain.proceed(request);
-    } catch (GatewayException e) {
-      if (call != null) {
-        boolean failedForAll = e instanceof UpstreamException && !everyoneGone.happened();
-        call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
-        cache.inFlight.remove(key, call);
+    return chain.proceed(request).handle((response, failure) -> {
+      request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, leaderGone);
+      if (failure == null) {
+        return led(request, caller, key, call, response, everyoneGone, generation);
       }
-      return tagged(request, ErrorMapper.toResponse(e), CacheStatus.MISS);
-    } catch (RuntimeException | Error e) {
+      Throwable cause = Blocking.cause(failure);
+      if (cause instanceof GatewayException e) {
+        if (call != null) {
+          boolean failedForAll = e instanceof UpstreamException && !everyoneGone.happened();
+          call.complete(failedForAll ? new Outcome.Failed(e) : new Outcome.Alone());
+          cache.inFlight.remove(key, call);
+        }
+        return tagged(request, ErrorMapper.toResponse(e), CacheStatus.MISS);
+      }
       if (call != null) {
         call.complete(new Outcome.Alone());
         cache.inFlight.remove(key, call);
       }
-      throw e;
-    } finally {
-      request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, leaderGone);
-    }
+      throw Blocking.rethrow(cause);
+    });
+  }
+
+  /** The leader's answer: stored when it may be, published to the joiners, tagged a miss. */
+  private GatewayResponse led(GatewayRequest request, Caller caller, CacheKey key, InFlightCall call,
+      GatewayResponse response, ClientDisconnect everyoneGone, long generation) {
     boolean storable = response.isSuccessful() && !degraded(request);
     // A call given up because its client left says nothing about the joiners' requests.
     boolean shared = !everyoneGone.happened()
@@ -253,14 +272,6 @@ final class CacheInterceptor implements Interceptor {
         || request.attribute(RequestAttributes.MODEL_REWRITTEN_FROM) != null;
   }
 
-  private static GatewayResponse proceed(Chain chain, GatewayRequest request) {
-    try {
-      return chain.proceed(request);
-    } catch (GatewayException e) {
-      return ErrorMapper.toResponse(e);
-    }
-  }
-
   /** Notes the cache's part in the request's outcome and says it in {@value ResponseCache#HEADER}. */
   private static GatewayResponse tagged(GatewayRequest request, GatewayResponse response, CacheStatus status) {
     RequestOutcome.of(request).cache(status);
@@ -289,6 +300,11 @@ final class CacheInterceptor implements Interceptor {
       }
     });
     return out.build();
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

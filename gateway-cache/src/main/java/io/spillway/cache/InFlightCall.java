@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.Caller;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One upstream call that identical requests share. The request that registered it (the leader)
@@ -42,9 +43,9 @@ final class InFlightCall {
     outcome.complete(result);
   }
 
-  /** Blocks the calling (virtual) thread until the leader publishes. */
-  Outcome await() {
-    return outcome.join();
+  /** The outcome, once the leader publishes it. */
+  CompletionStage<Outcome> outcome() {
+    return outcome;
   }
 
   synchronized void joined(Caller caller) {

@@ -14,6 +14,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
@@ -48,10 +49,10 @@ final class CacheFixture {
 
   CacheFixture(CacheConfig config) {
     cache = ResponseCache.builder(config).clock(clock).meters(meters).streamTimeLimit(Duration.ofMinutes(30)).build();
-    pipeline = new Pipeline(List.of(cache.interceptor()), request -> {
+    pipeline = new Pipeline(List.of(cache.interceptor()), Terminal.blocking(request -> {
       upstreamCalls.incrementAndGet();
       return upstream.apply(request);
-    });
+    }));
   }
 
   GatewayResponse send(Caller caller, Route route, String json, String... headers) {

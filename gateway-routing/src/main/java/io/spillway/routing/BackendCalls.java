@@ -5,6 +5,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -16,6 +17,7 @@ import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
+import java.util.concurrent.CompletionStage;
 
 /**
  * How the router and the model list's service call a backend: a place in its admission gate first,
@@ -40,6 +42,10 @@ final class BackendCalls {
    * whether it started; the permit then travels with the stream. Throws only the admission gate's
    * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
    */
+  CompletionStage<Attempt> callAsync(Backend backend, GatewayRequest request) {
+    return Blocking.supply(() -> call(backend, request));
+  }
+
   Attempt call(Backend backend, GatewayRequest request) {
     OncePermit permit = new OncePermit(enter(backend, request));
     long start = ticker.read();

@@ -1,6 +1,5 @@
 package io.spillway.routing;
 
-import io.spillway.core.pipeline.ErrorMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,6 +9,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -24,6 +24,8 @@ import io.spillway.routing.cloud.CloudRoute;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The terminal of the model list ({@code GET /v1/models} and {@code GET /v1/models/{id}}), apart from
@@ -52,7 +54,12 @@ public final class ModelsService implements Terminal {
   }
 
   @Override
-  public GatewayResponse handle(GatewayRequest request) {
+  public CompletionStage<GatewayResponse> handle(GatewayRequest request) {
+    // The pipeline calls this on a virtual thread (mayBlock): the list waits for the cloud as it is.
+    return CompletableFuture.completedFuture(answer(request));
+  }
+
+  private GatewayResponse answer(GatewayRequest request) {
     RequestOutcome.of(request).cache(RequestOutcome.CacheStatus.BYPASS); // the model list is never cached
     GatewayResponse list = allowedOnly(request.attribute(RequestAttributes.CALLER), list(request));
     ModelQuery query = request.attribute(ModelQuery.KEY);

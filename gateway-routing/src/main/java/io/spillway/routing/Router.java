@@ -5,6 +5,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -25,6 +26,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +91,7 @@ public final class Router implements Terminal {
   private final RouterListener listener;
   private final Refusals refusals;
   private final BackendCalls calls;
+  private final boolean blocking;
 
   private Router(Builder b) {
     if (b.routes != null) {
@@ -99,6 +103,7 @@ public final class Router implements Terminal {
     if (routes.isEmpty()) {
       throw new IllegalArgumentException("at least one cloud route");
     }
+    this.blocking = routes.stream().anyMatch(route -> route.breaker().mayBlock());
     this.local = b.local;
     this.retryLocally = Objects.requireNonNull(b.retryLocally, "retryLocally");
     this.localModels = Objects.requireNonNull(b.localModels, "localModels");
@@ -155,26 +160,41 @@ public final class Router implements Terminal {
   /** One route's try: the client's answer, or the failure to carry on from; exactly one is set. */
   private record RouteTry(GatewayResponse response, RouteFailure failure) {}
 
+  /** Whether deciding may wait on the network: a fleet breaker in Redis. */
   @Override
-  public GatewayResponse handle(GatewayRequest request) {
+  public boolean mayBlock() {
+    return blocking;
+  }
+
+  @Override
+  public CompletionStage<GatewayResponse> handle(GatewayRequest request) {
     boolean preferLocal = Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL));
-    List<Passed> passed = new ArrayList<>();
-    RouteFailure failed = null;
-    for (CloudRoute route : routes) {
+    return routesFrom(request, 0, preferLocal, new ArrayList<>(), null);
+  }
+
+  /**
+   * The routes from {@code index} on, in order: the first that takes the request is tried; one that
+   * fails it moves the request on to the next, and after the last to local.
+   */
+  private CompletionStage<GatewayResponse> routesFrom(
+      GatewayRequest request, int index, boolean preferLocal, List<Passed> passed, RouteFailure failed) {
+    for (int i = index; i < routes.size(); i++) {
+      CloudRoute route = routes.get(i);
       if (!route.serves(request)) {
         continue;
       }
       Breaker.Ticket ticket = route.breaker().acquire();
       if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
-        RouteTry tried = tryRoute(request, route, ticket);
-        if (tried.response() != null) {
-          release(passed);
-          return tried.response();
-        }
-        failed = tried.failure();
-      } else {
-        passed.add(new Passed(route, ticket));
+        int next = i + 1;
+        return tryRoute(request, route, ticket).thenCompose(tried -> {
+          if (tried.response() != null) {
+            release(passed);
+            return CompletableFuture.completedFuture(tried.response());
+          }
+          return routesFrom(request, next, preferLocal, passed, tried.failure());
+        });
       }
+      passed.add(new Passed(route, ticket));
     }
     if (failed != null) {
       release(passed);
@@ -188,56 +208,71 @@ public final class Router implements Terminal {
   }
 
   /**
+   * One backend call as the router sees it: refused by the admission gate (a {@link GatewayException},
+   * the client's answer) or an attempt; with a breaker that may block, what follows runs on a virtual
+   * thread.
+   */
+  private CompletionStage<Attempt> call(Backend backend, GatewayRequest request) {
+    CompletionStage<Attempt> attempt;
+    try {
+      attempt = calls.callAsync(backend, request);
+    } catch (RuntimeException | Error e) {
+      attempt = CompletableFuture.failedFuture(e);
+    }
+    return blocking ? Blocking.continuedOffLoop(attempt) : attempt;
+  }
+
+  /**
    * One route, as the request's turn comes to it: its answer is the client's unless it is a capacity
    * answer or a transient failure (and {@code failover.retryLocally} is on), which moves the request
    * on to the next route and then local.
    */
-  private RouteTry tryRoute(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket) {
-    Attempt attempt;
-    try {
-      attempt = calls.call(route.backend(), request);
-    } catch (GatewayException refused) {
-      route.breaker().release(ticket);
-      return new RouteTry(routed(request, route, Refusals.error(request, route.backend().name(), refused)), null);
-    } catch (RuntimeException | Error e) {
-      route.breaker().release(ticket);
-      throw e;
-    }
-    if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
-      return new RouteTry(clientGone(request, route, ticket, attempt), null);
-    }
-    Verdict verdict = recordCloud(route, ticket, attempt);
-    if (!verdict.outcome().failsOver() || !retryLocally) {
-      return new RouteTry(answer(request, route, attempt), null);
-    }
-    log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local", request.id(),
-        route.name(), verdict.outcome().tag(), verdict.rule());
-    listener.onFailover(route.name(), verdict);
-    return new RouteTry(null, new RouteFailure(route, attempt, verdict));
+  private CompletionStage<RouteTry> tryRoute(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket) {
+    return call(route.backend(), request).handle((attempt, failure) -> {
+      if (failure != null) {
+        route.breaker().release(ticket);
+        if (Blocking.cause(failure) instanceof GatewayException refused) {
+          return new RouteTry(routed(request, route, Refusals.error(request, route.backend().name(), refused)), null);
+        }
+        throw Blocking.rethrow(Blocking.cause(failure));
+      }
+      if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
+        return new RouteTry(clientGone(request, route, ticket, attempt), null);
+      }
+      Verdict verdict = recordCloud(route, ticket, attempt);
+      if (!verdict.outcome().failsOver() || !retryLocally) {
+        return new RouteTry(answer(request, route, attempt), null);
+      }
+      log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local",
+          request.id(), route.name(), verdict.outcome().tag(), verdict.rule());
+      listener.onFailover(route.name(), verdict);
+      return new RouteTry(null, new RouteFailure(route, attempt, verdict));
+    });
   }
 
   /** Every route that took the request failed it: the local backend once. */
-  private GatewayResponse afterRoutesFailed(GatewayRequest request, RouteFailure failed) {
+  private CompletionStage<GatewayResponse> afterRoutesFailed(GatewayRequest request, RouteFailure failed) {
     Verdict verdict = failed.verdict();
     log.info("request {}: retrying on the local backend", request.id());
-    LocalTry tried = tryLocal(request, true);
-    if (tried.served() != null) {
-      return answer(request, null, tried.served());
-    }
-    if (tried.refusedByGate() != null) {
-      return tried.refusedByGate();
-    }
-    LocalFailure failure = tried.failure();
-    if (failure.unsupported() != null) {
-      return refusals.unsupported(request, failure.unsupported(), LOCAL_NAME,
-          "The cloud, tried first, " + FailureWords.of(verdict), verdict);
-    }
-    if (verdict.outcome() == Outcome.TRANSIENT) {
-      // "At capacity" would not say what happened: the cloud could not be reached at all.
-      return answer(request, failed.route(), failed.attempt());
-    }
-    return refusals.unavailable(request, LOCAL_NAME, "The cloud model is at capacity, and " + failure.words() + " either",
-        verdict.retryAfter());
+    return tryLocal(request, true).thenApply(tried -> {
+      if (tried.served() != null) {
+        return answer(request, null, tried.served());
+      }
+      if (tried.refusedByGate() != null) {
+        return tried.refusedByGate();
+      }
+      LocalFailure failure = tried.failure();
+      if (failure.unsupported() != null) {
+        return refusals.unsupported(request, failure.unsupported(), LOCAL_NAME,
+            "The cloud, tried first, " + FailureWords.of(verdict), verdict);
+      }
+      if (verdict.outcome() == Outcome.TRANSIENT) {
+        // "At capacity" would not say what happened: the cloud could not be reached at all.
+        return answer(request, failed.route(), failed.attempt());
+      }
+      return refusals.unavailable(request, LOCAL_NAME,
+          "The cloud model is at capacity, and " + failure.words() + " either", verdict.retryAfter());
+    });
   }
 
   /** What a request sent local first says when no backend serves it. */
@@ -258,67 +293,75 @@ public final class Router implements Terminal {
    * The local backend; when it cannot serve, the routes it went past once each, in order, except
    * those an operator forced open. Those are released unused.
    */
-  private GatewayResponse localFirst(GatewayRequest request, List<Passed> passed) {
+  private CompletionStage<GatewayResponse> localFirst(GatewayRequest request, List<Passed> passed) {
     String situation = situation(request, passed);
-    LocalTry tried = tryLocal(request, false);
-    if (tried.failure() == null) {
-      release(passed);
-      return tried.served() != null ? answer(request, null, tried.served()) : tried.refusedByGate();
-    }
-    LocalFailure failure = tried.failure();
-    List<Passed> fallbacks = new ArrayList<>();
-    List<Passed> forced = new ArrayList<>();
-    passed.forEach(p -> (p.ticket().forcedLocal() ? forced : fallbacks).add(p));
-    release(forced);
-    if (fallbacks.isEmpty()) {
-      if (failure.unsupported() != null) {
-        return passed.isEmpty()
-            ? Refusals.noRoute(request, failure.unsupported(), LOCAL_NAME)
-            : Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME);
+    return tryLocal(request, false).thenCompose(tried -> {
+      if (tried.failure() == null) {
+        release(passed);
+        return CompletableFuture.completedFuture(
+            tried.served() != null ? answer(request, null, tried.served()) : tried.refusedByGate());
       }
-      return refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null);
-    }
-    return fallBackToCloud(request, fallbacks, situation, failure);
+      LocalFailure failure = tried.failure();
+      List<Passed> fallbacks = new ArrayList<>();
+      List<Passed> forced = new ArrayList<>();
+      passed.forEach(p -> (p.ticket().forcedLocal() ? forced : fallbacks).add(p));
+      release(forced);
+      if (!fallbacks.isEmpty()) {
+        log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
+        listener.onFallback(failure.cause().tag());
+        return fallBackToCloud(request, fallbacks, 0, situation, failure, null);
+      }
+      if (failure.unsupported() != null) {
+        return CompletableFuture.completedFuture(passed.isEmpty()
+            ? Refusals.noRoute(request, failure.unsupported(), LOCAL_NAME)
+            : Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME));
+      }
+      return CompletableFuture.completedFuture(
+          refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null));
+    });
   }
 
   /**
-   * The routes the request went past, once each, for a request local could not serve. A cloud ticket
-   * (breaker closed, the request only preferred local) is recorded as any cloud answer is; a local
-   * ticket (breaker open, or half-open with the probe out) is not: this try is not the probe, so
-   * neither its capacity answer nor its success moves the breaker.
+   * The routes the request went past, once each from {@code index}, for a request local could not
+   * serve. A cloud ticket (breaker closed, the request only preferred local) is recorded as any
+   * cloud answer is; a local ticket (breaker open, or half-open with the probe out) is not: this try
+   * is not the probe, so neither its capacity answer nor its success moves the breaker.
    */
-  private GatewayResponse fallBackToCloud(
-      GatewayRequest request, List<Passed> fallbacks, String situation, LocalFailure failure) {
-    log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
-    listener.onFallback(failure.cause().tag());
-    RouteFailure last = null;
-    for (int i = 0; i < fallbacks.size(); i++) {
-      CloudRoute route = fallbacks.get(i).route();
-      Breaker.Ticket ticket = fallbacks.get(i).ticket();
-      List<Passed> rest = fallbacks.subList(i + 1, fallbacks.size());
-      Attempt attempt;
-      try {
-        attempt = calls.call(route.backend(), request);
-      } catch (GatewayException refused) {
+  private CompletionStage<GatewayResponse> fallBackToCloud(GatewayRequest request, List<Passed> fallbacks, int index,
+      String situation, LocalFailure failure, RouteFailure last) {
+    if (index == fallbacks.size()) {
+      return CompletableFuture.completedFuture(noFallbackServed(request, situation, failure, last));
+    }
+    CloudRoute route = fallbacks.get(index).route();
+    Breaker.Ticket ticket = fallbacks.get(index).ticket();
+    List<Passed> rest = fallbacks.subList(index + 1, fallbacks.size());
+    return call(route.backend(), request).handle((attempt, thrown) -> {
+      if (thrown != null) {
         route.breaker().release(ticket);
         release(rest);
-        return withFallback(request, routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure);
-      } catch (RuntimeException | Error e) {
-        route.breaker().release(ticket);
-        release(rest);
-        throw e;
+        if (Blocking.cause(thrown) instanceof GatewayException refused) {
+          return CompletableFuture.completedFuture(withFallback(request,
+              routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure));
+        }
+        throw Blocking.rethrow(Blocking.cause(thrown));
       }
       if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
         release(rest);
-        return clientGone(request, route, ticket, attempt);
+        return CompletableFuture.completedFuture(clientGone(request, route, ticket, attempt));
       }
       Verdict verdict = recordCloud(route, ticket, attempt);
       if (!verdict.outcome().failsOver()) {
         release(rest);
-        return withFallback(request, answer(request, route, attempt), failure);
+        return CompletableFuture.completedFuture(withFallback(request, answer(request, route, attempt), failure));
       }
-      last = new RouteFailure(route, attempt, verdict);
-    }
+      return fallBackToCloud(request, fallbacks, index + 1, situation, failure,
+          new RouteFailure(route, attempt, verdict));
+    }).thenCompose(next -> next);
+  }
+
+  /** What the client of a request local could not serve gets when no route it went past served it either. */
+  private GatewayResponse noFallbackServed(
+      GatewayRequest request, String situation, LocalFailure failure, RouteFailure last) {
     Verdict verdict = last.verdict();
     GatewayResponse refused;
     if (failure.unsupported() != null) {
@@ -363,36 +406,39 @@ public final class Router implements Terminal {
    * anything but a success counts as local failing too (a local 404 for a model that was never pulled
    * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
    */
-  private LocalTry tryLocal(GatewayRequest request, boolean failover) {
+  private CompletionStage<LocalTry> tryLocal(GatewayRequest request, boolean failover) {
     if (ClientDisconnect.of(request).happened()) {
-      return new LocalTry(null, Refusals.error(request, LOCAL_NAME, BackendCalls.clientClosed()), null);
+      return CompletableFuture.completedFuture(
+          new LocalTry(null, Refusals.error(request, LOCAL_NAME, BackendCalls.clientClosed()), null));
     }
     if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
-      return LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request)));
+      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request))));
     }
     if (local == null) {
-      return LocalTry.failed(LocalFailure.disabled());
+      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.disabled()));
     }
     if (!local.ready()) {
-      return LocalTry.failed(LocalFailure.notReady());
+      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.notReady()));
     }
-    Attempt attempt;
-    try {
-      attempt = calls.call(local, request);
-    } catch (GatewayException refused) {
-      return new LocalTry(null, Refusals.error(request, local.name(), refused), null);
-    }
-    if (attempt.failure() instanceof UnsupportedOnLocalException unsupported) {
-      return LocalTry.failed(LocalFailure.unsupported(unsupported));
-    }
-    Outcome outcome = attempt.verdict().outcome();
-    boolean failed = failover ? outcome != Outcome.SUCCESS : outcome.failsOver();
-    if (!failed) {
-      return new LocalTry(attempt, null, null);
-    }
-    log.warn("request {}: the local backend could not serve it ({})", request.id(), attempt.verdict().rule());
-    attempt.discard();
-    return LocalTry.failed(LocalFailure.answered(attempt.verdict()));
+    return call(local, request).handle((attempt, thrown) -> {
+      if (thrown != null) {
+        if (Blocking.cause(thrown) instanceof GatewayException refused) {
+          return new LocalTry(null, Refusals.error(request, local.name(), refused), null);
+        }
+        throw Blocking.rethrow(Blocking.cause(thrown));
+      }
+      if (attempt.failure() instanceof UnsupportedOnLocalException unsupported) {
+        return LocalTry.failed(LocalFailure.unsupported(unsupported));
+      }
+      Outcome outcome = attempt.verdict().outcome();
+      boolean failed = failover ? outcome != Outcome.SUCCESS : outcome.failsOver();
+      if (!failed) {
+        return new LocalTry(attempt, null, null);
+      }
+      log.warn("request {}: the local backend could not serve it ({})", request.id(), attempt.verdict().rule());
+      attempt.discard();
+      return LocalTry.failed(LocalFailure.answered(attempt.verdict()));
+    });
   }
 
   /** What one local try came to: exactly one of the three is set. */

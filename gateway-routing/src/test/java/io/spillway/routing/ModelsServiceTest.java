@@ -3,13 +3,13 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.spillway.core.api.ModelQuery;
 import io.spillway.config.LocalConfig;
+import io.spillway.core.api.ModelQuery;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestOutcome;
@@ -79,7 +79,7 @@ class ModelsServiceTest {
   @Test
   void theCloudListAnswersWhileTheBreakerIsClosed() {
     GatewayRequest request = query(null);
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
@@ -91,7 +91,7 @@ class ModelsServiceTest {
   void theLocalMapAnswersWhileTheBreakerIsOpenWithoutAskingTheCloud() {
     breaker.override(Breaker.OverrideMode.OPEN);
     GatewayRequest request = query(null);
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
     assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
     assertThat(body(response).path("data").findValuesAsText("id"))
@@ -105,7 +105,7 @@ class ModelsServiceTest {
     String capacity = "{\"error\":{\"message\":\"Selected model is at capacity. Please try a different model.\","
         + "\"type\":\"server_error\",\"param\":null,\"code\":null}}";
     GatewayRequest request = query(null);
-    GatewayResponse response = service(json(503, capacity), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(503, capacity), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
@@ -117,7 +117,7 @@ class ModelsServiceTest {
       throw ErrorKind.RATE_LIMITED.exception("the waiting area is full");
     };
     GatewayRequest request = query(null);
-    GatewayResponse response = service(json(200, CLOUD_LIST), full).handle(request);
+    GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), full).handle(request));
 
     assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
     assertThat(cloudCalls).hasValue(0);
@@ -126,7 +126,7 @@ class ModelsServiceTest {
   @Test
   void oneModelIsPickedOutOfTheList() {
     GatewayRequest request = query("gpt-4o-mini");
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(body(response).path("id").asText()).isEqualTo("gpt-4o-mini");
@@ -137,7 +137,7 @@ class ModelsServiceTest {
   @Test
   void aModelNotInTheListIsNotFoundNamingTheBackend() {
     GatewayRequest request = query("gpt-9");
-    GatewayResponse response = service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(404);
     assertThat(body(response).path("error").path("code").asText()).isEqualTo("model_not_found");
@@ -150,7 +150,7 @@ class ModelsServiceTest {
     String unauthorized = "{\"error\":{\"message\":\"bad key\",\"type\":\"invalid_request_error\",\"param\":null,"
         + "\"code\":\"invalid_api_key\"}}";
     GatewayRequest request = query("gpt-4o");
-    GatewayResponse response = service(json(401, unauthorized), AdmissionGate.OPEN).handle(request);
+    GatewayResponse response = Blocking.await(service(json(401, unauthorized), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(401);
     assertThat(body(response).path("error").path("code").asText()).isEqualTo("invalid_api_key");

@@ -2,26 +2,26 @@ package io.spillway.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.pipeline.RequestOutcome;
-import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
-import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +51,7 @@ class RouterAdmissionTest {
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     }), gate);
 
-    GatewayResponse answer = router.handle(request());
+    GatewayResponse answer = Blocking.await(router.handle(request()));
 
     assertThat(answer.headers().get("x-spillway-backend")).isEqualTo("cloud");
     assertThat(entered).containsExactly("cloud");
@@ -64,7 +64,7 @@ class RouterAdmissionTest {
       throw new UpstreamException("cloud", UpstreamException.Failure.CONNECT_FAILED, "connection refused", null);
     }), gate);
 
-    GatewayResponse answer = router.handle(request());
+    GatewayResponse answer = Blocking.await(router.handle(request()));
 
     assertThat(answer.status()).as("the cloud's own failure: there is no local backend here").isEqualTo(502);
     assertThat(held).hasValue(0);
@@ -74,7 +74,7 @@ class RouterAdmissionTest {
   void streamHoldsThePermitUntilItEnds() {
     Terminal router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
-    EventStream stream = router.handle(request()).stream();
+    EventStream stream = Blocking.await(router.handle(request())).stream();
     assertThat(held).hasValue(1);
     assertThat(stream.next()).isNotNull();
     assertThat(stream.next()).isEqualTo(SseEvent.DONE);
@@ -89,7 +89,7 @@ class RouterAdmissionTest {
   void streamClosedEarlyGivesThePermitBack() {
     Terminal router = router(streaming(SseEvent.data("{\"a\":1}"), SseEvent.DONE), gate);
 
-    EventStream stream = router.handle(request()).stream();
+    EventStream stream = Blocking.await(router.handle(request())).stream();
     stream.next();
     stream.close();
 
@@ -107,7 +107,7 @@ class RouterAdmissionTest {
       return GatewayResponse.json(200, new byte[0]);
     }), full);
 
-    GatewayResponse answer = router.handle(request());
+    GatewayResponse answer = Blocking.await(router.handle(request()));
 
     assertThat(answer.status()).isEqualTo(503);
     assertThat(answer.headers().get("retry-after")).isNotNull();
@@ -127,7 +127,7 @@ class RouterAdmissionTest {
         .ticker(clock)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
   }
 
   private static Backend streaming(SseEvent... events) {

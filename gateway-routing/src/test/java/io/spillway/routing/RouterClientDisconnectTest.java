@@ -3,19 +3,19 @@ package io.spillway.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.FailoverConfig;
-import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.util.concurrent.CountDownLatch;
@@ -68,7 +68,7 @@ class RouterClientDisconnectTest {
       return RouterTest.capacity();
     }), AdmissionGate.OPEN);
 
-    GatewayResponse answer = router.handle(requestWith(disconnect, false));
+    GatewayResponse answer = Blocking.await(router.handle(requestWith(disconnect, false)));
 
     assertThat(localCalls).as("nobody would receive the local answer").hasValue(0);
     assertThat(answer.status()).isEqualTo(ErrorKind.CLIENT_CLOSED.status());
@@ -83,7 +83,7 @@ class RouterClientDisconnectTest {
     }), AdmissionGate.OPEN);
 
     for (int i = 0; i < BreakerSettings.DEFAULTS.capacityStreak() + 1; i++) {
-      router.handle(requestWith(disconnect, true));
+      Blocking.await(router.handle(requestWith(disconnect, true)));
     }
 
     assertThat(localCalls).hasValue(0);
@@ -120,7 +120,7 @@ class RouterClientDisconnectTest {
     AtomicReference<GatewayResponse> answer = new AtomicReference<>();
     AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
     Thread requestThread = Thread.ofVirtual().start(() -> {
-      answer.set(router.handle(requestWith(disconnect, false)));
+      answer.set(Blocking.await(router.handle(requestWith(disconnect, false))));
       interruptedAfter.set(Thread.currentThread().isInterrupted());
     });
     assertThat(waiting.await(5, TimeUnit.SECONDS)).isTrue();
@@ -142,7 +142,7 @@ class RouterClientDisconnectTest {
       return RouterTest.ok();
     }), AdmissionGate.OPEN);
 
-    GatewayResponse answer = router.handle(requestWith(disconnect, false));
+    GatewayResponse answer = Blocking.await(router.handle(requestWith(disconnect, false)));
 
     assertThat(answer.status()).as("its usage is real and is settled as usual").isEqualTo(200);
   }

@@ -4,26 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.pipeline.Terminal;
 import io.spillway.config.FailoverConfig;
-import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.config.LocalConfig;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
+import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.routing.breaker.LocalBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Verdict;
@@ -95,7 +95,7 @@ class RouterTest {
         .listener(listener)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> OutcomeHeaders.write(RequestOutcome.of(request), router.handle(request));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
   }
 
   static GatewayRequest request(boolean stream) {
@@ -129,7 +129,7 @@ class RouterTest {
       return ok();
     }));
 
-    router.handle(request(false));
+    Blocking.await(router.handle(request(false)));
 
     assertThat(told).hasSize(4);
     assertThat(told.get(0)).isEqualTo("attempt cloud capacity PT1.5S");
@@ -141,7 +141,7 @@ class RouterTest {
   void neitherBackendServingIsToldAsUnavailable() {
     Terminal router = router(backend("cloud", r -> capacity()), null);
 
-    assertThat(router.handle(request(false)).status()).isEqualTo(503);
+    assertThat(Blocking.await(router.handle(request(false))).status()).isEqualTo(503);
 
     assertThat(told).contains("unavailable");
   }
@@ -150,7 +150,7 @@ class RouterTest {
   void aStreamHoldsItsPermitUntilItIsClosed() {
     Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
 
-    GatewayResponse response = router.handle(request(true));
+    GatewayResponse response = Blocking.await(router.handle(request(true)));
 
     assertThat(gate.inFlight()).isEqualTo(1);
     assertThat(response.stream().next()).isNotNull();
@@ -164,7 +164,7 @@ class RouterTest {
   @Test
   void aStreamGivesItsPermitBackWhenItEnds() {
     Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "[DONE]")), null);
-    EventStream stream = router.handle(request(true)).stream();
+    EventStream stream = Blocking.await(router.handle(request(true))).stream();
 
     assertThat(stream.started()).isFalse();
     while (stream.next() != null) {
@@ -185,7 +185,7 @@ class RouterTest {
   void aFailedCloudAttemptGivesItsPermitBackBeforeLocalIsEntered() {
     Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> stream("{\"choices\":[]}", "[DONE]")));
 
-    GatewayResponse response = router.handle(request(true));
+    GatewayResponse response = Blocking.await(router.handle(request(true)));
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
     assertThat(gate.events).containsExactly("enter cloud", "leave cloud", "enter local");
@@ -199,7 +199,7 @@ class RouterTest {
     Terminal router = router(backend("cloud", r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
         backend("local", r -> ok()));
 
-    GatewayResponse response = router.handle(request(true));
+    GatewayResponse response = Blocking.await(router.handle(request(true)));
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
     assertThat(cloudStream.closed).isTrue();
@@ -211,12 +211,12 @@ class RouterTest {
   void aProbeRefusedByAdmissionGoesBackToThePool() {
     Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
-      router.handle(request(false));
+      Blocking.await(router.handle(request(false)));
     }
     clock.advance(config.localFor());
     gate.refuse("cloud");
 
-    GatewayResponse refused = router.handle(request(false));
+    GatewayResponse refused = Blocking.await(router.handle(request(false)));
 
     assertThat(refused.status()).isEqualTo(429);
     assertThat(refused.headers().get("retry-after")).isEqualTo("2");
@@ -245,8 +245,8 @@ class RouterTest {
     };
     Terminal router = router(backend("cloud", r -> capacity()), local);
 
-    router.handle(request(false));
-    router.handle(request(false));
+    Blocking.await(router.handle(request(false)));
+    Blocking.await(router.handle(request(false)));
 
     await().atMost(Duration.ofSeconds(5)).untilAtomic(warmUps, org.hamcrest.Matchers.equalTo(1));
   }
@@ -257,13 +257,13 @@ class RouterTest {
     Terminal router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
         ? capacity() : ok()), backend("local", r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
-      router.handle(request(false));
+      Blocking.await(router.handle(request(false)));
     }
     clock.advance(config.localFor());
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
-    GatewayResponse response = router.handle(preferLocal);
+    GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
     assertThat(RequestOutcome.of(preferLocal).backend()).isEqualTo("cloud");
@@ -281,7 +281,7 @@ class RouterTest {
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
-    GatewayResponse response = router.handle(preferLocal);
+    GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
     assertThat(response.headers().get("x-spillway-fallback")).isNull();
@@ -297,12 +297,12 @@ class RouterTest {
       return capacity();
     }), backend("local", r -> GatewayResponse.json(500, "{\"error\":\"boom\"}".getBytes(StandardCharsets.UTF_8))));
     for (int i = 0; i < config.capacityStreak(); i++) {
-      router.handle(request(false));
+      Blocking.await(router.handle(request(false)));
     }
     String nextProbe = breaker.status().toJson().get("nextProbeAt").asText();
     clock.advance(Duration.ofMinutes(1));
 
-    GatewayResponse response = router.handle(request(false));
+    GatewayResponse response = Blocking.await(router.handle(request(false)));
 
     assertThat(cloudCalls).hasValue(config.capacityStreak() + 1);
     assertThat(response.status()).isEqualTo(503);
@@ -322,10 +322,10 @@ class RouterTest {
               io.spillway.core.error.UpstreamException.Failure.CONNECT_FAILED, "refused", null);
         }));
     for (int i = 0; i < config.capacityStreak(); i++) {
-      router.handle(request(false));
+      Blocking.await(router.handle(request(false)));
     }
 
-    GatewayResponse response = router.handle(request(false));
+    GatewayResponse response = Blocking.await(router.handle(request(false)));
 
     assertThat(response.status()).isEqualTo(200);
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
@@ -339,7 +339,7 @@ class RouterTest {
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
-    GatewayResponse response = router.handle(preferLocal);
+    GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_disabled");
@@ -367,7 +367,7 @@ class RouterTest {
       }
     };
 
-    GatewayResponse response = router(backend("cloud", r -> capacity()), local).handle(request(false));
+    GatewayResponse response = Blocking.await(router(backend("cloud", r -> capacity()), local).handle(request(false)));
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("retry-after")).isEqualTo("1");
@@ -381,7 +381,7 @@ class RouterTest {
         .getBytes(StandardCharsets.UTF_8);
     Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
 
-    GatewayResponse response = router.handle(request(false));
+    GatewayResponse response = Blocking.await(router.handle(request(false)));
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("retry-after")).isNotNull();
@@ -395,7 +395,7 @@ class RouterTest {
     Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
     breaker.override(Breaker.OverrideMode.OPEN);
 
-    GatewayResponse response = router.handle(request(false));
+    GatewayResponse response = Blocking.await(router.handle(request(false)));
 
     assertThat(response.status()).isEqualTo(400);
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");

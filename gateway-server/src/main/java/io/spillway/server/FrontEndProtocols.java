@@ -14,7 +14,6 @@ import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.spillway.config.ServerConfig;
 import java.time.Clock;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,15 +29,13 @@ final class FrontEndProtocols {
   private final ServerConfig config;
   private final ConnectionTracker connections;
   private final HttpService service;
-  private final Executor requestThreads;
   private final Clock clock;
 
   FrontEndProtocols(
-      ServerConfig config, ConnectionTracker connections, HttpService service, Executor requestThreads, Clock clock) {
+      ServerConfig config, ConnectionTracker connections, HttpService service, Clock clock) {
     this.config = config;
     this.connections = connections;
     this.service = service;
-    this.requestThreads = requestThreads;
     this.clock = clock;
   }
 
@@ -91,7 +88,7 @@ final class FrontEndProtocols {
   }
 
   private HttpRequestHandler newRequestHandler() {
-    return new HttpRequestHandler(service, requestThreads, connections, config, clock);
+    return new HttpRequestHandler(service, connections, config, clock);
   }
 
   /**

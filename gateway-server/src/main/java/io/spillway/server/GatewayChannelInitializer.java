@@ -8,7 +8,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.spillway.config.ServerConfig;
 import java.time.Clock;
-import java.util.concurrent.Executor;
 
 /**
  * Builds each connection's pipeline from small named steps: TCP, TLS, the connection limit, then
@@ -27,12 +26,11 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
       ConnectionTracker connections,
       ChannelGroup channels,
       HttpService service,
-      Executor requestThreads,
       Clock clock) {
     this.config = config;
     this.ssl = ssl;
     this.connectionLimit = new ConnectionLimitHandler(connections, channels);
-    this.protocols = new FrontEndProtocols(config, connections, service, requestThreads, clock);
+    this.protocols = new FrontEndProtocols(config, connections, service, clock);
   }
 
   @Override

@@ -17,8 +17,6 @@ import java.io.File;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +39,6 @@ public final class GatewayServer implements AutoCloseable {
   private final Clock clock;
   private final ConnectionTracker connections;
   private final ChannelGroup channels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-  private final ExecutorService requestThreads =
-      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("spillway-req-", 0).factory());
   private final EventLoops sharedLoops;
   private EventLoops loops;
   private Channel serverChannel;
@@ -103,12 +99,11 @@ public final class GatewayServer implements AutoCloseable {
                 ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK))
             .childHandler(
                 new GatewayChannelInitializer(
-                    config, ssl, connections, channels, service, requestThreads, clock));
+                    config, ssl, connections, channels, service, clock));
     try {
       serverChannel =
           bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
     } catch (Exception e) { // Netty rethrows the bind's IOException unchecked
-      requestThreads.shutdownNow();
       stopOwnLoops();
       if (addressInUse(e)) {
         throw new PortInUseException(config.host(), config.port(), e);
@@ -196,7 +191,6 @@ public final class GatewayServer implements AutoCloseable {
           connections.inFlight());
     }
     channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    requestThreads.shutdownNow();
     stopOwnLoops();
     serverChannel = null;
   }

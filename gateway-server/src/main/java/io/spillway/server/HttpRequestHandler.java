@@ -1,8 +1,5 @@
 package io.spillway.server;
 
-import io.spillway.core.http.RequestIds;
-import io.spillway.core.http.ServerRequest;
-import io.spillway.core.http.HttpService;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,6 +16,10 @@ import io.spillway.config.ServerConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.RequestIds;
+import io.spillway.core.http.ServerRequest;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -27,8 +28,8 @@ import java.net.SocketAddress;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Map;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +73,6 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       ServerRequest request, boolean keepAlive, boolean http10, GatewayResponse rejection, Integer status) {}
 
   private final HttpService service;
-  private final Executor requestThreads;
   private final ConnectionTracker connections;
   private final ServerConfig config;
   private final Clock clock;
@@ -80,14 +80,12 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private ResponseWriter writer;
   private RequestReadTimeoutHandler readTimeout;
   private boolean busy;
-  /** The request on a virtual thread now, until its answer's last write; null when none. */
+  /** The request being served now, until its answer's last write; null when none. */
   private ServerRequest serving;
 
   HttpRequestHandler(
-      HttpService service, Executor requestThreads, ConnectionTracker connections, ServerConfig config,
-      Clock clock) {
+      HttpService service, ConnectionTracker connections, ServerConfig config, Clock clock) {
     this.service = service;
-    this.requestThreads = requestThreads;
     this.connections = connections;
     this.config = config;
     this.clock = clock;
@@ -190,37 +188,37 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     boolean keepAlive = work.keepAlive() && !connections.draining();
     connections.requestStarted();
     serving = work.request();
+    CompletionStage<GatewayResponse> answer;
     try {
-      requestThreads.execute(() -> serve(ctx, work.request(), keepAlive, work.http10()));
-    } catch (RejectedExecutionException e) {
-      serving = null;
-      connections.requestFinished();
-      ctx.channel().config().setAutoRead(false);
-      queue.clear();
-      writer.writeAndEnd(
-          ErrorMapper.toResponse(ErrorKind.UNAVAILABLE.exception("Spillway is shutting down")),
-          work.request().requestId(), null);
+      // On this event loop: the service moves to a virtual thread only for work that may block.
+      answer = service.serveAsync(work.request());
+    } catch (RuntimeException | Error e) {
+      answer = CompletableFuture.failedFuture(e);
     }
+    answer.whenComplete((response, failure) ->
+        answer(ctx, work.request(), keepAlive, work.http10(), response, failure));
   }
 
-  private void serve(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive, boolean http10) {
-    GatewayResponse response;
-    try {
-      response = service.serve(request);
-    } catch (GatewayException e) {
+  /** Writes the service's answer, or its failure as an error answer; on whichever thread it arrived. */
+  private void answer(ChannelHandlerContext ctx, ServerRequest request, boolean keepAlive, boolean http10,
+      GatewayResponse answered, Throwable thrown) {
+    GatewayResponse response = answered;
+    boolean reusable = keepAlive;
+    Throwable failure = thrown == null ? null : Blocking.cause(thrown);
+    if (failure instanceof GatewayException e) {
       response = ErrorMapper.toResponse(e);
-    } catch (RuntimeException | StackOverflowError e) {
-      log.error("request {} failed unexpectedly", request.requestId(), e);
-      response = ErrorMapper.toResponse(e, FAILED, request.requestId());
-    } catch (Error e) {
+    } else if (failure instanceof RuntimeException || failure instanceof StackOverflowError) {
+      log.error("request {} failed unexpectedly", request.requestId(), failure);
+      response = ErrorMapper.toResponse(failure, FAILED, request.requestId());
+    } else if (failure != null) {
       // Out of memory, say: the request still gets its answer, and its connection is not reused,
       // since whatever failed may have left it in any state.
-      log.error("request {} failed with {}", request.requestId(), e.toString());
-      response = ErrorMapper.toResponse(e, FAILED, request.requestId());
-      keepAlive = false;
+      log.error("request {} failed with {}", request.requestId(), failure.toString());
+      response = ErrorMapper.toResponse(failure, FAILED, request.requestId());
+      reusable = false;
     }
     // An HTTP/1.0 client reads a stream until the connection closes.
-    boolean keepOpen = keepAlive && !connections.draining() && !(http10 && response.isStream());
+    boolean keepOpen = reusable && !connections.draining() && !(http10 && response.isStream());
     AtomicBoolean done = new AtomicBoolean();
     try {
       writer.write(response, request.requestId(), keepOpen, !http10, () -> {

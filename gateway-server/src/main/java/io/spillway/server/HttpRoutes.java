@@ -1,14 +1,14 @@
 package io.spillway.server;
 
-import io.spillway.core.http.ServerRequest;
-import io.spillway.core.http.HttpService;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A fixed table from method and path to service. Paths match exactly (no percent-decoding, no dot
@@ -30,6 +30,16 @@ public final class HttpRoutes implements HttpService {
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
+    return serviceFor(request).serve(request);
+  }
+
+  @Override
+  public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
+    return serviceFor(request).serveAsync(request);
+  }
+
+  /** The service of {@code request}'s path and method; 404 or 405 when there is none. */
+  private HttpService serviceFor(ServerRequest request) {
     String path = request.path();
     Map<String, HttpService> byMethod = exact.get(path);
     if (byMethod != null) {
@@ -42,12 +52,12 @@ public final class HttpRoutes implements HttpService {
             "Method " + request.method() + " is not allowed on " + path + " (allowed: "
                 + String.join(", ", byMethod.keySet()) + ")");
       }
-      return service.serve(request);
+      return service;
     }
     if (!path.contains("..") && !path.contains("//") && !path.contains("%")) {
       for (Map.Entry<String, HttpService> prefix : prefixes) {
         if (path.startsWith(prefix.getKey())) {
-          return prefix.getValue().serve(request);
+          return prefix.getValue();
         }
       }
     }

@@ -2,8 +2,6 @@ package io.spillway.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.http.ServerRequest;
-import io.spillway.core.http.HttpService;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -13,13 +11,13 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.config.ServerConfig;
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,25 +28,24 @@ import org.junit.jupiter.api.Test;
  * runs itself.
  */
 class ClientDisconnectSignalTest {
-  private final ArrayDeque<Runnable> requestThreads = new ArrayDeque<>();
-  private final Executor executor = requestThreads::add;
   private final List<ServerRequest> received = new ArrayList<>();
   private final List<Boolean> signalledWhileServing = new ArrayList<>();
   private EmbeddedChannel channel;
   /** Whether the client leaves while its request is being served. */
   private boolean clientLeaves;
-  private final HttpService service = request -> {
+  private final QueuedService service = new QueuedService(request -> {
     received.add(request);
     if (clientLeaves) {
       channel.close();
     }
     signalledWhileServing.add(request.disconnect().happened());
     return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
-  };
+  });
+
 
   @BeforeEach
   void open() {
-    channel = new EmbeddedChannel(new HttpRequestHandler(service, executor,
+    channel = new EmbeddedChannel(new HttpRequestHandler(service,
         new ConnectionTracker(100), ServerConfig.DEFAULTS, FakeClock.at("2025-03-01T00:00:00Z")));
   }
 
@@ -62,7 +59,7 @@ class ClientDisconnectSignalTest {
     clientLeaves = true;
     channel.writeInbound(request("/v1/chat/completions"));
 
-    requestThreads.remove().run();
+    service.answerNext();
 
     assertThat(signalledWhileServing).containsExactly(true);
   }
@@ -70,7 +67,7 @@ class ClientDisconnectSignalTest {
   @Test
   void aRequestAlreadyAnsweredIsNotSignalledWhenTheConnectionClosesLater() {
     channel.writeInbound(request("/v1/chat/completions"));
-    requestThreads.remove().run();
+    service.answerNext();
     channel.runPendingTasks();
     FullHttpResponse answer = channel.readOutbound();
     answer.release();

@@ -2,7 +2,6 @@ package io.spillway.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.http.HttpService;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -14,13 +13,12 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.spillway.config.ServerConfig;
+import io.spillway.core.http.HttpService;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +27,13 @@ import org.junit.jupiter.api.Test;
  * runs itself, so it decides when each answer is ready.
  */
 class HttpRequestHandlerTest {
-  private final ArrayDeque<Runnable> requestThreads = new ArrayDeque<>();
-  private final Executor executor = requestThreads::add;
   private final List<String> served = new ArrayList<>();
-  private final HttpService service = request -> {
+  private final QueuedService service = new QueuedService(request -> {
     served.add(request.path());
     return GatewayResponse.json(200, ("{\"path\":\"" + request.path() + "\"}").getBytes(StandardCharsets.UTF_8));
-  };
-  private final HttpRequestHandler handler = new HttpRequestHandler(service, executor,
+  });
+
+  private final HttpRequestHandler handler = new HttpRequestHandler(service,
       new ConnectionTracker(100), ServerConfig.DEFAULTS, FakeClock.at("2025-03-01T00:00:00Z"));
   private final EmbeddedChannel channel =
       new EmbeddedChannel(new RequestBodyAggregator(64, handler::answerPending), handler);
@@ -49,7 +46,7 @@ class HttpRequestHandlerTest {
   @Test
   void aClientThatWaitsForEachAnswerKeepsReading() {
     channel.writeInbound(request("/first"));
-    assertThat(requestThreads).hasSize(1);
+    assertThat(service.waiting()).isEqualTo(1);
     assertThat(channel.config().isAutoRead()).isTrue();
 
     answerNext();
@@ -65,7 +62,7 @@ class HttpRequestHandlerTest {
   @Test
   void pipelinedRequestsAreServedOneAtATimeAndAnsweredInOrder() {
     channel.writeInbound(request("/first"), request("/second"), request("/third"));
-    assertThat(requestThreads).as("only the first is being served").hasSize(1);
+    assertThat(service.waiting()).as("only the first is being served").isEqualTo(1);
     assertThat(channel.config().isAutoRead()).as("reading stops while requests wait").isFalse();
 
     answerNext();
@@ -103,7 +100,7 @@ class HttpRequestHandlerTest {
 
   /** Runs the oldest request's thread to completion, then the event loop's follow-up tasks. */
   private void answerNext() {
-    requestThreads.remove().run();
+    service.answerNext();
     channel.runPendingTasks();
   }
 

@@ -17,7 +17,7 @@ class PriorKnowledgeDetectorTest {
   private static final String PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
   private final FrontEndProtocols protocols = new FrontEndProtocols(ServerConfig.DEFAULTS,
-      new ConnectionTracker(10), request -> GatewayResponse.json(200, new byte[0]), Runnable::run,
+      new ConnectionTracker(10), request -> GatewayResponse.json(200, new byte[0]),
       FakeClock.at("2026-01-01T00:00:00Z"));
   private final EmbeddedChannel channel = new EmbeddedChannel();
 

@@ -2,8 +2,8 @@ package io.spillway.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.core.http.HttpService;
 import io.spillway.config.ServerConfig;
+import io.spillway.core.http.HttpService;
 import io.spillway.core.testing.FakeClock;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

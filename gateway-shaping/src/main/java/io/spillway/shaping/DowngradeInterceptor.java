@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Tier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The ladder's {@code downgrade} step, when the plan allows it: tightens sampling parameters and the
@@ -24,7 +25,7 @@ final class DowngradeInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier == null || !ShapingAttributes.plan(request, tier).allows(LadderStep.DOWNGRADE)) {
@@ -39,6 +40,11 @@ final class DowngradeInterceptor implements Interceptor {
     ShapingAttributes.addDegraded(request, steps);
     steps.forEach(step -> metrics.step(step, tier));
     return chain.proceed(request.withBody(candidate));
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Tier;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Asks the {@link ShapingPolicy} once per request how far down the degradation ladder it goes, and
@@ -18,13 +19,18 @@ final class LadderInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier != null) {
       request.setAttribute(ShapingAttributes.PLAN, policy.plan(tier));
     }
     return chain.proceed(request);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Tier;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The ladder's last step, {@code local}, when the plan allows it: sets
@@ -28,7 +29,7 @@ final class LocalStepInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier == null || !ShapingAttributes.plan(request, tier).allows(LadderStep.LOCAL)) {
@@ -37,13 +38,18 @@ final class LocalStepInterceptor implements Interceptor {
     request.setAttribute(RequestAttributes.PREFER_LOCAL, true);
     ShapingAttributes.addDegraded(request, List.of(STEP));
     metrics.step(STEP, tier);
-    GatewayResponse response = chain.proceed(request);
-    RequestOutcome outcome = RequestOutcome.of(request);
-    String backend = outcome.backend();
-    if (backend != null && !backend.equals(LOCAL_BACKEND)) {
-      outcome.undo(STEP);
-    }
-    return response;
+    return chain.proceed(request).whenComplete((response, failure) -> {
+      RequestOutcome outcome = RequestOutcome.of(request);
+      String backend = outcome.backend();
+      if (backend != null && !backend.equals(LOCAL_BACKEND)) {
+        outcome.undo(STEP);
+      }
+    });
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

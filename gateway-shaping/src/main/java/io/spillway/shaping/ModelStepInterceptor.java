@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Tier;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The ladder's {@code model} step, when the plan allows it: a smaller model from the scenario table
@@ -31,7 +32,7 @@ final class ModelStepInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier == null || !ShapingAttributes.plan(request, tier).allows(LadderStep.MODEL)) {
@@ -50,6 +51,11 @@ final class ModelStepInterceptor implements Interceptor {
     ShapingAttributes.addDegraded(request, List.of(STEP));
     metrics.step(STEP, tier);
     return chain.proceed(request.withBody(candidate));
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

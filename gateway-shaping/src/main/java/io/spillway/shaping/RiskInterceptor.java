@@ -3,11 +3,13 @@ package io.spillway.shaping;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.time.Ticker;
 import io.spillway.shaping.risk.RiskIndex;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,31 +27,25 @@ final class RiskInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     if (ShapingAttributes.tierToShape(request) == null) {
       return chain.proceed(request);
     }
     long started = ticker.read();
-    GatewayResponse response;
-    try {
-      response = chain.proceed(request);
-    } catch (UpstreamException e) {
-      observe(started, true);
-      throw e;
-    } catch (GatewayException e) {
-      if (refusedByGateway(e.kind())) {
-        risk.recordRefused();
+    return chain.proceed(request).whenComplete((response, failure) -> {
+      if (response != null) {
+        observe(started, response.status() == 429 || response.status() >= 500);
+      } else if (Blocking.cause(failure) instanceof GatewayException e && !(e instanceof UpstreamException)) {
+        if (refusedByGateway(e.kind())) {
+          risk.recordRefused();
+        } else {
+          observe(started, e.status() == 429 || e.status() >= 500);
+        }
       } else {
-        observe(started, e.status() == 429 || e.status() >= 500);
+        observe(started, true);
       }
-      throw e;
-    } catch (RuntimeException e) {
-      observe(started, true);
-      throw e;
-    }
-    observe(started, response.status() == 429 || response.status() >= 500);
-    return response;
+    });
   }
 
   private static boolean refusedByGateway(ErrorKind kind) {
@@ -58,6 +54,11 @@ final class RiskInterceptor implements Interceptor {
 
   private void observe(long started, boolean error) {
     risk.record(TimeUnit.NANOSECONDS.toMillis(ticker.read() - started), error);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.shaping.signal.SignalScorer;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Signal scoring, with or without pressure ({@code shaping.signal}): a low-signal request gets
@@ -29,7 +30,7 @@ final class SignalInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier == null || !config.enabled()) {
@@ -41,7 +42,7 @@ final class SignalInterceptor implements Interceptor {
     }
     request.setAttribute(RequestAttributes.LOW_SIGNAL, true);
     metrics.lowSignal(reason.tag(), tier);
-    return chain.proceed(request).withHeader(HEADER, "low");
+    return chain.proceed(request).thenApply(response -> response.withHeader(HEADER, "low"));
   }
 
   private SignalScorer.Reason score(GatewayRequest request) {
@@ -60,6 +61,11 @@ final class SignalInterceptor implements Interceptor {
       }
     }
     return max;
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

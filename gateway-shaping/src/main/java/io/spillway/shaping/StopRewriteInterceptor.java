@@ -9,6 +9,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.shaping.stop.StopRewrite;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Stop rewriting ({@link StopRewrite}, {@code shaping.stop}): with {@code apply: always}, or
@@ -30,7 +31,7 @@ final class StopRewriteInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     Route route = request.route();
@@ -42,7 +43,7 @@ final class StopRewriteInterceptor implements Interceptor {
     List<String> stops = stopRewrite.rewrite(route, candidate);
     ShapingAttributes.addDegraded(request, List.of(STEP));
     metrics.step(STEP, tier);
-    return StopRewrite.cut(chain.proceed(request.withBody(candidate)), route, stops);
+    return chain.proceed(request.withBody(candidate)).thenApply(response -> StopRewrite.cut(response, route, stops));
   }
 
   private boolean applies(ShapingPolicy.Plan plan) {
@@ -51,6 +52,11 @@ final class StopRewriteInterceptor implements Interceptor {
       case PRESSURE -> plan.underPressure();
       case NEVER -> false;
     };
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

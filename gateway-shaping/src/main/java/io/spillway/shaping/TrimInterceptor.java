@@ -1,19 +1,20 @@
 package io.spillway.shaping;
 
-import io.spillway.core.tokens.TokenTally;
-import io.spillway.core.tokens.TokenCounter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.tokens.TokenCounter;
+import io.spillway.core.tokens.TokenTally;
 import io.spillway.trim.ContextTrimmer;
 import io.spillway.trim.TrimSettings;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The ladder's {@code trim} step: trims oversized code context ({@code shaping.trim}) of a request
@@ -47,7 +48,7 @@ final class TrimInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Tier tier = ShapingAttributes.tierToShape(request);
     if (tier == null) {
@@ -84,6 +85,11 @@ final class TrimInterceptor implements Interceptor {
     String trimmed = kind == RequestTexts.Kind.CODE ? trimmer.trimCode(text, null) : trimmer.trimMessage(text);
     return TokenGuard.fewerTokens(text, trimmed, tokens, (original, after) ->
         metrics.trimmed(tokenizer.tally(maxTokenizedChars), original, after));
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.core.testing.SampleSources;
@@ -59,10 +60,10 @@ final class OneStage {
       }
       before.accept(chain.request());
       return chain.proceed(chain.request());
-    }, stage), request -> {
+    }, stage), Terminal.blocking(request -> {
       upstream = request;
       return answer.apply(request);
-    });
+    }));
     byte[] raw = json.getBytes(StandardCharsets.UTF_8);
     try {
       ObjectNode body = (ObjectNode) Json.parse(raw);

@@ -6,10 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.ShapingConfig;
+import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
@@ -20,11 +19,13 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
-import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.core.testing.SampleSources;
+import io.spillway.shaping.risk.RiskIndex;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -55,10 +56,10 @@ class ShapingStagesTest {
       return chain.proceed(chain.request());
     });
     stages.addAll(ShapingStages.create(config, signals, risk, clock, new ShapingMetrics(meters, Runnable::run)));
-    Pipeline pipeline = new Pipeline(stages, request -> {
+    Pipeline pipeline = new Pipeline(stages, Terminal.blocking(request -> {
       upstream = request;
       return answer.apply(request);
-    });
+    }));
     byte[] raw = json.getBytes(StandardCharsets.UTF_8);
     try {
       ObjectNode body = (ObjectNode) Json.parse(raw);

@@ -1,6 +1,7 @@
 package io.spillway.app.observe;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -10,9 +11,10 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.spillway.core.Version;
 import io.spillway.config.MetricsConfig;
+import io.spillway.core.Version;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.time.Ticker;
 import java.time.Clock;
@@ -80,6 +82,9 @@ public final class GatewayMetrics {
         .description("Always 1; the version is in the tag").register(registry);
     Gauge.builder(CAPACITY_RATE, this, m -> m.series.capacityRate(m.config.capacityWindow()))
         .description("Capacity answers / cloud answers over metrics.capacityWindow (the north-star number)")
+        .register(registry);
+    FunctionCounter.builder("spillway.blocking.handoffs", Blocking.class, unused -> Blocking.handOffs())
+        .description("Times a request's work moved from an event loop to a virtual thread because it may block")
         .register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);

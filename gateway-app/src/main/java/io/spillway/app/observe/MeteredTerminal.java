@@ -1,11 +1,12 @@
 package io.spillway.app.observe;
 
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.time.Ticker;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Times the terminal stage (routing, the backend call, a local retry) so that the request observer
@@ -24,17 +25,29 @@ final class MeteredTerminal implements Terminal {
   }
 
   @Override
-  public GatewayResponse handle(GatewayRequest request) {
+  public CompletionStage<GatewayResponse> handle(GatewayRequest request) {
     long start = ticker.read();
+    CompletionStage<GatewayResponse> answer;
     try {
-      return delegate.handle(request);
-    } finally {
-      long elapsed = ticker.read() - start;
-      Long before = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
-      request.setAttribute(ObserveAttributes.UPSTREAM_NANOS, (before == null ? 0 : before) + elapsed);
-      metrics.recordUpstreamDuration(request.route().tag(),
-          metrics.backendTag(RequestOutcome.of(request).backend()), elapsed);
+      answer = delegate.handle(request);
+    } catch (RuntimeException | Error e) {
+      record(request, start);
+      throw e;
     }
+    return answer.whenComplete((response, failure) -> record(request, start));
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return delegate.mayBlock();
+  }
+
+  private void record(GatewayRequest request, long start) {
+    long elapsed = ticker.read() - start;
+    Long before = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
+    request.setAttribute(ObserveAttributes.UPSTREAM_NANOS, (before == null ? 0 : before) + elapsed);
+    metrics.recordUpstreamDuration(request.route().tag(),
+        metrics.backendTag(RequestOutcome.of(request).backend()), elapsed);
   }
 
   @Override

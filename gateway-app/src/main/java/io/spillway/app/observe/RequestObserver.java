@@ -2,15 +2,16 @@ package io.spillway.app.observe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.sse.CloseCause;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
@@ -20,6 +21,7 @@ import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.MDC;
@@ -49,38 +51,38 @@ public final class RequestObserver implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     long start = ticker.read();
     boolean payloads = accessLog.payloads();
+    ClientDisconnect disconnect = ClientDisconnect.of(request);
+    // The request id is in the logs of the stages that run on this thread now; later ones log it themselves.
     MDC.put("requestId", request.id());
     try {
-      ClientDisconnect disconnect = ClientDisconnect.of(request);
-      GatewayResponse response;
-      try {
-        response = chain.proceed(request);
-      } catch (GatewayException e) {
+      return chain.proceed(request).handle((response, failure) -> {
         Observation o = new Observation(request, start, ticker.read(), payloads);
-        o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.read());
-        throw e;
-      } catch (RuntimeException e) {
-        Observation o = new Observation(request, start, ticker.read(), payloads);
-        o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.read());
-        throw e;
-      }
-      Observation o = new Observation(request, start, ticker.read(), payloads);
-      if (response.isStream()) {
-        o.status = response.status();
-        return response.withStream(new ObservedStream(response.stream(), o, disconnect));
-      }
-      o.readBufferedAnswer(response);
-      if (disconnect.happened()) {
-        // Answered after its client left: nobody receives it, whatever its status.
-        o.finish(response.status(), "cancelled", "client_closed", ticker.read());
-      } else {
-        o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.read());
-      }
-      return response;
+        if (failure != null) {
+          Throwable cause = Blocking.cause(failure);
+          if (cause instanceof GatewayException e) {
+            o.finish(e.status(), clientGone(disconnect, null), clientGone(disconnect, errorName(e)), ticker.read());
+          } else {
+            o.finish(500, clientGone(disconnect, null), clientGone(disconnect, "internal"), ticker.read());
+          }
+          throw Blocking.rethrow(cause);
+        }
+        if (response.isStream()) {
+          o.status = response.status();
+          return response.withStream(new ObservedStream(response.stream(), o, disconnect));
+        }
+        o.readBufferedAnswer(response);
+        if (disconnect.happened()) {
+          // Answered after its client left: nobody receives it, whatever its status.
+          o.finish(response.status(), "cancelled", "client_closed", ticker.read());
+        } else {
+          o.finish(response.status(), outcome(response.status()), o.errorCode, ticker.read());
+        }
+        return response;
+      });
     } finally {
       MDC.remove("requestId");
     }
@@ -376,5 +378,10 @@ public final class RequestObserver implements Interceptor {
       boolean whole = complete && cause != CloseCause.STREAM_TIME_LIMIT;
       observation.finish(observation.status, whole ? null : outcome, whole ? null : error, ticker.read());
     }
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 }

@@ -8,15 +8,16 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
@@ -24,6 +25,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -46,7 +48,7 @@ final class TracingStage implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     Context parent = W3C.extract(Context.root(), request.headers(), HeaderGetter.INSTANCE);
     String model = request.model();
@@ -70,23 +72,24 @@ final class TracingStage implements Interceptor {
       request.setAttribute(ObserveAttributes.TRACE_ID, span.getSpanContext().getTraceId());
     }
     RequestSpan requestSpan = new RequestSpan(span, request, providers);
-    GatewayResponse response;
-    try {
-      response = chain.proceed(request);
-    } catch (GatewayException e) {
-      requestSpan.failed(e.status(), e.code() != null ? e.code() : e.kind().name().toLowerCase(Locale.ROOT));
-      throw e;
-    } catch (RuntimeException e) {
-      requestSpan.failed(500, e.getClass().getName());
-      throw e;
-    }
-    requestSpan.status = response.status();
-    if (response.isStream()) {
-      return response.withStream(new TracedStream(response.stream(), requestSpan));
-    }
-    requestSpan.readBufferedAnswer(response);
-    requestSpan.end(null);
-    return response;
+    return chain.proceed(request).handle((response, failure) -> {
+      if (failure != null) {
+        Throwable cause = Blocking.cause(failure);
+        if (cause instanceof GatewayException e) {
+          requestSpan.failed(e.status(), e.code() != null ? e.code() : e.kind().name().toLowerCase(Locale.ROOT));
+        } else {
+          requestSpan.failed(500, cause.getClass().getName());
+        }
+        throw Blocking.rethrow(cause);
+      }
+      requestSpan.status = response.status();
+      if (response.isStream()) {
+        return response.withStream(new TracedStream(response.stream(), requestSpan));
+      }
+      requestSpan.readBufferedAnswer(response);
+      requestSpan.end(null);
+      return response;
+    });
   }
 
   /** The request's span while it is answered; ended exactly once. */
@@ -316,5 +319,10 @@ final class TracingStage implements Interceptor {
     public String get(Headers headers, String key) {
       return headers == null ? null : headers.get(key);
     }
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 }

@@ -4,6 +4,7 @@ import io.spillway.config.GatewayConfig;
 import io.spillway.config.Reloadable;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -21,8 +22,13 @@ public final class ReloadableInterceptor implements Interceptor, Reloadable {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     return current.get().intercept(chain);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return current.get().mayBlock();
   }
 
   @Override

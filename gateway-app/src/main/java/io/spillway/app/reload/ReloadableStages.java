@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -58,8 +59,13 @@ public final class ReloadableStages implements Reloadable {
     }
 
     @Override
-    public GatewayResponse intercept(Chain chain) {
+    public CompletionStage<GatewayResponse> intercept(Chain chain) {
       return current.get().get(index).intercept(chain);
+    }
+
+    @Override
+    public boolean mayBlock() {
+      return current.get().get(index).mayBlock();
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class CacheMetricNamesTest {
         {"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant",
          "content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}"""
         .getBytes(StandardCharsets.UTF_8);
-    Pipeline pipeline = new Pipeline(List.of(cache.interceptor()), request -> GatewayResponse.json(200, answer));
+    Pipeline pipeline = new Pipeline(List.of(cache.interceptor()), Terminal.blocking(request -> GatewayResponse.json(200, answer)));
     byte[] body = "{\"model\":\"gpt-4o\",\"temperature\":0,\"messages\":[]}".getBytes(StandardCharsets.UTF_8);
 
     for (int i = 0; i < 2; i++) {

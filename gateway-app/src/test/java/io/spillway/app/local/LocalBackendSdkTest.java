@@ -24,22 +24,23 @@ import com.openai.models.responses.ResponseCreateParams;
 import com.openai.models.responses.ResponseStreamEvent;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.app.sim.SimulatedOllama;
-import io.spillway.core.api.OpenAiEndpoint;
-import io.spillway.core.api.ParseStage;
-import io.spillway.core.api.ModelQueryStage;
-import io.spillway.core.api.ModelsEndpoint;
-import io.spillway.routing.LocalModelList;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.ServerConfig;
+import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelsEndpoint;
+import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.ParseStage;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
-import io.spillway.server.GatewayServer;
-import io.spillway.server.HttpRoutes;
+import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.LocalBackends;
 import io.spillway.local.LocalServer;
+import io.spillway.routing.LocalModelList;
+import io.spillway.server.GatewayServer;
+import io.spillway.server.HttpRoutes;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,7 +71,8 @@ class LocalBackendSdkTest {
     LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry());
-    Pipeline pipeline = new Pipeline(List.of(new ParseStage()), request -> local.call(request).withHeader("x-spillway-backend", "local"));
+    Pipeline pipeline = new Pipeline(List.of(new ParseStage()), Terminal.blocking(
+        request -> local.call(request).withHeader("x-spillway-backend", "local")));
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
       if (route.hasBody()) {
@@ -79,7 +81,8 @@ class LocalBackendSdkTest {
     }
     // The model list has its own service; here it is the local map, as the gateway answers while traffic is local.
     LocalModelList localModels = new LocalModelList(config, clock.instant());
-    ModelsEndpoint modelList = new ModelsEndpoint(new Pipeline(List.of(new ModelQueryStage()), request -> localModels.response()));
+    ModelsEndpoint modelList = new ModelsEndpoint(new Pipeline(List.of(new ModelQueryStage()), 
+        Terminal.blocking(request -> localModels.response())));
     routes.get(Route.MODELS.path(), modelList);
     server = new GatewayServer(ServerConfig.DEFAULTS.withHost("127.0.0.1").withPort(0), routes.build(), clock).start();
     sdk = OpenAIOkHttpClient.builder().baseUrl("http://127.0.0.1:" + server.port() + "/v1").apiKey("sk-client")

@@ -12,6 +12,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.pipeline.Terminal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,7 +27,8 @@ class ReloadableStagesTest {
 
   /** A stage that stamps its answer with its name and the {@code shaping.degrade} it was built from. */
   private static Interceptor stamp(String name, GatewayConfig config) {
-    return chain -> chain.proceed(chain.request()).withHeader("x-" + name, config.shaping().degrade().spelling());
+    return chain -> chain.proceed(chain.request())
+        .thenApply(response -> response.withHeader("x-" + name, config.shaping().degrade().spelling()));
   }
 
   private static List<Interceptor> build(GatewayConfig config, int count) {
@@ -45,7 +47,7 @@ class ReloadableStagesTest {
   @Test
   void aReloadRebuildsEveryStageOfTheRunForTheNextRequest() {
     ReloadableStages stages = new ReloadableStages("shaping", config("never"), next -> build(next, 3));
-    Pipeline pipeline = new Pipeline(stages.stages(), request -> GatewayResponse.json(200, new byte[0]));
+    Pipeline pipeline = new Pipeline(stages.stages(), Terminal.blocking(request -> GatewayResponse.json(200, new byte[0])));
     assertThat(send(pipeline).headers().get("x-stage-2")).isEqualTo("never");
 
     stages.reload(config("always"));
@@ -60,7 +62,7 @@ class ReloadableStagesTest {
   void aFactoryThatChangesTheNumberOfStagesIsRefusedAndTheRunningOnesStay() {
     int[] count = {2};
     ReloadableStages stages = new ReloadableStages("shaping", config("never"), next -> build(next, count[0]));
-    Pipeline pipeline = new Pipeline(stages.stages(), request -> GatewayResponse.json(200, new byte[0]));
+    Pipeline pipeline = new Pipeline(stages.stages(), Terminal.blocking(request -> GatewayResponse.json(200, new byte[0])));
     count[0] = 3;
 
     assertThatThrownBy(() -> stages.reload(config("always"))).isInstanceOf(IllegalStateException.class)

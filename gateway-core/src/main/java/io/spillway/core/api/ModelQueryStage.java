@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The first stage of the model list after the observer, its counterpart of {@link ParseStage}: checks
@@ -15,7 +16,7 @@ import io.spillway.core.pipeline.RequestAttributes;
  */
 public final class ModelQueryStage implements Interceptor {
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
     ModelQuery query = request.attribute(ModelQuery.KEY);
     if (query == null) {
@@ -31,6 +32,11 @@ public final class ModelQueryStage implements Interceptor {
     }
     request.setAttribute(RequestAttributes.PARSED, request);
     return chain.proceed(request);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

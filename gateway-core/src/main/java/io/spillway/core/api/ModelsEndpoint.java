@@ -1,12 +1,14 @@
 package io.spillway.core.api;
 
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.http.HttpService;
-import io.spillway.core.http.ServerRequest;
+import java.util.concurrent.CompletionStage;
 
 /**
  * {@code GET /v1/models} and {@code GET /v1/models/{id}}: the model list, served by a pipeline of its
@@ -24,6 +26,11 @@ public final class ModelsEndpoint implements HttpService {
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
+    return Blocking.await(serveAsync(request));
+  }
+
+  @Override
+  public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
     String path = request.path();
     String id = path.startsWith(PREFIX) ? path.substring(PREFIX.length()) : null;
     GatewayRequest received =
@@ -31,6 +38,6 @@ public final class ModelsEndpoint implements HttpService {
     received.setAttribute(ModelQuery.KEY, new ModelQuery(request.method(), id));
     received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
     received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
-    return pipeline.execute(received);
+    return pipeline.executeAsync(received);
   }
 }

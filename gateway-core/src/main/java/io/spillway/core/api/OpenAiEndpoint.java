@@ -1,12 +1,14 @@
 package io.spillway.core.api;
 
+import io.spillway.core.http.HttpService;
+import io.spillway.core.http.ServerRequest;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.http.HttpService;
-import io.spillway.core.http.ServerRequest;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Serves one OpenAI model-call route: hands the request as received to the pipeline, whose
@@ -28,14 +30,20 @@ public final class OpenAiEndpoint implements HttpService {
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
+    return Blocking.await(serveAsync(request));
+  }
+
+  @Override
+  public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
     GatewayRequest received =
         GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
     received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
     received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
-    GatewayResponse response = pipeline.execute(received);
-    if (route == Route.RESPONSES && response.isStream()) {
-      return response.withStream(new ResponsesEventStream(response.stream()));
+    CompletionStage<GatewayResponse> answer = pipeline.executeAsync(received);
+    if (route != Route.RESPONSES) {
+      return answer;
     }
-    return response;
+    return answer.thenApply(response ->
+        response.isStream() ? response.withStream(new ResponsesEventStream(response.stream())) : response);
   }
 }

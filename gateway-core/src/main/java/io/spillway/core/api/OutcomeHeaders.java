@@ -6,6 +6,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestOutcome;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The stage that tells the client what became of its request: on the way out it writes the
@@ -24,10 +25,9 @@ public final class OutcomeHeaders implements Interceptor {
   public static final String CACHE = "x-spillway-cache";
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
-    GatewayResponse response = chain.proceed(request);
-    return write(RequestOutcome.of(request), response);
+    return chain.proceed(request).thenApply(response -> write(RequestOutcome.of(request), response));
   }
 
   /** {@code response} with the headers {@code outcome} calls for. */
@@ -57,6 +57,11 @@ public final class OutcomeHeaders implements Interceptor {
       headers.set(CACHE, cache.tag());
     }
     return response.withHeaders(headers.build());
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The first stage of a model call after the observer: reads the body once with {@link RequestParser}
@@ -15,13 +16,18 @@ import io.spillway.core.pipeline.RequestAttributes;
  */
 public final class ParseStage implements Interceptor {
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest received = chain.request();
     ObjectNode body = RequestParser.parse(received.route(), received.headers().get("content-type"),
         received.bodyBytes());
     GatewayRequest parsed = received.withParsedBody(body);
     parsed.setAttribute(RequestAttributes.PARSED, parsed);
     return chain.proceed(parsed);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -1,9 +1,9 @@
 package io.spillway.core.http;
 
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
+import java.util.concurrent.CompletionStage;
 import java.util.function.IntSupplier;
 
 /**
@@ -24,7 +24,7 @@ public final class LoopGuard implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     int hops = Via.spillwayHops(chain.request().headers());
     int allowed = maxHops.getAsInt();
     if (hops > allowed) {
@@ -35,5 +35,10 @@ public final class LoopGuard implements Interceptor {
               + " your clients use.");
     }
     return chain.proceed(chain.request());
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 }

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -17,13 +18,25 @@ import java.util.function.Supplier;
  */
 public final class Blocking {
   private static final ThreadFactory THREADS = Thread.ofVirtual().name("spillway-blocking").factory();
-  private static final Executor VIRTUAL_THREADS = task -> THREADS.newThread(task).start();
+  private static final LongAdder HAND_OFFS = new LongAdder();
+  private static final Executor VIRTUAL_THREADS = task -> {
+    HAND_OFFS.increment();
+    THREADS.newThread(task).start();
+  };
 
   private Blocking() {}
 
   /** Whether the calling thread may block: a virtual thread may, an event loop must not. */
   public static boolean allowedHere() {
     return Thread.currentThread().isVirtual();
+  }
+
+  /**
+   * How many times work moved from a thread that must not block to a virtual thread since start:
+   * requests whose stages did not block add nothing (the metric {@code spillway_blocking_handoffs}).
+   */
+  public static long handOffs() {
+    return HAND_OFFS.sum();
   }
 
   /** Runs each task on a new virtual thread. */
@@ -52,6 +65,18 @@ public final class Blocking {
       }
     });
     return result;
+  }
+
+  /**
+   * {@code stage}, with what depends on it run on a virtual thread: for the way out of work that may
+   * block, when the answer would otherwise arrive on an event loop. A stage already done is
+   * returned as it is (its dependents run on the caller, which may block already).
+   */
+  public static <T> CompletionStage<T> continuedOffLoop(CompletionStage<T> stage) {
+    if (stage.toCompletableFuture().isDone()) {
+      return stage;
+    }
+    return stage.whenCompleteAsync((value, failure) -> {}, VIRTUAL_THREADS);
   }
 
   /**

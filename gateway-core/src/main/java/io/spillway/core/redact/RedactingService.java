@@ -2,12 +2,14 @@ package io.spillway.core.redact;
 
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
-import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
+import io.spillway.core.pipeline.Blocking;
+import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The last thing every answer passes on its way to the client: header values, buffered bodies,
@@ -37,6 +39,28 @@ public final class RedactingService implements HttpService {
     } catch (GatewayException e) {
       throw redacted(e);
     }
+    return redacted(response);
+  }
+
+  @Override
+  public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
+    CompletionStage<GatewayResponse> answer;
+    try {
+      answer = delegate.serveAsync(request);
+    } catch (GatewayException e) {
+      throw redacted(e);
+    }
+    return answer.handle((response, failure) -> {
+      if (failure == null) {
+        return redacted(response);
+      }
+      Throwable cause = Blocking.cause(failure);
+      throw Blocking.rethrow(cause instanceof GatewayException e ? redacted(e) : cause);
+    });
+  }
+
+  private GatewayResponse redacted(GatewayResponse answer) {
+    GatewayResponse response = answer;
     Headers headers = redacted(response.headers());
     if (headers != response.headers()) {
       response = response.withHeaders(headers);

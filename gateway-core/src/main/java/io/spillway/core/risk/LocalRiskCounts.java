@@ -1,7 +1,7 @@
 package io.spillway.core.risk;
 
-import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.fleet.FleetMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.spillway.core.risk;
 
-import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.fleet.FleetMode;
 
 /**
  * Where the {@link RiskIndex} gets its counts: requests, errors and latency over time. The index

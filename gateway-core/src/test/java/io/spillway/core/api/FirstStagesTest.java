@@ -13,6 +13,7 @@ import io.spillway.core.pipeline.Route;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ class FirstStagesTest {
   Pipeline behind(io.spillway.core.pipeline.Interceptor first) {
     return new Pipeline(List.of(first), request -> {
       reached.set(request);
-      return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
+      return CompletableFuture.completedFuture(GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8)));
     });
   }
 

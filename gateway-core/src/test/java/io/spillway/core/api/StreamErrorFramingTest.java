@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
+import io.spillway.core.http.ServerRequest;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
-import io.spillway.core.http.ServerRequest;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.ListedEventStream;
@@ -17,6 +17,7 @@ import io.spillway.core.sse.SseEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -63,8 +64,8 @@ class StreamErrorFramingTest {
   }
 
   private static EventStream streamServedOn(Route route) {
-    Pipeline pipeline = new Pipeline(List.of(), request -> GatewayResponse.streamed(200, Headers.EMPTY,
-        new ListedEventStream(List.of(new SseEvent("response.created", "{}")))));
+    Pipeline pipeline = new Pipeline(List.of(), request -> CompletableFuture.completedFuture(GatewayResponse.streamed(
+        200, Headers.EMPTY, new ListedEventStream(List.of(new SseEvent("response.created", "{}"))))));
     byte[] body = ("{\"model\":\"m\",\"messages\":[],\"prompt\":\"p\",\"input\":\"i\",\"stream\":true}")
         .getBytes(StandardCharsets.UTF_8);
     ServerRequest request = new ServerRequest("POST", route.path(), null,

@@ -8,6 +8,7 @@ import io.spillway.core.json.Json;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class PipelineTest {
@@ -21,19 +22,21 @@ class PipelineTest {
     List<String> seen = new ArrayList<>();
     Interceptor a = chain -> {
       seen.add("a in");
-      GatewayResponse response = chain.proceed(chain.request());
-      seen.add("a out");
-      return response.withHeader("x-a", "1");
+      return chain.proceed(chain.request()).thenApply(response -> {
+        seen.add("a out");
+        return response.withHeader("x-a", "1");
+      });
     };
     Interceptor b = chain -> {
       seen.add("b in");
-      GatewayResponse response = chain.proceed(chain.request().withBody(Json.object().put("model", "changed")));
-      seen.add("b out");
-      return response;
+      return chain.proceed(chain.request().withBody(Json.object().put("model", "changed"))).thenApply(response -> {
+        seen.add("b out");
+        return response;
+      });
     };
     Pipeline pipeline = new Pipeline(List.of(a, b), request -> {
       seen.add("terminal " + request.model());
-      return GatewayResponse.json(200, new byte[0]);
+      return CompletableFuture.completedFuture(GatewayResponse.json(200, new byte[0]));
     });
 
     GatewayResponse response = pipeline.execute(request());
@@ -44,7 +47,7 @@ class PipelineTest {
 
   @Test
   void aStageMayAnswerWithoutProceeding() {
-    Pipeline pipeline = new Pipeline(List.of(chain -> GatewayResponse.json(204, new byte[0])), request -> {
+    Pipeline pipeline = new Pipeline(List.of(chain -> CompletableFuture.completedFuture(GatewayResponse.json(204, new byte[0]))), request -> {
       throw new AssertionError("must not be reached");
     });
     assertThat(pipeline.execute(request()).status()).isEqualTo(204);
@@ -56,7 +59,7 @@ class PipelineTest {
       chain.proceed(chain.request());
       return chain.proceed(chain.request());
     };
-    Pipeline pipeline = new Pipeline(List.of(twice), request -> GatewayResponse.json(200, new byte[0]));
+    Pipeline pipeline = new Pipeline(List.of(twice), request -> CompletableFuture.completedFuture(GatewayResponse.json(200, new byte[0])));
     assertThatThrownBy(() -> pipeline.execute(request())).hasMessageContaining("at most once");
   }
 

@@ -1,18 +1,21 @@
 package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.pipeline.ErrorMapper;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.RequestOutcome;
+import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.tokens.TokenTally;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.pool.Reservation;
 import io.spillway.quota.pool.TokenUsage;
 import io.spillway.quota.spend.SpendLedger;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -51,7 +54,7 @@ public final class QuotaInterceptor extends CallerStage {
   }
 
   @Override
-  protected GatewayResponse intercept(Chain chain, Caller caller) {
+  protected CompletionStage<GatewayResponse> intercept(Chain chain, Caller caller) {
     GatewayRequest request = chain.request();
     TokenEstimator.Estimate estimate = estimator.estimate(request);
     Reservation reservation;
@@ -61,7 +64,7 @@ public final class QuotaInterceptor extends CallerStage {
       }
       reservation = pools.reserve(caller, estimate.total());
     } catch (GatewayException e) {
-      return ErrorMapper.toResponse(e);
+      return CompletableFuture.completedFuture(ErrorMapper.toResponse(e));
     }
     AtomicReference<String> backend = new AtomicReference<>();
     if (spend != null) {
@@ -77,18 +80,27 @@ public final class QuotaInterceptor extends CallerStage {
         ? request.withBody(StreamUsageOption.askingForUsage(request.body()))
         : request;
 
-    GatewayResponse response;
-    try {
-      response = chain.proceed(upstream);
+    return chain.proceed(upstream).handle((response, failure) -> {
+      if (failure != null) {
+        reservation.release();
+        if (Blocking.cause(failure) instanceof GatewayException e) {
+          return ErrorMapper.toResponse(e);
+        }
+        throw Blocking.rethrow(Blocking.cause(failure));
+      }
       backend.set(RequestOutcome.of(request).backend());
-    } catch (GatewayException e) {
-      reservation.release();
-      return ErrorMapper.toResponse(e);
-    } catch (RuntimeException | Error e) {
-      reservation.release();
-      throw e;
-    }
+      return settle(response, reservation, estimate, request);
+    });
+  }
 
+  @Override
+  public boolean mayBlock() {
+    return pools.mayBlock();
+  }
+
+  /** The answer as the client gets it, its reservation settled (or handed to its stream to settle). */
+  private GatewayResponse settle(GatewayResponse response, Reservation reservation, TokenEstimator.Estimate estimate,
+      GatewayRequest request) {
     if (!response.isSuccessful()) {
       if (response.isStream()) {
         // An error status with an event stream is not a normal answer; still meter what it reports.

@@ -1,6 +1,5 @@
 package io.spillway.quota.accounting;
 
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.CallerStage;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -13,6 +12,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.quota.pool.PoolSnapshot;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.ratelimit.ResetFormat;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What the client is told about tokens. Every response carries the caller's pool the way OpenAI
@@ -42,20 +42,27 @@ public final class TokenReportInterceptor extends CallerStage {
   }
 
   @Override
-  protected GatewayResponse intercept(Chain chain, Caller caller) {
+  protected CompletionStage<GatewayResponse> intercept(Chain chain, Caller caller) {
     GatewayRequest request = chain.request();
-    GatewayResponse response = chain.proceedAnswering(request);
-    if (response.isStream()) {
-      RequestOutcome outcome = RequestOutcome.of(request);
-      EventStream noted = new UsageNotingStream(response.stream(), outcome);
-      response = response.withStream(StreamUsageOption.addedBySpillway(request) ? new UsageChunkFilter(noted) : noted);
-    }
-    PoolSnapshot pool = pools.snapshot(caller.tier());
-    return response.withHeaders(response.headers().toBuilder()
-        .set(LIMIT, Long.toString(pool.ceiling()))
-        .set(REMAINING, Long.toString(pool.remaining()))
-        .set(RESET, ResetFormat.format(pools.calendar().untilReset()))
-        .build());
+    return chain.proceedAnswering(request).thenApply(answer -> {
+      GatewayResponse response = answer;
+      if (response.isStream()) {
+        RequestOutcome outcome = RequestOutcome.of(request);
+        EventStream noted = new UsageNotingStream(response.stream(), outcome);
+        response = response.withStream(StreamUsageOption.addedBySpillway(request) ? new UsageChunkFilter(noted) : noted);
+      }
+      PoolSnapshot pool = pools.snapshot(caller.tier());
+      return response.withHeaders(response.headers().toBuilder()
+          .set(LIMIT, Long.toString(pool.ceiling()))
+          .set(REMAINING, Long.toString(pool.remaining()))
+          .set(RESET, ResetFormat.format(pools.calendar().untilReset()))
+          .build());
+    });
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return pools.mayBlock();
   }
 
   /** Notes each usage a stream reports in the outcome, before any usage chunk is taken out. */

@@ -10,6 +10,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
@@ -43,7 +44,7 @@ public final class AuthInterceptor implements Interceptor {
   }
 
   @Override
-  public GatewayResponse intercept(Chain chain) {
+  public CompletionStage<GatewayResponse> intercept(Chain chain) {
     String key = presentedKey(chain.request().headers());
     if (key == null) {
       throw ErrorKind.INVALID_API_KEY.exception(
@@ -104,6 +105,11 @@ public final class AuthInterceptor implements Interceptor {
       key = headers.get("x-api-key");
     }
     return key == null || key.isBlank() ? null : key.trim();
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return false;
   }
 
   @Override

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.QuotaConfig;
 import io.spillway.core.error.ErrorKind;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
@@ -265,6 +264,11 @@ public final class QuotaPools implements AutoCloseable {
    */
   public boolean pastSoftBand(Tier tier) {
     return snapshot(tier).band().compareTo(Band.SOFT) >= 0;
+  }
+
+  /** Whether reserving, settling or reading a pool may wait on the network (a Redis store). */
+  public boolean mayBlock() {
+    return store.blocking();
   }
 
   /** The pool as last seen by this gateway (cached; refreshed by every request of the tier). */

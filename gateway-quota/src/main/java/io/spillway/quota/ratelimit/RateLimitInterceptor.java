@@ -2,12 +2,13 @@ package io.spillway.quota.ratelimit;
 
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.pipeline.Caller;
 import io.spillway.core.http.Headers;
-import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.GatewayResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Enforces request rate limits right after authentication. A caller over its limit gets 429
@@ -37,7 +38,7 @@ public final class RateLimitInterceptor extends CallerStage {
   }
 
   @Override
-  protected GatewayResponse intercept(Chain chain, Caller caller) {
+  protected CompletionStage<GatewayResponse> intercept(Chain chain, Caller caller) {
     Decision decision = limiter.acquire(caller);
     if (!decision.allowed()) {
       GatewayException rejection = rejection(decision);
@@ -46,13 +47,20 @@ public final class RateLimitInterceptor extends CallerStage {
       }
       throw rejection;
     }
-    GatewayResponse response = chain.proceedAnswering(chain.request());
+    CompletionStage<GatewayResponse> answer = chain.proceedAnswering(chain.request());
     if (!decision.limited()) {
-      return response;
+      return answer;
     }
-    Headers.Builder headers = response.headers().toBuilder();
-    headers(decision).forEach(headers::set);
-    return response.withHeaders(headers.build());
+    return answer.thenApply(response -> {
+      Headers.Builder headers = response.headers().toBuilder();
+      headers(decision).forEach(headers::set);
+      return response.withHeaders(headers.build());
+    });
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return limiter.mayBlock();
   }
 
   private static GatewayException rejection(Decision decision) {

@@ -125,6 +125,11 @@ public final class RedisRequestLimiter implements RequestLimiter {
   }
 
   @Override
+  public boolean mayBlock() {
+    return true;
+  }
+
+  @Override
   public Decision acquire(Caller caller) {
     Decision decision;
     try {

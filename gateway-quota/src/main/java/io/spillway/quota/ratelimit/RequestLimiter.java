@@ -10,6 +10,11 @@ import io.spillway.core.pipeline.Caller;
 public interface RequestLimiter extends AutoCloseable {
   Decision acquire(Caller caller);
 
+  /** Whether {@link #acquire} may wait on the network (Redis); an in-process limiter says false. */
+  default boolean mayBlock() {
+    return false;
+  }
+
   /**
    * Replaces the limits (a reloaded {@code quota}). A limit whose numbers did not change keeps its
    * bucket, and so what its callers have used; a changed limit starts with a full bucket.

@@ -381,6 +381,11 @@ public final class RedisUsageStore implements UsageStore {
   }
 
   @Override
+  public boolean blocking() {
+    return true;
+  }
+
+  @Override
   public StoreStatus status() {
     return new StoreStatus("redis", location, up, pending.size() + pendingSpend.size());
   }

@@ -64,6 +64,14 @@ public interface UsageStore extends AutoCloseable {
 
   StoreStatus status();
 
+  /**
+   * Whether its calls may wait on the network (Redis): the stages that use it then run on a virtual
+   * thread instead of the event loop. An in-process store answers from memory and says false.
+   */
+  default boolean blocking() {
+    return false;
+  }
+
   /** Writes everything still buffered and releases files and connections. */
   @Override
   void close();

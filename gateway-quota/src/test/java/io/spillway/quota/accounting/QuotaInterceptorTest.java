@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
@@ -20,6 +19,7 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
@@ -35,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,17 +54,17 @@ class QuotaInterceptorTest {
     pools.close();
   }
 
-  private GatewayResponse run(Caller caller, GatewayRequest request, Terminal terminal) {
+  private GatewayResponse run(Caller caller, GatewayRequest request, Function<GatewayRequest, GatewayResponse> terminal) {
     Pipeline pipeline = new Pipeline(List.of(
         chain -> {
           chain.request().setAttribute(RequestAttributes.CALLER, caller);
           return chain.proceed(chain.request());
         },
         new TokenReportInterceptor(pools),
-        new QuotaInterceptor(pools, estimator)), next -> {
+        new QuotaInterceptor(pools, estimator)), Terminal.blocking(next -> {
           upstream.set(next);
-          return terminal.handle(next);
-        });
+          return terminal.apply(next);
+        }));
     return pipeline.execute(request);
   }
 
@@ -309,7 +310,8 @@ class QuotaInterceptorTest {
           return chain.proceed(chain.request());
         },
         new TokenReportInterceptor(pools)),
-        request -> GatewayResponse.streamed(200, Headers.EMPTY, new ScriptedEventStream(chatStreamWithUsage("Hi"), null)));
+        Terminal.blocking(request -> GatewayResponse.streamed(
+            200, Headers.EMPTY, new ScriptedEventStream(chatStreamWithUsage("Hi"), null))));
 
     List<SseEvent> events = drain(replay.execute(chat));
 

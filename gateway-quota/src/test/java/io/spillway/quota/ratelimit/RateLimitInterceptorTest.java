@@ -90,10 +90,10 @@ class RateLimitInterceptorTest {
   }
 
   private Terminal ok() {
-    return request -> {
+    return Terminal.blocking(request -> {
       reachedTerminal.incrementAndGet();
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
-    };
+    });
   }
 
   private Pipeline pipeline(Terminal terminal) {

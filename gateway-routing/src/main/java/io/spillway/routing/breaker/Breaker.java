@@ -1,10 +1,10 @@
 package io.spillway.routing.breaker;
 
 import io.spillway.core.fleet.FleetMode;
+import io.spillway.routing.capacity.Verdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import io.spillway.routing.capacity.Verdict;
 import java.util.Locale;
 
 /**
@@ -188,6 +188,14 @@ public interface Breaker extends AutoCloseable {
 
   /** Decides where the next request goes. The caller must {@link #record} or {@link #release} it. */
   Ticket acquire();
+
+  /**
+   * Whether {@link #acquire}, {@link #record} or {@link #release} may wait on the network (a fleet
+   * breaker in Redis): the router then decides on a virtual thread. A breaker in memory says false.
+   */
+  default boolean mayBlock() {
+    return false;
+  }
 
   /** Reports what the cloud answered to a request that went there with {@code ticket}. */
   void record(Ticket ticket, Verdict verdict);

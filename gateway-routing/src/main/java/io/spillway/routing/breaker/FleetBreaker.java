@@ -1,6 +1,5 @@
 package io.spillway.routing.breaker;
 
-import io.spillway.core.fleet.FleetMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -9,6 +8,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.spillway.config.Durations;
+import io.spillway.core.fleet.FleetMode;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
@@ -161,6 +161,11 @@ public final class FleetBreaker implements Breaker {
   public void addListener(BreakerListener listener) {
     listeners.add(listener);
     fallback.addListener(listener);
+  }
+
+  @Override
+  public boolean mayBlock() {
+    return true;
   }
 
   @Override
