@@ -11,6 +11,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -26,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -179,26 +182,48 @@ public final class LocalBackend implements Backend, AutoCloseable {
     return serverName;
   }
 
+  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
   @Override
   public GatewayResponse call(GatewayRequest request) {
+    return Blocking.await(callAsync(request));
+  }
+
+  /**
+   * Fits the request (on this thread: CPU work only) and calls the server through its own
+   * {@link LocalServer#callAsync}: an OpenAI-kind server over the data path's client answers
+   * without a thread; one that blocks (Ollama) runs its call where blocking is allowed.
+   */
+  @Override
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
     GatewayRequest outgoing = request;
     boolean cut = false;
     String localModel = models.map(request.model());
-    if (request.route() != Route.EMBEDDINGS) {
-      ContextFitter.Fit fit = fit(request);
-      outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
-      outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
-      cut = fit.cut();
-    }
-    GatewayResponse response;
+    CompletionStage<GatewayResponse> answer;
     try {
-      response = server.call(outgoing);
-    } catch (UpstreamException e) {
-      if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
-        markUnreachable(e.getMessage());
+      if (request.route() != Route.EMBEDDINGS) {
+        ContextFitter.Fit fit = fit(request);
+        outgoing = fit.body() == request.body() ? request : request.withBody(fit.body());
+        outgoing.setAttribute(ContextFitter.NUM_CTX, fit.numCtx());
+        cut = fit.cut();
       }
-      throw e;
+      answer = server.callAsync(outgoing);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
+    boolean degraded = cut;
+    return answer.whenComplete((response, failure) -> {
+      if (failure != null) {
+        if (Blocking.cause(failure) instanceof UpstreamException e
+            && e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+          markUnreachable(e.getMessage());
+        }
+        return;
+      }
+      answered(request, response, localModel, degraded);
+    });
+  }
+
+  private void answered(GatewayRequest request, GatewayResponse response, String localModel, boolean cut) {
     if (!readiness.get().reachable()) {
       // The server answered although the last probe said it would not: find out now, not in a minute.
       runAsync(this::checkNow);
@@ -209,7 +234,6 @@ public final class LocalBackend implements Backend, AutoCloseable {
     if (cut && response.status() < 400) {
       RequestOutcome.of(request).degrade(ContextFitter.STEP); // the headers stage writes x-spillway-degraded
     }
-    return response;
   }
 
   /**

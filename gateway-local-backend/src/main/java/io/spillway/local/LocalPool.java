@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -19,6 +20,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,10 +81,20 @@ public final class LocalPool implements Backend, AutoCloseable {
     return servers.get(0).backend().name();
   }
 
+  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    String localModel = models.map(request.model());
-    return selection.call(request, localModel, this::counted);
+    return Blocking.await(callAsync(request));
+  }
+
+  /** The answer of the server {@link ServerSelection} picks, through that server's own {@code callAsync}. */
+  @Override
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    try {
+      return selection.callAsync(request, models.map(request.model()), this::counted);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private void counted(PooledServer server) {

@@ -15,9 +15,12 @@ import io.spillway.core.time.Ticker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
+import io.spillway.routing.internal.FirstEvent;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * How the router and the model list's service call a backend: a place in its admission gate first,
@@ -38,42 +41,66 @@ final class BackendCalls {
   }
 
   /**
-   * One call to one backend, classified. A stream is read up to its first event, which decides
-   * whether it started; the permit then travels with the stream. Throws only the admission gate's
-   * refusal (a {@link GatewayException}); every failure of the backend itself is classified.
+   * One call to one backend, classified, waited for: {@link #callAsync} on the calling (virtual)
+   * thread. Throws only the admission gate's refusal (a {@link GatewayException}).
    */
-  CompletionStage<Attempt> callAsync(Backend backend, GatewayRequest request) {
-    return Blocking.supply(() -> call(backend, request));
+  Attempt call(Backend backend, GatewayRequest request) {
+    return Blocking.await(callAsync(backend, request));
   }
 
-  Attempt call(Backend backend, GatewayRequest request) {
-    OncePermit permit = new OncePermit(enter(backend, request));
+  /**
+   * One call to one backend, classified. A stream is read up to its first event, which decides
+   * whether it started; the permit then travels with the stream. Fails only with the admission
+   * gate's refusal (a {@link GatewayException}); every failure of the backend itself is classified.
+   *
+   * <p>Nothing here blocks a thread on the common path: a free place in the gate is taken at once
+   * ({@link AdmissionGate#tryEnter}), the backend answers through its own {@link Backend#callAsync},
+   * and a non-blocking stream's first event is waited for by callback. Only a wait in the gate, a
+   * backend that blocks and a stream that can only be read by blocking move to a virtual thread.
+   */
+  CompletionStage<Attempt> callAsync(Backend backend, GatewayRequest request) {
+    return enter(backend, request).thenCompose(permit -> attempt(backend, request, new OncePermit(permit)));
+  }
+
+  private CompletionStage<Attempt> attempt(Backend backend, GatewayRequest request, OncePermit permit) {
     long start = ticker.read();
-    GatewayResponse response;
+    CompletionStage<GatewayResponse> answer;
     try {
-      response = backend.call(request);
-    } catch (GatewayException e) {
-      permit.close();
-      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
+      answer = backend.callAsync(request);
     } catch (RuntimeException e) {
-      permit.close();
-      throw e;
+      answer = CompletableFuture.failedFuture(e);
     }
-    if (!response.isStream()) {
-      permit.close();
-      return timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response)));
+    return answer.handle((response, failure) -> {
+      if (failure != null) {
+        permit.close();
+        return failedAttempt(backend, start, Blocking.cause(failure));
+      }
+      if (!response.isStream()) {
+        permit.close();
+        return done(timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response))));
+      }
+      EventStream stream = response.stream();
+      return FirstEvent.of(stream).handle((first, streamFailure) -> {
+        if (streamFailure != null) {
+          closeQuietly(stream, permit);
+          return failedAttempt(backend, start, Blocking.cause(streamFailure));
+        }
+        return done(started(backend, start, response, first, permit));
+      }).thenCompose(Function.identity());
+    }).thenCompose(Function.identity());
+  }
+
+  /** A classified failure of the backend, or any other failure passed on as it is. */
+  private CompletionStage<Attempt> failedAttempt(Backend backend, long start, Throwable failure) {
+    if (failure instanceof GatewayException e) {
+      return done(timed(backend, start, Attempt.failed(e, classifier.classify(e))));
     }
+    return CompletableFuture.failedFuture(failure);
+  }
+
+  /** The attempt of a stream whose first event ({@code null}: none before its end) has arrived. */
+  private Attempt started(Backend backend, long start, GatewayResponse response, SseEvent first, OncePermit permit) {
     EventStream stream = response.stream();
-    SseEvent first;
-    try {
-      first = stream.next();
-    } catch (GatewayException e) {
-      closeQuietly(stream, permit);
-      return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
-    } catch (RuntimeException e) {
-      closeQuietly(stream, permit);
-      throw e;
-    }
     if (first == null) {
       closeQuietly(stream, permit);
       UpstreamException e = new UpstreamException(backend.name(), UpstreamException.Failure.RESET_MID_STREAM,
@@ -93,10 +120,31 @@ final class BackendCalls {
   }
 
   /**
+   * A place in the admission gate: taken at once when one is free ({@link AdmissionGate#tryEnter},
+   * on this thread, whatever it is), else waited for where blocking is allowed.
+   */
+  private CompletionStage<AdmissionGate.Permit> enter(Backend backend, GatewayRequest request) {
+    AdmissionGate.Permit permit;
+    try {
+      permit = gate.tryEnter(backend.name(), request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (permit == null) {
+      return Blocking.supply(() -> waitToEnter(backend, request));
+    }
+    if (ClientDisconnect.of(request).happened()) {
+      permit.close();
+      return CompletableFuture.failedFuture(clientClosed());
+    }
+    return done(permit);
+  }
+
+  /**
    * Waits in the admission gate; a client that goes away meanwhile ends the wait (by interrupting
    * it) and its place is given up, as is a permit obtained just as it left.
    */
-  private AdmissionGate.Permit enter(Backend backend, GatewayRequest request) {
+  private AdmissionGate.Permit waitToEnter(Backend backend, GatewayRequest request) {
     ClientDisconnect disconnect = ClientDisconnect.of(request);
     Thread waiter = Thread.currentThread();
     AdmissionGate.Permit permit;
@@ -115,6 +163,10 @@ final class BackendCalls {
       throw clientClosed();
     }
     return permit;
+  }
+
+  private static <T> CompletionStage<T> done(T value) {
+    return CompletableFuture.completedFuture(value);
   }
 
   static GatewayException clientClosed() {

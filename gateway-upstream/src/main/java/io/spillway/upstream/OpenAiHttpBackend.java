@@ -8,6 +8,7 @@ import io.spillway.core.http.ForwardedHeaders;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -31,6 +32,8 @@ import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -201,22 +204,57 @@ public final class OpenAiHttpBackend implements Backend {
     return name;
   }
 
+  /**
+   * The answer, waited for: over the data path's client the exchange runs on an event loop and
+   * this (virtual) thread only waits for {@link #callAsync}; over OkHttp the call blocks here.
+   */
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    int inProgress = open.incrementAndGet();
+    return http != null ? Blocking.await(callAsync(request)) : callOverOkHttp(request);
+  }
+
+  /**
+   * The answer, without blocking: over the data path's client the stage completes on the event
+   * loop that received the head (for a buffered answer: its whole body), and no thread waits
+   * meanwhile; over OkHttp the call runs where blocking is allowed ({@link Blocking#supply}).
+   */
+  @Override
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    if (http == null) {
+      return Blocking.supply(() -> callOverOkHttp(request));
+    }
+    open.incrementAndGet();
+    Runnable end = endOnce();
+    CompletableFuture<GatewayResponse> answer;
+    try {
+      answer = exchange(http, request, end);
+    } catch (RuntimeException e) {
+      end.run();
+      return CompletableFuture.failedFuture(e);
+    }
+    // A streamed answer holds its exchange until the stream is closed; anything else is over.
+    return answer.whenComplete((response, failure) -> {
+      if (failure != null || !response.isStream()) {
+        end.run();
+      }
+    });
+  }
+
+  /** Counts a call out of {@link #open} when it first runs. */
+  private Runnable endOnce() {
     AtomicBoolean ended = new AtomicBoolean();
-    Runnable end = () -> {
+    return () -> {
       if (ended.compareAndSet(false, true)) {
         open.decrementAndGet();
       }
     };
+  }
+
+  private GatewayResponse callOverOkHttp(GatewayRequest request) {
+    int inProgress = open.incrementAndGet();
+    Runnable end = endOnce();
     boolean handedOver = false;
     try {
-      if (http != null) {
-        GatewayResponse answer = exchange(http, request, end);
-        handedOver = answer.isStream();
-        return answer;
-      }
       Call call = client(inProgress).newCall(toUpstream(request));
       // A client that goes away cancels the call, before its first byte too (the upstream sees its
       // connection closed). The registration ends with the request; cancelling a finished call is a no-op.
@@ -233,10 +271,10 @@ public final class OpenAiHttpBackend implements Backend {
 
   /**
    * Makes the call over the data path's client; a streamed answer runs {@code end} when its stream
-   * is closed. The exchange runs on the client connection's event loop; this virtual thread only
-   * waits for the head (and a buffered body), and a stream is then read from that loop.
+   * is closed. The exchange runs on the client connection's event loop, and so does everything
+   * after its head: the stage completes there, with a stream that is then read from that loop.
    */
-  private GatewayResponse exchange(UpstreamHttp client, GatewayRequest request, Runnable end) {
+  private CompletableFuture<GatewayResponse> exchange(UpstreamHttp client, GatewayRequest request, Runnable end) {
     boolean stream = request.stream();
     URI uri = uri(request);
     Headers.Builder headers = Headers.builder();
@@ -253,34 +291,39 @@ public final class OpenAiHttpBackend implements Backend {
         config.timeout(), stream ? null : config.timeout(), request.attribute(RequestAttributes.CONNECTION_LOOP),
         config.h2c()));
     ClientDisconnect.of(request).onDisconnect(exchange::cancel);
-    UpstreamHead head = UpstreamCalls.head(exchange);
+    return exchange.head().thenCompose(head -> answer(request, exchange, head, end));
+  }
+
+  /** What the head (and, unless it opens a stream, the whole body) of an exchange answers. */
+  private CompletableFuture<GatewayResponse> answer(
+      GatewayRequest request, UpstreamExchange exchange, UpstreamHead head, Runnable end) {
     if (head.status() == 401) {
       exchange.cancel();
       throw credentialsRejected();
     }
+    boolean stream = request.stream();
     Headers answerHeaders = responseHeaders(head.headers());
     String contentType = head.header("content-type");
     boolean success = head.status() >= 200 && head.status() < 300;
     if (stream && success && contentType != null && contentType.startsWith("text/event-stream")) {
-      return GatewayResponse.streamed(head.status(), answerHeaders,
-          new UpstreamEventStream(name, exchange, config.timeout(), end));
+      return CompletableFuture.completedFuture(GatewayResponse.streamed(head.status(), answerHeaders,
+          new UpstreamEventStream(name, exchange, config.timeout(), end)));
     }
+    // A stream call has no whole-call limit of its own: its one JSON body is bounded here.
     Runnable whole = stream ? exchange.schedule(config.timeout(), exchange::cancel) : () -> {};
-    byte[] bytes;
-    try {
-      bytes = UpstreamCalls.readAll(exchange.body(), config.maxResponseSize().bytes());
-    } finally {
-      whole.run();
-    }
-    if (bytes == null) {
-      throw tooLarge();
-    }
-    GatewayResponse answer = UpstreamAnswers.checked(name, head.status(), answerHeaders, bytes);
-    if (!stream) {
-      return answer;
-    }
-    end.run(); // the exchange is over; the stream told from it holds no upstream resource
-    return asStream(request, answer);
+    return UpstreamCalls.readAllAsync(exchange.body(), config.maxResponseSize().bytes())
+        .whenComplete((bytes, failure) -> whole.run())
+        .thenApply(bytes -> {
+          if (bytes == null) {
+            throw tooLarge();
+          }
+          GatewayResponse answer = UpstreamAnswers.checked(name, head.status(), answerHeaders, bytes);
+          if (!stream) {
+            return answer;
+          }
+          end.run(); // the exchange is over; the stream told from it holds no upstream resource
+          return asStream(request, answer);
+        });
   }
 
   private URI uri(GatewayRequest request) {

@@ -3,11 +3,13 @@ package io.spillway.app.observe;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.time.Ticker;
 import java.util.Locale;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A backend whose every call is timed and classified: status class, upstream errors by class
@@ -30,20 +32,28 @@ final class MeteredBackend extends ForwardingBackend {
   }
 
   @Override
-  public GatewayResponse call(GatewayRequest request) {
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
     long start = ticker.read();
-    GatewayResponse response;
-    try {
-      response = delegate.call(request);
-    } catch (UpstreamException e) {
+    return delegateCall(request).whenComplete((response, failure) -> {
+      if (failure != null) {
+        failed(Blocking.cause(failure), start);
+      } else {
+        answered(request, response, start);
+      }
+    });
+  }
+
+  private void failed(Throwable failure, long start) {
+    if (failure instanceof UpstreamException e) {
       metrics.recordBackendCall(name, "error", ticker.read() - start);
       metrics.countUpstreamError(name, e.failure().name().toLowerCase(Locale.ROOT));
-      throw e;
-    } catch (GatewayException e) {
+    } else if (failure instanceof GatewayException e) {
       metrics.recordBackendCall(name, "error", ticker.read() - start);
       metrics.countUpstreamError(name, e.kind().name().toLowerCase(Locale.ROOT));
-      throw e;
     }
+  }
+
+  private void answered(GatewayRequest request, GatewayResponse response, long start) {
     long elapsed = ticker.read() - start;
     int status = response.status();
     metrics.recordBackendCall(name, RequestObserver.statusClass(status), elapsed);
@@ -59,7 +69,6 @@ final class MeteredBackend extends ForwardingBackend {
     if (isCloud()) {
       metrics.series().recordCloudAnswer(atCapacity);
     }
-    return response;
   }
 
   private boolean isCloud() {

@@ -9,6 +9,7 @@ import io.opentelemetry.context.Context;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -17,6 +18,7 @@ import io.spillway.core.sse.EndingEventStream;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A backend whose every call is a client span, the child of the request's span, and whose upstream
@@ -40,10 +42,10 @@ final class TracedBackend extends ForwardingBackend {
   }
 
   @Override
-  public GatewayResponse call(GatewayRequest request) {
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
     Context parent = request.attribute(ObserveAttributes.TRACE);
     if (parent == null) {
-      return delegate.call(request);
+      return delegateCall(request);
     }
     String model = request.model();
     Span span = tracer.spanBuilder(GenAi.spanName(request.route(), model))
@@ -62,21 +64,29 @@ final class TracedBackend extends ForwardingBackend {
     Map<String, String> traceContext = new LinkedHashMap<>();
     W3C.inject(parent.with(span), traceContext, Map::put);
     request.setAttribute(RequestAttributes.TRACE_CONTEXT, traceContext);
-    GatewayResponse response;
-    try {
-      response = delegate.call(request);
-    } catch (UpstreamException e) {
+    // The context is cleared once the call is over (a backend that runs on another thread reads it
+    // there), so a later attempt of the same request never sends this span as its parent.
+    return delegateCall(request)
+        .whenComplete((response, failure) -> {
+          request.setAttribute(RequestAttributes.TRACE_CONTEXT, null);
+          if (failure != null) {
+            failed(span, Blocking.cause(failure));
+          }
+        })
+        .thenApply(response -> answered(request, response, span));
+  }
+
+  private static void failed(Span span, Throwable failure) {
+    if (failure instanceof UpstreamException e) {
       fail(span, e.failure().name().toLowerCase(Locale.ROOT));
-      throw e;
-    } catch (GatewayException e) {
+    } else if (failure instanceof GatewayException e) {
       fail(span, e.code() != null ? e.code() : e.kind().name().toLowerCase(Locale.ROOT));
-      throw e;
-    } catch (RuntimeException e) {
-      fail(span, e.getClass().getName());
-      throw e;
-    } finally {
-      request.setAttribute(RequestAttributes.TRACE_CONTEXT, null);
+    } else {
+      fail(span, failure.getClass().getName());
     }
+  }
+
+  private GatewayResponse answered(GatewayRequest request, GatewayResponse response, Span span) {
     int status = response.status();
     span.setAttribute(GenAi.HTTP_STATUS, (long) status);
     if (!response.isStream() && capacity.isCapacity(request, response)) {

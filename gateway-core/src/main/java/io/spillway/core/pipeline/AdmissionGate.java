@@ -7,7 +7,17 @@ package io.spillway.core.pipeline;
 @FunctionalInterface
 public interface AdmissionGate {
   /** Lets every request through at once. */
-  AdmissionGate OPEN = (backend, request) -> () -> {};
+  AdmissionGate OPEN = new AdmissionGate() {
+    @Override
+    public Permit enter(String backend, GatewayRequest request) {
+      return Permit.NONE;
+    }
+
+    @Override
+    public Permit tryEnter(String backend, GatewayRequest request) {
+      return Permit.NONE;
+    }
+  };
 
   /**
    * Blocks until {@code request} may call {@code backend}; throws a
@@ -16,9 +26,21 @@ public interface AdmissionGate {
    */
   Permit enter(String backend, GatewayRequest request);
 
+  /**
+   * A place for {@code request} right now, without blocking (callable on an event loop), or null
+   * when it would have to wait, be refused, or the gate cannot tell without blocking: the caller
+   * then {@link #enter enters} where blocking is allowed. The default always answers null.
+   */
+  default Permit tryEnter(String backend, GatewayRequest request) {
+    return null;
+  }
+
   /** A place in a backend's concurrency limit; closing it gives the place to the next in line. */
   @FunctionalInterface
   interface Permit extends AutoCloseable {
+    /** A permit that holds nothing. */
+    Permit NONE = () -> {};
+
     @Override
     void close();
   }

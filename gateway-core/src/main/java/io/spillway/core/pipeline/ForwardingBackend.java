@@ -1,16 +1,42 @@
 package io.spillway.core.pipeline;
 
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A {@link Backend} that wraps another (to meter or trace its calls): name, readiness and warm-up
- * are the wrapped backend's; subclasses say what {@link #call} adds.
+ * are the wrapped backend's; subclasses say in {@link #callAsync} what a call adds, once, and
+ * {@link #call} waits for it. So a wrapper adds no thread hand-off: it answers wherever the
+ * wrapped backend's answer completes.
  */
 public abstract class ForwardingBackend implements Backend {
   protected final Backend delegate;
 
   protected ForwardingBackend(Backend delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
+  }
+
+  @Override
+  public abstract CompletionStage<GatewayResponse> callAsync(GatewayRequest request);
+
+  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
+  @Override
+  public final GatewayResponse call(GatewayRequest request) {
+    return Blocking.await(callAsync(request));
+  }
+
+  /**
+   * The wrapped backend's {@link Backend#callAsync}, with a failure it throws instead of
+   * returning (against its contract) turned into a failed stage, so a wrapper sees every failure
+   * in one place.
+   */
+  protected final CompletionStage<GatewayResponse> delegateCall(GatewayRequest request) {
+    try {
+      return delegate.callAsync(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Attribute;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -26,6 +27,8 @@ import io.spillway.local.TranslatedRequest;
 import io.spillway.local.TranslatedStream;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -104,22 +107,37 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     return "openai";
   }
 
+  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
   @Override
   public GatewayResponse call(GatewayRequest request) {
-    String requested = request.model();
-    String local = models.map(requested);
-    if (request.route() == Route.RESPONSES && config.responsesApi() == LocalConfig.ResponsesApi.CHAT) {
-      return responsesOverChat(request, local);
-    }
-    if (local.equals(requested)) {
-      return delegate.call(request);
-    }
-    ObjectNode body = request.body().deepCopy();
-    body.put("model", local);
-    return delegate.call(request.withBody(body));
+    return Blocking.await(callAsync(request));
   }
 
-  private GatewayResponse responsesOverChat(GatewayRequest request, String local) {
+  /**
+   * The server's answer through {@link OpenAiHttpBackend#callAsync}: over the data path's client it
+   * completes on the event loop that received it, with no thread waiting; over OkHttp the call runs
+   * where blocking is allowed. A Responses request sent as chat completions is translated there too.
+   */
+  @Override
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    try {
+      String requested = request.model();
+      String local = models.map(requested);
+      if (request.route() == Route.RESPONSES && config.responsesApi() == LocalConfig.ResponsesApi.CHAT) {
+        return responsesOverChat(request, local);
+      }
+      if (local.equals(requested)) {
+        return delegate.callAsync(request);
+      }
+      ObjectNode body = request.body().deepCopy();
+      body.put("model", local);
+      return delegate.callAsync(request.withBody(body));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private CompletionStage<GatewayResponse> responsesOverChat(GatewayRequest request, String local) {
     ResponsesOverChat translation = new ResponsesOverChat(request.body());
     TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
@@ -129,7 +147,11 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     copy(request, chat, RequestAttributes.CLIENT_DISCONNECT);
     copy(request, chat, RequestAttributes.CONNECTION_LOOP);
     copy(request, chat, RequestAttributes.TRACE_CONTEXT);
-    GatewayResponse answer = delegate.call(chat);
+    return delegate.callAsync(chat).thenApply(answer -> translatedAnswer(translation, translated, local, answer));
+  }
+
+  private GatewayResponse translatedAnswer(
+      ResponsesOverChat translation, TranslatedRequest translated, String local, GatewayResponse answer) {
     long createdAt = clock.instant().getEpochSecond();
     if (!answer.isSuccessful()) {
       return translated.answered(answer);

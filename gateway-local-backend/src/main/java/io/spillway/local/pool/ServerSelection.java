@@ -1,13 +1,18 @@
 package io.spillway.local.pool;
 
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Which local server serves a request, and the bookkeeping around the call.
@@ -47,57 +52,71 @@ public final class ServerSelection {
   }
 
   /**
-   * Sends {@code request} to the best server that takes it.
+   * Sends {@code request} to the best server that takes it, without blocking: each server is
+   * called through its own {@link io.spillway.core.pipeline.Backend#callAsync}, and the next one is
+   * tried when the answer says the last could not be reached.
    *
    * @param sent told which server each attempt went to
-   * @throws UpstreamException {@code CONNECT_FAILED} when no server could be reached or every
-   *     breaker refused; the failure of the call otherwise
+   * @return the answer; it fails with {@link UpstreamException} {@code CONNECT_FAILED} when no
+   *     server could be reached or every breaker refused, with the failure of the call otherwise
    */
-  public GatewayResponse call(GatewayRequest request, String localModel, Consumer<PooledServer> sent) {
-    UpstreamException lastConnectFailure = null;
-    List<String> refused = new ArrayList<>();
-    for (PooledServer server : candidates(localModel)) {
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request, String localModel, Consumer<PooledServer> sent) {
+    return next(request, candidates(localModel).iterator(), sent, null, new ArrayList<>());
+  }
+
+  private CompletionStage<GatewayResponse> next(GatewayRequest request, Iterator<PooledServer> servers,
+      Consumer<PooledServer> sent, UpstreamException lastConnectFailure, List<String> refused) {
+    while (servers.hasNext()) {
+      PooledServer server = servers.next();
       if (!server.tryAcquire()) {
         refused.add(server.name());
         continue;
       }
       sent.accept(server);
       long start = server.begin();
-      GatewayResponse response;
+      CompletionStage<GatewayResponse> answer;
       try {
-        response = server.backend().call(request);
-      } catch (UpstreamException e) {
-        server.end();
-        server.failed(start, e);
-        if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
-          server.takeOut();
-          lastConnectFailure = e;
-          continue;
-        }
-        throw e;
+        answer = server.backend().callAsync(request);
       } catch (RuntimeException e) {
-        // A refusal before the call (the request does not fit, or cannot be translated): not the server's fault.
+        answer = CompletableFuture.failedFuture(e);
+      }
+      return answer.handle((response, failure) -> {
+        if (failure == null) {
+          return CompletableFuture.completedFuture(answered(server, start, response));
+        }
         server.end();
+        if (Blocking.cause(failure) instanceof UpstreamException e) {
+          server.failed(start, e);
+          if (e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+            server.takeOut();
+            return next(request, servers, sent, e, refused);
+          }
+          return CompletableFuture.<GatewayResponse>failedFuture(e);
+        }
+        // A refusal before the call (the request does not fit, or cannot be translated): not the server's fault.
         server.released();
-        throw e;
-      }
-      if (response.isStream()) {
-        return response.withStream(new CountedStream(response.stream(), server, start));
-      }
-      server.end();
-      if (response.status() >= 500) {
-        server.failed(start, new ServerFailed(server.name(), response.status()));
-      } else {
-        server.succeeded(start);
-      }
-      return response;
+        return CompletableFuture.<GatewayResponse>failedFuture(Blocking.cause(failure));
+      }).thenCompose(Function.identity());
     }
     if (lastConnectFailure != null) {
-      throw lastConnectFailure;
+      return CompletableFuture.failedFuture(lastConnectFailure);
     }
-    throw new UpstreamException("local", UpstreamException.Failure.CONNECT_FAILED,
+    return CompletableFuture.failedFuture(new UpstreamException("local", UpstreamException.Failure.CONNECT_FAILED,
         "No local server takes requests now: the breaker of every ready server is open (" + String.join(", ", refused)
-            + ")", null);
+            + ")", null));
+  }
+
+  private static GatewayResponse answered(PooledServer server, long start, GatewayResponse response) {
+    if (response.isStream()) {
+      return response.withStream(new CountedStream(response.stream(), server, start));
+    }
+    server.end();
+    if (response.status() >= 500) {
+      server.failed(start, new ServerFailed(server.name(), response.status()));
+    } else {
+      server.succeeded(start);
+    }
+    return response;
   }
 
   /** What the breaker records for an HTTP 5xx answer. */

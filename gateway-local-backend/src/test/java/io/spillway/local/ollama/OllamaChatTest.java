@@ -28,6 +28,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import io.spillway.core.pipeline.RequestAttributes;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /** {@code /v1/chat/completions} served by Ollama's {@code /api/chat}. */
 @ExtendWith(EventLoopClient.class)
@@ -74,6 +78,23 @@ class OllamaChatTest {
     assertThat(choice.path("finish_reason").asText()).isEqualTo("stop");
     assertThat(answer.path("usage").toString())
         .isEqualTo("{\"prompt_tokens\":26,\"completion_tokens\":7,\"total_tokens\":33}");
+  }
+
+  @Test
+  void calledOnAnEventLoopOllamasBlockingCallMovesToAVirtualThread() throws Exception {
+    ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "Hello there!", "stop", 26, 7)));
+    var request = request(Route.CHAT_COMPLETIONS, """
+        {"model":"gpt-4o-mini","messages":[{"role":"user","content":"Say hello"}]}""");
+    Executor loop = EventLoopClient.loop();
+    request.setAttribute(RequestAttributes.CONNECTION_LOOP, loop);
+    CompletableFuture<Thread> completedOn = new CompletableFuture<>();
+
+    // Its translation waits for the answer by blocking, which an event loop must not do.
+    loop.execute(() -> backend.callAsync(request).whenComplete((response, failure) ->
+        completedOn.complete(failure == null && response.status() == 200 ? Thread.currentThread() : null)));
+
+    assertThat(completedOn.get(5, TimeUnit.SECONDS)).isNotNull()
+        .matches(Thread::isVirtual, "a virtual thread");
   }
 
   @ParameterizedTest

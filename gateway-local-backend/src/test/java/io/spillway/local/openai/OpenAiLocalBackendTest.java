@@ -16,6 +16,7 @@ import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.LocalBackend;
@@ -26,8 +27,11 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -78,6 +82,39 @@ class OpenAiLocalBackendTest {
     assertThat(body.path("model").asText()).isEqualTo("meta-llama/Llama-3.2-3B-Instruct");
     assertThat(body.path("top_k").asInt()).as("unknown fields pass through to OpenAI-compatible servers").isEqualTo(20);
     assertThat(sent.containsHeader("Authorization")).isFalse();
+  }
+
+  @Test
+  void anOpenAiKindServerAnswersOnTheEventLoopItWasCalledOnWithoutAVirtualThread() throws Exception {
+    vllm.stubFor(post("/v1/chat/completions").willReturn(aResponse().withStatus(200)
+        .withHeader("Content-Type", "application/json")
+        .withBody("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"q\","
+            + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}")));
+    LocalBackend local = backend();
+    var request = OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    Executor loop = EventLoopClient.loop();
+    request.setAttribute(RequestAttributes.CONNECTION_LOOP, loop);
+    CompletableFuture<Thread> loopThread = new CompletableFuture<>();
+    CompletableFuture<Thread> completedOn = new CompletableFuture<>();
+    CompletableFuture<GatewayResponse> answer = new CompletableFuture<>();
+
+    // Called on the loop that receives the answer: had the call blocked it, no answer could arrive.
+    loop.execute(() -> {
+      loopThread.complete(Thread.currentThread());
+      local.callAsync(request).whenComplete((response, failure) -> {
+        completedOn.complete(Thread.currentThread());
+        if (failure != null) {
+          answer.completeExceptionally(failure);
+        } else {
+          answer.complete(response);
+        }
+      });
+    });
+
+    assertThat(answer.get(5, TimeUnit.SECONDS).status()).isEqualTo(200);
+    assertThat(completedOn.get()).isSameAs(loopThread.get());
+    assertThat(completedOn.get().isVirtual()).isFalse();
   }
 
   @Test

@@ -135,6 +135,23 @@ public final class PriorityAdmissionGate implements AdmissionGate {
   }
 
   /**
+   * A place for {@code request} when {@code backend} has one free and nobody is waiting for it (so
+   * no better-placed request is passed over); null otherwise, and when the lane's lock is busy at
+   * this instant: never blocks, so the router may ask from an event loop before it moves to a
+   * thread that may wait in {@link #enter}.
+   *
+   * @throws IllegalArgumentException for a backend this gate was not built with
+   */
+  @Override
+  public Permit tryEnter(String backend, GatewayRequest request) {
+    Lane lane = lanes.get(backend);
+    if (lane == null) {
+      throw new IllegalArgumentException("no admission limit for backend '" + backend + "'");
+    }
+    return lane.tryEnter(WaitClass.of(request));
+  }
+
+  /**
    * Wakes every waiter whose deadline has passed by the clock, so it gives up now rather than when
    * its real-time sleep ends. Only needed when the clock can jump (tests with a fake clock).
    *
@@ -262,6 +279,23 @@ public final class PriorityAdmissionGate implements AdmissionGate {
           }
           case WAITING -> throw new IllegalStateException("left the waiting area without an outcome");
         };
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** A free place with nobody waiting, or null; never waits for the lock. */
+    Permit tryEnter(WaitClass waitClass) {
+      long arrivedAt = ticker.read();
+      if (!lock.tryLock()) {
+        return null;
+      }
+      try {
+        if (inFlight < limit && waitingTotal == 0) {
+          inFlight++;
+          return admitted(waitClass, arrivedAt);
+        }
+        return null;
       } finally {
         lock.unlock();
       }

@@ -223,6 +223,56 @@ class PriorityAdmissionGateTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void tryEnterTakesAFreePlaceAtOnceForEveryTier() {
+    for (Tier tier : Tier.values()) {
+      gate(1, 10);
+
+      AdmissionGate.Permit permit = gate.tryEnter("cloud", request(tier, false));
+
+      assertThat(permit).as(tier.tag()).isNotNull();
+      assertThat(gate.snapshot().path("cloud").path("inFlight").asInt()).isEqualTo(1);
+      permit.close();
+      assertThat(gate.snapshot().path("cloud").path("inFlight").asInt()).isZero();
+    }
+  }
+
+  @Test
+  void tryEnterDoesNotWaitWhenTheLimitIsReachedWhateverTheTier() {
+    gate(1, 10);
+    AdmissionGate.Permit holder = gate.tryEnter("cloud", request(Tier.BRONZE, false));
+
+    for (Tier tier : Tier.values()) {
+      assertThat(gate.tryEnter("cloud", request(tier, false))).as(tier.tag()).isNull();
+    }
+    assertThat(gate.waiting("cloud")).as("asking did not queue anybody").isZero();
+    holder.close();
+  }
+
+  @Test
+  void tryEnterNeverPassesTheWaitingAreaEvenForGold() {
+    gate(1, 10);
+    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.BRONZE, false));
+    queue("silver", request(Tier.SILVER, false));
+
+    assertThat(gate.tryEnter("cloud", request(Tier.GOLD, false))).isNull();
+    assertThat(gate.waiting("cloud")).as("only the silver request waits").isEqualTo(1);
+
+    holder.close();
+    await().until(() -> admitted.contains("silver"));
+    AdmissionGate.Permit gold = gate.tryEnter("cloud", request(Tier.GOLD, false));
+    assertThat(gold).as("nobody waits any more").isNotNull();
+    gold.close();
+  }
+
+  @Test
+  void tryEnterKnowsOnlyTheBackendsItWasBuiltWith() {
+    gate(1, 10);
+
+    assertThatThrownBy(() -> gate.tryEnter("elsewhere", request(Tier.GOLD, false)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   /** Starts a request that enters the gate, records its admission and leaves; returns once it waits. */
   private AtomicReference<RuntimeException> queue(String name, GatewayRequest request) {
     int before = gate.waiting("cloud");

@@ -5,6 +5,7 @@ import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Judges each buffered answer of one backend once, as it leaves the backend, and records the
@@ -31,12 +32,13 @@ public final class JudgingBackend extends ForwardingBackend {
   }
 
   @Override
-  public GatewayResponse call(GatewayRequest request) {
-    GatewayResponse response = delegate.call(request);
-    if (!response.isStream()) {
-      request.setAttribute(JUDGED, new Judged(response, classifier.classify(response)));
-    }
-    return response;
+  public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    return delegateCall(request).thenApply(response -> {
+      if (!response.isStream()) {
+        request.setAttribute(JUDGED, new Judged(response, classifier.classify(response)));
+      }
+      return response;
+    });
   }
 
   @Override
