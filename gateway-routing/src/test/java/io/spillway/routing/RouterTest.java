@@ -176,7 +176,7 @@ class RouterTest {
 
   @Test
   void aBufferedAnswerGivesItsPermitBackAtOnce() {
-    router(backend("cloud", r -> ok()), null).handle(request(false));
+    Blocking.await(router(backend("cloud", r -> ok()), null).handle(request(false)));
 
     assertThat(gate.events).containsExactly("enter cloud", "leave cloud");
   }

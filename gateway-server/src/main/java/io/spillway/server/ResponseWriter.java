@@ -20,6 +20,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Via;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.sse.CloseCause;
@@ -35,9 +36,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes responses to one connection. A {@link EventStream#nonBlocking non-blocking} stream is
- * handed to a {@link StreamRelay} on the channel's event loop and the request's virtual thread
- * returns at once: no thread per stream. A stream that may block (read from an {@code InputStream})
- * is relayed from the request's virtual thread, event by event as it arrives. Either way, while the
+ * handed to a {@link StreamRelay} on the channel's event loop and the caller returns at once: no
+ * thread per stream. A stream that may block (read from an {@code InputStream}, a local server's
+ * translated answer) is relayed from a virtual thread (the caller's, or a new one when the answer
+ * came on the event loop), event by event as it arrives. Either way, while the
  * client's socket buffer is full the next event is not pulled until it drains, so a slow reader
  * slows the upstream read instead of growing memory.
  *
@@ -91,6 +93,11 @@ final class ResponseWriter {
       });
       runOnLoop(() -> relay = handedOver);
       handedOver.start();
+      return;
+    }
+    if (!Blocking.allowedHere()) {
+      // Reading this stream blocks, and an answer may arrive on the event loop: relay it from a virtual thread.
+      Blocking.virtualThreads().execute(() -> write(response, requestId, keepAlive, chunked, written));
       return;
     }
     activeStream = stream;

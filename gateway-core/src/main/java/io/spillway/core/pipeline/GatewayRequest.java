@@ -16,8 +16,9 @@ import java.util.Map;
  * {@link #withBody} on; the serialized form is then computed once, lazily, by whichever backend
  * needs bytes. An unmodified request is forwarded as the exact bytes the client sent.
  *
- * <p>Attributes are shared by all copies of one request and are confined to the request's virtual
- * thread; they are not thread-safe.
+ * <p>Attributes are shared by all copies of one request. They are not thread-safe: one thread at a
+ * time works on a request (its event loop, or the virtual thread it moved to), each hand-over
+ * ordered by the completion of the stage that crossed threads.
  */
 public final class GatewayRequest {
   private final String id;
