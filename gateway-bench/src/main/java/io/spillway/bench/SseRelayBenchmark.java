@@ -2,7 +2,13 @@ package io.spillway.bench;
 
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.InputStreamEventStream;
+import io.spillway.core.sse.EventUsage;
 import io.spillway.core.sse.SseEvent;
+import io.spillway.core.sse.SseParser;
+import io.spillway.core.sse.UpstreamEvents;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +21,7 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -39,7 +46,16 @@ public class SseRelayBenchmark {
   /** Content chunks per stream; the stream also has a role chunk, a finish chunk and [DONE]. */
   static final int EVENTS = 100;
 
+  /**
+   * How the upstream's bytes arrive for {@link #parseChunksAndWritePerEvent}: {@code event}, one
+   * event per read (a live stream: each token is sent as it is made); {@code 512}, reads of 512
+   * bytes, so most events span two reads.
+   */
+  @Param({"event", "512"})
+  public String reads;
+
   private byte[] stream;
+  private List<byte[]> chunks;
 
   @Setup
   public void setUp() {
@@ -56,6 +72,38 @@ public class SseRelayBenchmark {
     out.append(prefix).append("{},\"logprobs\":null,\"finish_reason\":\"stop\"}]}\n\n");
     out.append("data: [DONE]\n\n");
     stream = out.toString().getBytes(StandardCharsets.UTF_8);
+    chunks = new ArrayList<>();
+    if (reads.equals("event")) {
+      for (String event : out.toString().split("(?<=\n\n)")) {
+        chunks.add(event.getBytes(StandardCharsets.UTF_8));
+      }
+    } else {
+      int size = Integer.parseInt(reads);
+      for (int at = 0; at < stream.length; at += size) {
+        chunks.add(java.util.Arrays.copyOfRange(stream, at, Math.min(stream.length, at + size)));
+      }
+    }
+  }
+
+  /**
+   * The relay's path since session 5: the upstream's reads (fresh arrays, as the transport hands
+   * them over) through the incremental parser, the checks every upstream event gets (a JSON
+   * object; the terminal event) and the usage check metering makes, then the bytes for the client.
+   */
+  @Benchmark
+  @OperationsPerInvocation(EVENTS)
+  public void parseChunksAndWritePerEvent(Blackhole sink) throws IOException {
+    SseParser parser = new SseParser(4 * 1024 * 1024, () -> {}, true);
+    for (byte[] chunk : chunks) {
+      parser.feed(chunk, 0, chunk.length, event -> relay(event, sink));
+    }
+  }
+
+  private static void relay(SseEvent event, Blackhole sink) {
+    sink.consume(event.isDone() || UpstreamEvents.jsonObject(event.data()));
+    sink.consume(UpstreamEvents.isTerminal(event));
+    sink.consume(EventUsage.of(event));
+    sink.consume(event.encode());
   }
 
   /** Parse and re-encode every event of one stream; the score is per event. */
