@@ -31,7 +31,7 @@ public final class UpstreamEventStream implements EventStream {
   private final UpstreamExchange exchange;
   private final BodySource body;
   private final WaitTimer wait;
-  private final SseParser parser = new SseParser(MAX_LINE, () -> {}, true);
+  private final SseParser parser = new SseParser(MAX_LINE, () -> {}, true, true);
   private final ArrayDeque<SseEvent> parsed = new ArrayDeque<>(2);
   private final Runnable onClose;
   private volatile boolean closed;
@@ -112,7 +112,7 @@ public final class UpstreamEventStream implements EventStream {
   }
 
   private SseEvent checked(SseEvent event) {
-    if (!event.isDone() && !UpstreamEvents.jsonObject(event.data())) {
+    if (!event.isDone() && !event.dataLooksLikeJsonObject()) {
       throw invalid("holds an event that is not a JSON object");
     }
     started = true;
