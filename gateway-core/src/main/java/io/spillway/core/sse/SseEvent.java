@@ -210,6 +210,18 @@ public final class SseEvent {
     return start < end && wire[start] == '{' && wire[end] == '}';
   }
 
+  /**
+   * Whether the event's name or data may contain {@code text} (ASCII, no line ends): for an event
+   * that arrived, a scan of its bytes, comments and {@code id:} lines included, so never false when
+   * its name or data contains it. A filter to run before decoding.
+   */
+  public boolean mayContain(String text) {
+    if (wire == null) {
+      return (data != null && data.contains(text)) || (event != null && event.contains(text));
+    }
+    return indexOf(wire, wireOffset, wireOffset + wireLength, text.getBytes(StandardCharsets.ISO_8859_1)) >= 0;
+  }
+
   /** About how many bytes the event takes to keep: its wire form, or its strings. */
   public int size() {
     if (wire != null) {
