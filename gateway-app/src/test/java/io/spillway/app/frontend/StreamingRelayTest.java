@@ -83,20 +83,22 @@ class StreamingRelayTest {
 
   @Test
   void changedEventsAreEncodedAgain() throws Exception {
-    // An upstream that echoes the cloud key: that event is remade with the key redacted and written
-    // as the gateway writes events; the ones around it leave as they came.
+    // An upstream that echoes the cloud key: those events are remade with the key redacted (or, in
+    // an id line, left out) and written as the gateway writes events; the others leave as they came.
     String first = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\n\r\n";
     String echo = "id: 2\r\ndata: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + CLOUD_KEY
         + "\"}}]}\r\n\r\n";
+    String idEcho = "id: " + CLOUD_KEY + "\r\ndata: {\"id\":\"c\",\"choices\":[]}\r\n\r\n";
     try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
           ScriptedUpstream.writeStreamHead(out);
-          ScriptedUpstream.writeChunk(out, first + echo + "data: [DONE]\r\n\r\n");
+          ScriptedUpstream.writeChunk(out, first + echo + idEcho + "data: [DONE]\r\n\r\n");
           ScriptedUpstream.endChunks(out);
         });
         GatewayHarness harness = GatewayHarness.start("cloud:\n  baseUrl: " + upstream.baseUrl())) {
       try (java.io.InputStream body = openStreamBody(harness)) {
         assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(first
             + "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"[redacted]\"}}]}\n\n"
+            + "data: {\"id\":\"c\",\"choices\":[]}\n\n"
             + "data: [DONE]\r\n\r\n");
       }
     }
