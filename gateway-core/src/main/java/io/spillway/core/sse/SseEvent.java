@@ -308,11 +308,20 @@ public final class SseEvent {
   }
 
   private static int indexOf(byte[] bytes, int from, int to, byte[] key) {
-    byte first = key[0];
-    for (int i = from; i <= to - key.length; i++) {
-      if (bytes[i] == first && java.util.Arrays.equals(bytes, i, i + key.length, key, 0, key.length)) {
-        return i;
+    if (key.length < 2) {
+      return key.length == 0 ? from : ByteScan.indexOf(bytes, from, to, key[0]);
+    }
+    // Found by its second byte, eight bytes at a time: a key's opening quote is everywhere in JSON.
+    int last = to - key.length + 1; // where the second byte of a key that ends at to lies
+    for (int i = from + 1; i <= last; ) {
+      int at = ByteScan.indexOf(bytes, i, last + 1, key[1]);
+      if (at < 0) {
+        return -1;
       }
+      if (java.util.Arrays.equals(bytes, at - 1, at - 1 + key.length, key, 0, key.length)) {
+        return at - 1;
+      }
+      i = at + 1;
     }
     return -1;
   }

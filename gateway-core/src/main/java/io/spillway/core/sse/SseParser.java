@@ -86,10 +86,7 @@ public final class SseParser {
       }
     }
     while (position < limit) {
-      int end = position;
-      while (end < limit && bytes[end] != '\n' && bytes[end] != '\r') {
-        end++;
-      }
+      int end = ByteScan.lineEnd(bytes, position, limit);
       checkLine(partialLine + end - position);
       if (end == limit) {
         partialLine += end - position;
