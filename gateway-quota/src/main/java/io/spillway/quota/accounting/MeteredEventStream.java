@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * bytes they arrived as (no string is made of them), and parsed and tokenized only if the stream
  * ends without usage, which with Spillway asking chat streams for it is rare. Past
  * {@value #MAX_PENDING_BYTES} kept bytes they are counted on the way instead, so a long stream holds
- * bounded memory. Events arrive on the
- * relay thread while {@link #close} may come from another; the kept state is guarded by this.
+ * bounded memory. Events arrive on the relay thread while {@link #close} may come from another; the
+ * kept state is guarded by this.
  *
  * <p>Settling writes to the usage store (Redis, or the embedded store's file), which may block: a
  * {@link #nonBlocking} stream, polled on an event loop, settles on a virtual thread before it
