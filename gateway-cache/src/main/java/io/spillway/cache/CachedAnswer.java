@@ -51,7 +51,7 @@ record CachedAnswer(
   }
 
   static long eventWeight(SseEvent event) {
-    return EVENT_OVERHEAD + event.data().length() + (event.event() == null ? 0 : event.event().length());
+    return EVENT_OVERHEAD + event.size();
   }
 
   private static long eventsWeight(List<SseEvent> events) {
@@ -112,20 +112,20 @@ record CachedAnswer(
     }
     SseEvent last = events.get(events.size() - 1);
     if (route == Route.RESPONSES) {
-      return "response.completed".equals(last.event()) || "response.completed".equals(type(last));
+      return last.nameIs("response.completed") || "response.completed".equals(type(last));
     }
     return last.isDone();
   }
 
   private static boolean isError(SseEvent event) {
-    String name = event.event();
+    String name = event.named() ? event.event() : null;
     if (name != null) {
       String lower = name.toLowerCase(Locale.ROOT);
       if (lower.equals("error") || lower.equals("response.failed") || lower.equals("response.incomplete")) {
         return true;
       }
     }
-    if (event.isDone() || !event.data().contains("\"error\"")) {
+    if (event.isDone() || !event.mayContain("\"error\"")) {
       return false;
     }
     JsonNode data = parse(event.data());
@@ -137,7 +137,7 @@ record CachedAnswer(
   }
 
   private static String type(SseEvent event) {
-    if (!event.data().contains("\"type\"")) {
+    if (!event.mayContain("\"type\"")) {
       return null;
     }
     return Json.text(parse(event.data()), "type");
@@ -157,7 +157,7 @@ record CachedAnswer(
   static long streamTokens(List<SseEvent> events) {
     for (int i = events.size() - 1; i >= 0; i--) {
       SseEvent event = events.get(i);
-      if (event.isDone() || !event.data().contains("\"usage\"")) {
+      if (event.isDone() || !event.mayContain("\"usage\"")) {
         continue;
       }
       JsonNode data = parse(event.data());

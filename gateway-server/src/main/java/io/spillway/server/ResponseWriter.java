@@ -204,7 +204,7 @@ final class ResponseWriter {
           written.run();
           return;
         }
-        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
+        channel.writeAndFlush(new DefaultHttpContent(event.wire(Unpooled::wrappedBuffer)));
       }
       if (streamExpired) {
         throw streamTooLong();
@@ -247,7 +247,7 @@ final class ResponseWriter {
   }
 
   private void writeEvent(SseEvent event) {
-    channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event.encode())));
+    channel.writeAndFlush(new DefaultHttpContent(event.wire(Unpooled::wrappedBuffer)));
   }
 
   /** RFC 5842's 508, which Netty's table lacks; every other code as Netty names it. */

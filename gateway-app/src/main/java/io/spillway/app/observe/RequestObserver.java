@@ -360,8 +360,8 @@ public final class RequestObserver implements Interceptor {
     }
 
     private static boolean isLast(SseEvent event) {
-      return event.isDone() || "response.completed".equals(event.event())
-          || "response.incomplete".equals(event.event()) || "response.failed".equals(event.event());
+      return event.isDone() || event.nameIs("response.completed") || event.nameIs("response.incomplete")
+          || event.nameIs("response.failed");
     }
 
     /** A stream the gateway cut at its time limit failed; one the client left was cancelled. */

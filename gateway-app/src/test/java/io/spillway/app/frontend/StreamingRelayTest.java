@@ -1,5 +1,6 @@
 package io.spillway.app.frontend;
 
+import static io.spillway.app.testing.GatewayHarness.CLOUD_KEY;
 import static io.spillway.app.testing.GatewayHarness.GOLD_KEY;
 import static io.spillway.app.testing.GatewayHarness.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +58,53 @@ class StreamingRelayTest {
   }
 
   @Test
+  void unchangedEventsLeaveAsTheBytesTheyArrivedAs() throws Exception {
+    // CRLF and CR line ends, an id line, a comment, a field without its space, data over two lines,
+    // and reads that split events: the client gets the same bytes, keep-alives between events aside.
+    String events = "id: 1\r\ndata: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\n\r\n"
+        + ": a note\rdata:{\"id\":\"c\",\r"
+        + "data: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"h\u00e9 \u2603\"}}]}\r\r"
+        + "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+        + "data: [DONE]\r\n\r\n";
+    int split = events.indexOf("data: \"choices\"") + 3;
+    try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
+          ScriptedUpstream.writeStreamHead(out);
+          ScriptedUpstream.writeChunk(out, ": keep-alive\r\n\r\n");
+          ScriptedUpstream.writeChunk(out, events.substring(0, split));
+          ScriptedUpstream.writeChunk(out, events.substring(split));
+          ScriptedUpstream.endChunks(out);
+        });
+        GatewayHarness harness = GatewayHarness.start("cloud:\n  baseUrl: " + upstream.baseUrl())) {
+      try (java.io.InputStream body = openStreamBody(harness)) {
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(events);
+      }
+    }
+  }
+
+  @Test
+  void changedEventsAreEncodedAgain() throws Exception {
+    // An upstream that echoes the cloud key: those events are remade with the key redacted (or, in
+    // an id line, left out) and written as the gateway writes events; the others leave as they came.
+    String first = "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\n\r\n";
+    String echo = "id: 2\r\ndata: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + CLOUD_KEY
+        + "\"}}]}\r\n\r\n";
+    String idEcho = "id: " + CLOUD_KEY + "\r\ndata: {\"id\":\"c\",\"choices\":[]}\r\n\r\n";
+    try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
+          ScriptedUpstream.writeStreamHead(out);
+          ScriptedUpstream.writeChunk(out, first + echo + idEcho + "data: [DONE]\r\n\r\n");
+          ScriptedUpstream.endChunks(out);
+        });
+        GatewayHarness harness = GatewayHarness.start("cloud:\n  baseUrl: " + upstream.baseUrl())) {
+      try (java.io.InputStream body = openStreamBody(harness)) {
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(first
+            + "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"[redacted]\"}}]}\n\n"
+            + "data: {\"id\":\"c\",\"choices\":[]}\n\n"
+            + "data: [DONE]\r\n\r\n");
+      }
+    }
+  }
+
+  @Test
   void upstreamCutMidStreamEndsWithAnErrorEvent() throws Exception {
     try (ScriptedUpstream upstream = new ScriptedUpstream((head, out) -> {
           ScriptedUpstream.writeStreamHead(out);
@@ -98,6 +146,10 @@ class StreamingRelayTest {
   }
 
   private static BufferedReader openStream(GatewayHarness harness) throws Exception {
+    return new BufferedReader(new InputStreamReader(openStreamBody(harness), StandardCharsets.UTF_8));
+  }
+
+  private static java.io.InputStream openStreamBody(GatewayHarness harness) throws Exception {
     HttpResponse<java.io.InputStream> response = HttpClient.newHttpClient().send(
         HttpRequest.newBuilder(URI.create(harness.url("/v1/chat/completions")))
             .header("Authorization", "Bearer " + GOLD_KEY)
@@ -107,6 +159,6 @@ class StreamingRelayTest {
         HttpResponse.BodyHandlers.ofInputStream());
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("content-type")).hasValue("text/event-stream");
-    return new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+    return response.body();
   }
 }

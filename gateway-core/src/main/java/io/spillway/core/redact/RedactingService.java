@@ -103,6 +103,8 @@ public final class RedactingService implements HttpService {
   }
 
   private final class RedactedStream extends ForwardingEventStream {
+    private final SseEvent.Bytes<Boolean> holdsSecret = redactor::contains;
+
     RedactedStream(EventStream delegate) {
       super(delegate);
     }
@@ -117,6 +119,14 @@ public final class RedactingService implements HttpService {
       }
       if (event == null || event == SseEvent.PENDING) {
         return event;
+      }
+      if (event.asArrived()) {
+        // Its bytes, comments and id lines too, are what would leave: scanned as they are, and an
+        // event that holds a secret anywhere leaves remade from its redacted name and data.
+        if (!event.wire(holdsSecret)) {
+          return event;
+        }
+        return new SseEvent(redactor.redact(event.event()), redactor.redact(event.data()));
       }
       String data = redactor.redact(event.data());
       String name = redactor.redact(event.event());

@@ -92,14 +92,31 @@ public final class Redactor {
     }
     // ASCII secrets match the same in the bytes read one to a character (ISO-8859-1): the bytes of
     // other characters are all 0x80 and above, so they never match, and they are copied unchanged.
-    Latin1 text = new Latin1(utf8);
+    Latin1 text = new Latin1(utf8, 0, utf8.length);
     StringBuilder out = redacted(text, secrets);
     return out == null ? utf8 : out.toString().getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** Whether {@code text} holds a secret in any spelling. */
   public boolean contains(CharSequence text) {
-    String[] secrets = current.all();
+    return holds(text, current.all());
+  }
+
+  /**
+   * Whether the {@code length} UTF-8 bytes of {@code utf8} from {@code offset} hold a secret in any
+   * spelling; with ASCII secrets read as they are, without decoding them.
+   */
+  public boolean contains(byte[] utf8, int offset, int length) {
+    Secrets now = current;
+    if (now.all().length == 0) {
+      return false;
+    }
+    CharSequence text = now.ascii()
+        ? new Latin1(utf8, offset, length) : new String(utf8, offset, length, StandardCharsets.UTF_8);
+    return holds(text, now.all());
+  }
+
+  private static boolean holds(CharSequence text, String[] secrets) {
     for (int i = 0; i < text.length(); i++) {
       if (matchAt(text, i, secrets) >= 0) {
         return true;
@@ -208,25 +225,20 @@ public final class Redactor {
   }
 
   /** Bytes seen as ISO-8859-1 characters, without copying them. */
-  private record Latin1(byte[] bytes) implements CharSequence {
-    @Override
-    public int length() {
-      return bytes.length;
-    }
-
+  private record Latin1(byte[] bytes, int offset, int length) implements CharSequence {
     @Override
     public char charAt(int index) {
-      return (char) (bytes[index] & 0xff);
+      return (char) (bytes[offset + index] & 0xff);
     }
 
     @Override
     public CharSequence subSequence(int start, int end) {
-      return new String(bytes, start, end - start, StandardCharsets.ISO_8859_1);
+      return new String(bytes, offset + start, end - start, StandardCharsets.ISO_8859_1);
     }
 
     @Override
     public String toString() {
-      return new String(bytes, StandardCharsets.ISO_8859_1);
+      return new String(bytes, offset, length, StandardCharsets.ISO_8859_1);
     }
   }
 }

@@ -58,7 +58,7 @@ public final class InputStreamEventStream implements EventStream {
       throw new UpstreamException(backend, UpstreamException.Failure.RESET_MID_STREAM,
           "The " + backend + " backend ended the stream before it was complete", null);
     }
-    if (!event.isDone() && !UpstreamEvents.jsonObject(event.data())) {
+    if (!event.isDone() && !event.dataLooksLikeJsonObject()) {
       throw invalid("holds an event that is not a JSON object");
     }
     started = true;

@@ -25,9 +25,8 @@ public final class UpstreamEvents {
     if (event.isDone()) {
       return true;
     }
-    String name = event.event();
-    return name != null
-        && (name.equals("response.completed") || name.equals("response.failed")
-            || name.equals("response.incomplete") || name.equals("error"));
+    return event.named()
+        && (event.nameIs("response.completed") || event.nameIs("response.failed")
+            || event.nameIs("response.incomplete") || event.nameIs("error"));
   }
 }

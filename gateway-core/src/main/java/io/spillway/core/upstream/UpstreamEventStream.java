@@ -11,6 +11,7 @@ import io.spillway.core.time.DurationText;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
 /**
  * An upstream's {@code text/event-stream} answer read from its {@link BodySource} as the bytes
@@ -31,8 +32,10 @@ public final class UpstreamEventStream implements EventStream {
   private final UpstreamExchange exchange;
   private final BodySource body;
   private final WaitTimer wait;
-  private final SseParser parser = new SseParser(MAX_LINE, () -> {}, true);
+  private final SseParser parser = new SseParser(MAX_LINE, () -> {}, true, true);
   private final ArrayDeque<SseEvent> parsed = new ArrayDeque<>(2);
+  /** Where the parser puts events: made once, not per read. */
+  private final Consumer<SseEvent> toParsed = parsed::add;
   private final Runnable onClose;
   private volatile boolean closed;
   private boolean started;
@@ -101,7 +104,7 @@ public final class UpstreamEventStream implements EventStream {
           throw new UpstreamException(backend, UpstreamException.Failure.RESET_MID_STREAM,
               "The " + backend + " backend ended the stream before it was complete", null);
         }
-        parser.feed(chunk, 0, chunk.length, parsed::add);
+        parser.feed(chunk, 0, chunk.length, toParsed);
       } catch (SseReader.NotAnEventStreamException e) {
         failure = invalid("is not server-sent events");
       } catch (IOException e) {
@@ -112,7 +115,7 @@ public final class UpstreamEventStream implements EventStream {
   }
 
   private SseEvent checked(SseEvent event) {
-    if (!event.isDone() && !UpstreamEvents.jsonObject(event.data())) {
+    if (!event.isDone() && !event.dataLooksLikeJsonObject()) {
       throw invalid("holds an event that is not a JSON object");
     }
     started = true;

@@ -31,6 +31,21 @@ class RedactorTest {
         .isEqualTo(redacted);
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"sk-proj/Abc_123-xyz", "sk-proj\\/Abc_123-xyz", "\\u0073k-proj/Abc_123-xyz"})
+  void aSecretIsFoundInAnyPartOfAnArrayInEverySpellingAndNeverOutsideThePart(String spelled) {
+    byte[] bytes = ("data: {\"t\":\"\u00fcber " + spelled + "\"}\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+    Redactor unicode = Redactor.of(List.of("cl\u00e9-secr\u00e8te-42"));
+    byte[] withUnicode = "data: {\"t\":\"cl\u00e9-secr\u00e8te-42\"}\n\n".getBytes(StandardCharsets.UTF_8);
+
+    assertThat(REDACTOR.contains(bytes, 0, bytes.length)).isTrue();
+    assertThat(REDACTOR.contains(bytes, 12, bytes.length - 12)).as("from the secret's own start").isTrue();
+    assertThat(REDACTOR.contains(bytes, 0, bytes.length - 7)).as("its last byte left out").isFalse();
+    assertThat(unicode.contains(withUnicode, 0, withUnicode.length)).isTrue();
+    assertThat(unicode.contains(withUnicode, 1, withUnicode.length - 8)).isFalse();
+    assertThat(Redactor.NONE.contains(bytes, 0, bytes.length)).isFalse();
+  }
+
   @Test
   void bytesAroundASecretAreKeptExactlyIncludingMultiByteCharacters() {
     String body = "{\"text\":\"über " + KEY + " — ok ✓ \uD83D\uDE00\"}";

@@ -27,12 +27,13 @@ import org.slf4j.LoggerFactory;
  * <p>A stream that ends without reported usage is settled with the prompt estimate plus the tokens
  * of the text that was actually streamed.
  *
- * <p>Per event this costs a substring check: only events that may carry usage
- * ({@link SseEvent#mayCarryUsage}) are parsed as they pass. The others are kept, as the
- * strings they already are, and parsed and tokenized only if the stream ends without usage, which
- * with Spillway asking chat streams for it is rare. Past {@value #MAX_PENDING_CHARS} kept characters
- * they are counted on the way instead, so a long stream holds bounded memory. Events arrive on the
- * relay thread while {@link #close} may come from another; the kept state is guarded by this.
+ * <p>Per event this costs a scan of its bytes: only events that may carry usage
+ * ({@link SseEvent#mayCarryUsage}) are decoded and parsed as they pass. The others are kept, as the
+ * bytes they arrived as (no string is made of them), and parsed and tokenized only if the stream
+ * ends without usage, which with Spillway asking chat streams for it is rare. Past
+ * {@value #MAX_PENDING_BYTES} kept bytes they are counted on the way instead, so a long stream holds
+ * bounded memory. Events arrive on the relay thread while {@link #close} may come from another; the
+ * kept state is guarded by this.
  *
  * <p>Settling writes to the usage store (Redis, or the embedded store's file), which may block: a
  * {@link #nonBlocking} stream, polled on an event loop, settles on a virtual thread before it
@@ -40,15 +41,15 @@ import org.slf4j.LoggerFactory;
  * the front end never makes an event loop.
  */
 final class MeteredEventStream extends ForwardingEventStream {
-  /** Kept event data beyond this many characters is counted at once and let go. */
-  static final int MAX_PENDING_CHARS = 256 * 1024;
+  /** Kept events beyond this many bytes are counted at once and let go. */
+  static final int MAX_PENDING_BYTES = 256 * 1024;
   private static final Logger log = LoggerFactory.getLogger(MeteredEventStream.class);
 
   private final Reservation reservation;
   private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
-  private final List<String> pending = new ArrayList<>();
-  private int pendingChars;
+  private final List<SseEvent> pending = new ArrayList<>();
+  private int pendingBytes;
   private volatile TokenUsage reported;
   /** Set once a non-blocking stream ended and its usage is settling off the event loop. */
   private volatile CompletableFuture<Void> settling;
@@ -143,30 +144,29 @@ final class MeteredEventStream extends ForwardingEventStream {
 
   /** Reads reported usage from an event now; keeps any other event's data for {@link #countPending}. */
   private synchronized void inspect(SseEvent event) {
-    String data = event.data();
-    if (event.isDone() || data.isEmpty() || data.charAt(0) != '{') {
-      return;
+    if (!event.dataStartsWith('{')) {
+      return; // [DONE], or nothing a count could come from
     }
     if (event.mayCarryUsage()) {
-      read(data);
+      read(event.data());
       return;
     }
     if (reported != null) {
       return; // the backend already reported; nothing streamed after it changes the count
     }
-    pending.add(data);
-    pendingChars += data.length();
-    if (pendingChars > MAX_PENDING_CHARS) {
+    pending.add(event);
+    pendingBytes += event.size();
+    if (pendingBytes > MAX_PENDING_BYTES) {
       countPending();
     }
   }
 
   private void countPending() {
-    for (String data : pending) {
-      read(data);
+    for (SseEvent event : pending) {
+      read(event.data());
     }
     pending.clear();
-    pendingChars = 0;
+    pendingBytes = 0;
   }
 
   /** Reads reported usage, and the text streamed, from one event's data. */

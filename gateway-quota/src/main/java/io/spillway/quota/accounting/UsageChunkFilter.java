@@ -27,12 +27,11 @@ final class UsageChunkFilter extends ForwardingEventStream {
   }
 
   static boolean isUsageChunk(SseEvent event) {
-    String data = event.data();
-    if (event.isDone() || !data.startsWith("{") || !event.mayCarryUsage()) {
-      return false;
+    if (!event.dataStartsWith('{') || !event.mayCarryUsage()) {
+      return false; // read on the bytes: only a chunk that may be it is decoded
     }
     try {
-      JsonNode json = Json.parse(data);
+      JsonNode json = Json.parse(event.data());
       JsonNode choices = json.get("choices");
       JsonNode usage = json.get("usage");
       return choices != null && choices.isArray() && choices.isEmpty() && usage != null && usage.isObject();

@@ -194,7 +194,7 @@ class QuotaInterceptorTest {
     GatewayRequest chat = request(Route.CHAT_COMPLETIONS, CHAT_STREAM);
     String piece = "word ".repeat(200);
     List<SseEvent> events = new ArrayList<>();
-    int chunks = MeteredEventStream.MAX_PENDING_CHARS / piece.length() * 3;
+    int chunks = MeteredEventStream.MAX_PENDING_BYTES / piece.length() * 3;
     for (int i = 0; i < chunks; i++) {
       events.add(chunk("\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + piece + "\"}}],\"usage\":null"));
     }

@@ -185,18 +185,17 @@ public final class CapacityClassifier {
   }
 
   private static JsonNode streamError(SseEvent event) {
-    String name = event.event();
     if (event.isDone()) {
       return null;
     }
-    String text = event.data();
-    if (!"error".equals(name) && !"response.failed".equals(name)
-        && !text.contains("\"error\"") && !text.contains("response.failed")) {
-      return null; // every error shape below names "error" or response.failed: no parse for a plain chunk
+    if (!event.nameIs("error") && !event.nameIs("response.failed")
+        && !event.mayContain("\"error\"") && !event.mayContain("response.failed")) {
+      return null; // every error shape below names "error" or response.failed: no decoding, no parse for a plain chunk
     }
+    String name = event.event();
     JsonNode data;
     try {
-      data = Json.parse(text);
+      data = Json.parse(event.data());
     } catch (IOException e) {
       return null;
     }

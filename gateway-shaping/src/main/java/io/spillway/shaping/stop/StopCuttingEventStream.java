@@ -55,7 +55,7 @@ public final class StopCuttingEventStream extends ForwardingEventStream {
         }
         return held != null ? held : event;
       }
-      if (event.event() != null) {
+      if (event.named()) {
         return event;
       }
       SseEvent out = cut(event);
