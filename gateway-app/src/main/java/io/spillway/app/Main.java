@@ -1,17 +1,18 @@
 package io.spillway.app;
 
+import io.spillway.app.observe.DefaultLogging;
 import io.spillway.app.reload.HangupSignal;
 import io.spillway.app.sim.DemoCommand;
 import io.spillway.app.sim.SimulateCommand;
-import io.spillway.core.Version;
 import io.spillway.config.ConfigException;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.ConfigPrinter;
 import io.spillway.config.GatewayConfig;
 import io.spillway.config.SelfReference;
+import io.spillway.core.Version;
 import io.spillway.core.time.Ticker;
-import io.spillway.server.PortInUseException;
 import io.spillway.quota.keys.KeyHashes;
+import io.spillway.server.PortInUseException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -118,6 +119,7 @@ public final class Main implements Callable<Integer> {
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         gateway.close();
+        DefaultLogging.stop(); // the last answers' access lines are written before the JVM exits
         stopped.countDown();
       }, "spillway-shutdown"));
       System.err.println("Spillway " + Version.VERSION + " serving " + gateway.baseUrl());

@@ -12,6 +12,7 @@ import ch.qos.logback.core.spi.ContextAwareBase;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
+import org.slf4j.LoggerFactory;
 
 /**
  * Spillway's logging, set up in code (Logback finds it as a {@link Configurator} service): the same
@@ -24,8 +25,9 @@ import java.util.function.Function;
  *   <li>diagnostics on stderr, {@value #DIAGNOSTIC_PATTERN}: messages and stack traces pass the
  *       gateway's redaction ({@link RedactedMessage}, {@link RedactedThrowable}); root level from
  *       {@code SPILLWAY_LOG_LEVEL} (default {@code INFO});
- *   <li>the access log, logger {@code spillway.access}, alone on stdout as {@value #ACCESS_PATTERN};
- *       level from {@code SPILLWAY_ACCESS_LOG_LEVEL} (default {@code INFO}, {@code WARN} turns it off);
+ *   <li>the access log, logger {@code spillway.access}, alone on stdout as {@value #ACCESS_PATTERN},
+ *       written by a thread of its own ({@link QueuedConsoleAppender}: a request's event loop never
+ *       waits on stdout); level from {@code SPILLWAY_ACCESS_LOG_LEVEL} (default {@code INFO}, {@code WARN} turns it off);
  *   <li>the audit log, {@code spillway.audit}, always at {@code INFO}; {@code okhttp3} and
  *       {@code io.netty} at {@code WARN}.
  * </ul>
@@ -71,13 +73,13 @@ public final class DefaultLogging extends ContextAwareBase implements Configurat
     Logger access = context.getLogger("spillway.access");
     access.setLevel(level("SPILLWAY_ACCESS_LOG_LEVEL"));
     access.setAdditive(false);
-    access.addAppender(console(context, "ACCESS", "System.out", ACCESS_PATTERN));
+    access.addAppender(console(context, new QueuedConsoleAppender<>(), "ACCESS", "System.out", ACCESS_PATTERN));
     context.getLogger("spillway.audit").setLevel(Level.INFO);
     context.getLogger("okhttp3").setLevel(Level.WARN);
     context.getLogger("io.netty").setLevel(Level.WARN);
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(level("SPILLWAY_LOG_LEVEL"));
-    root.addAppender(console(context, "STDERR", "System.err", DIAGNOSTIC_PATTERN));
+    root.addAppender(console(context, new ConsoleAppender<>(), "STDERR", "System.err", DIAGNOSTIC_PATTERN));
   }
 
   private Level level(String name) {
@@ -85,13 +87,22 @@ public final class DefaultLogging extends ContextAwareBase implements Configurat
     return value == null || value.isEmpty() ? Level.INFO : Level.toLevel(value.strip(), Level.DEBUG);
   }
 
-  private static ConsoleAppender<ILoggingEvent> console(LoggerContext context, String name, String target,
-      String pattern) {
+  /**
+   * Writes what is still queued and stops logging: after the gateway's last answer, before the JVM
+   * exits. A no-op when Logback is not the logging in use.
+   */
+  public static void stop() {
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context.stop();
+    }
+  }
+
+  private static ConsoleAppender<ILoggingEvent> console(LoggerContext context, ConsoleAppender<ILoggingEvent> appender,
+      String name, String target, String pattern) {
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern(pattern);
     encoder.start();
-    ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
     appender.setContext(context);
     appender.setName(name);
     appender.setTarget(target);

@@ -1,6 +1,7 @@
 package io.spillway.app.sim;
 
 import io.spillway.app.Main;
+import io.spillway.app.observe.DefaultLogging;
 import io.spillway.config.Durations;
 import io.spillway.server.PortInUseException;
 import java.io.PrintWriter;
@@ -53,6 +54,7 @@ public final class DemoCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       demo.close();
+      DefaultLogging.stop();
       stopped.countDown();
     }, "spillway-demo-shutdown"));
     PrintWriter out = spec.commandLine().getOut();

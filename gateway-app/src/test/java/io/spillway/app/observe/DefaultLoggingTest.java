@@ -55,7 +55,7 @@ class DefaultLoggingTest {
     Logger access = context.getLogger("spillway.access");
     assertThat(access.isAdditive()).isFalse();
     assertThat(access.getLevel()).isEqualTo(Level.WARN);
-    assertThat(describe(context, "spillway.access")).contains("ACCESS System.out %msg%n");
+    assertThat(describe(context, "spillway.access")).contains("QueuedConsoleAppender ACCESS System.out %msg%n");
   }
 
   /** A logger's level, additivity and each appender's name, target and pattern. */
@@ -65,7 +65,7 @@ class DefaultLoggingTest {
     for (Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders(); it.hasNext(); ) {
       Appender<ILoggingEvent> appender = it.next();
       ConsoleAppender<ILoggingEvent> console = (ConsoleAppender<ILoggingEvent>) appender;
-      parts.add(appender.getName() + " " + console.getTarget() + " "
+      parts.add(appender.getClass().getSimpleName() + " " + appender.getName() + " " + console.getTarget() + " "
           + ((PatternLayoutEncoder) console.getEncoder()).getPattern());
     }
     return String.join(" | ", parts);

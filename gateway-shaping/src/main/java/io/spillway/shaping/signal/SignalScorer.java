@@ -254,12 +254,9 @@ public final class SignalScorer {
     if (b >= end) {
       return null;
     }
-    // Most lines are neither comments nor stubs: look at the first character before copying anything.
-    switch (text.charAt(b)) {
-      case '/', '#', '-', '.', 't', 'u', 'r', 'p' -> {}
-      default -> {
-        return null;
-      }
+    // Most lines are neither comments nor stubs: look at how they start before copying anything.
+    if (!mayBePlaceholder(text, b)) {
+      return null;
     }
     String s = text.substring(b, end).strip();
     if (s.isEmpty() || s.length() > 120) {
@@ -291,6 +288,18 @@ public final class SignalScorer {
         || words.equals("...");
     int count = words.split(" ").length;
     return marker && count <= 4 ? words : null;
+  }
+
+  /** Whether the line that starts at {@code b} starts as a comment or one of the stubs above. */
+  private static boolean mayBePlaceholder(String text, int b) {
+    return switch (text.charAt(b)) {
+      case '/', '#', '-', '.' -> true;
+      case 't', 'T' -> text.regionMatches(true, b, "todo!(", 0, 6) || text.regionMatches(true, b, "throw new ", 0, 10);
+      case 'u', 'U' -> text.regionMatches(true, b, "unimplemented!(", 0, 15);
+      case 'r', 'R' -> text.regionMatches(true, b, "raise ", 0, 6);
+      case 'p', 'P' -> text.regionMatches(true, b, "pass ", 0, 5);
+      default -> false;
+    };
   }
 
   private static String commentWords(String body) {
