@@ -29,8 +29,12 @@ public final class Redactor {
   /** Redacts nothing. */
   public static final Redactor NONE = new Redactor(Secrets.of(List.of()));
 
-  /** The secrets, and whether all of them are ASCII (then bodies are scanned as bytes). */
-  private record Secrets(String[] all, boolean ascii) {
+  /**
+   * The secrets, whether all of them are ASCII (then bodies are scanned as bytes), and which
+   * characters may start one (its first character, or the backslash of a JSON escape): most
+   * characters of a body are passed over with one look at this table.
+   */
+  private record Secrets(String[] all, boolean ascii, boolean[] asciiStarts, boolean nonAsciiStarts) {
     static Secrets of(Collection<String> secrets) {
       Set<String> kept = new LinkedHashSet<>();
       for (String secret : secrets) {
@@ -39,8 +43,24 @@ public final class Redactor {
         }
       }
       List<String> list = new ArrayList<>(kept);
+      boolean[] asciiStarts = new boolean[0x80];
+      asciiStarts['\\'] = !list.isEmpty();
+      boolean nonAsciiStarts = false;
+      for (String secret : list) {
+        char first = secret.charAt(0);
+        if (first < 0x80) {
+          asciiStarts[first] = true;
+        } else {
+          nonAsciiStarts = true;
+        }
+      }
       return new Secrets(list.toArray(String[]::new),
-          list.stream().allMatch(s -> s.chars().allMatch(c -> c < 0x80)));
+          list.stream().allMatch(s -> s.chars().allMatch(c -> c < 0x80)), asciiStarts, nonAsciiStarts);
+    }
+
+    /** Whether a secret may start with {@code c}. */
+    boolean mayStartWith(char c) {
+      return c < 0x80 ? asciiStarts[c] : nonAsciiStarts;
     }
   }
 
@@ -70,8 +90,8 @@ public final class Redactor {
 
   /** {@code text} with every secret replaced; the same instance when it holds none. */
   public String redact(String text) {
-    String[] secrets = current.all();
-    if (text == null || secrets.length == 0) {
+    Secrets secrets = current;
+    if (text == null || secrets.all().length == 0) {
       return text;
     }
     StringBuilder out = redacted(text, secrets);
@@ -80,12 +100,11 @@ public final class Redactor {
 
   /** A UTF-8 body with every secret replaced; the same array when it holds none. */
   public byte[] redact(byte[] utf8) {
-    Secrets now = current;
-    String[] secrets = now.all();
-    if (utf8 == null || secrets.length == 0) {
+    Secrets secrets = current;
+    if (utf8 == null || secrets.all().length == 0) {
       return utf8;
     }
-    if (!now.ascii()) {
+    if (!secrets.ascii()) {
       String text = new String(utf8, StandardCharsets.UTF_8);
       StringBuilder redacted = redacted(text, secrets);
       return redacted == null ? utf8 : redacted.toString().getBytes(StandardCharsets.UTF_8);
@@ -99,7 +118,7 @@ public final class Redactor {
 
   /** Whether {@code text} holds a secret in any spelling. */
   public boolean contains(CharSequence text) {
-    return holds(text, current.all());
+    return holds(text, current);
   }
 
   /**
@@ -113,10 +132,10 @@ public final class Redactor {
     }
     CharSequence text = now.ascii()
         ? new Latin1(utf8, offset, length) : new String(utf8, offset, length, StandardCharsets.UTF_8);
-    return holds(text, now.all());
+    return holds(text, now);
   }
 
-  private static boolean holds(CharSequence text, String[] secrets) {
+  private static boolean holds(CharSequence text, Secrets secrets) {
     for (int i = 0; i < text.length(); i++) {
       if (matchAt(text, i, secrets) >= 0) {
         return true;
@@ -126,7 +145,7 @@ public final class Redactor {
   }
 
   /** The redacted text, or null when nothing matched. */
-  private static StringBuilder redacted(CharSequence text, String[] secrets) {
+  private static StringBuilder redacted(CharSequence text, Secrets secrets) {
     StringBuilder out = null;
     int copied = 0;
     int n = text.length();
@@ -150,9 +169,12 @@ public final class Redactor {
   }
 
   /** Where a secret spelled from {@code start} ends, or -1. */
-  private static int matchAt(CharSequence text, int start, String[] secrets) {
+  private static int matchAt(CharSequence text, int start, Secrets secrets) {
     char first = text.charAt(start);
-    for (String secret : secrets) {
+    if (!secrets.mayStartWith(first)) {
+      return -1;
+    }
+    for (String secret : secrets.all()) {
       if (first == secret.charAt(0) || first == '\\') {
         int end = spelled(text, start, secret);
         if (end >= 0) {
