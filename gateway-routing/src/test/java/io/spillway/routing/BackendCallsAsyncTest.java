@@ -199,24 +199,8 @@ class BackendCallsAsyncTest {
     return backend(request -> CompletableFuture.completedFuture(response));
   }
 
-  /** A backend that answers only through {@link Backend#callAsync}, as one with a non-blocking client does. */
   static Backend backend(Function<GatewayRequest, CompletionStage<GatewayResponse>> answer) {
-    return new Backend() {
-      @Override
-      public String name() {
-        return "cloud";
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return Blocking.await(callAsync(request));
-      }
-
-      @Override
-      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
-        return answer.apply(request);
-      }
-    };
+    return TestBackends.async("cloud", answer);
   }
 
   /**

@@ -135,17 +135,7 @@ class RouterAdmissionTest {
   }
 
   private static Backend backend(Function<GatewayRequest, GatewayResponse> answer) {
-    return new Backend() {
-      @Override
-      public String name() {
-        return "cloud";
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return answer.apply(request);
-      }
-    };
+    return TestBackends.blocking("cloud", answer);
   }
 
   private static GatewayRequest request() {

@@ -402,17 +402,7 @@ class RouterTest {
   }
 
   static Backend backend(String name, Function<GatewayRequest, GatewayResponse> answer) {
-    return new Backend() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return answer.apply(request);
-      }
-    };
+    return TestBackends.blocking(name, answer);
   }
 
   /** Records who entered and left; can refuse one backend as a full waiting area would. */

@@ -10,6 +10,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.routing.TestBackends;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,17 +58,7 @@ class JudgingBackendTest {
   }
 
   private static Backend answering(GatewayResponse response) {
-    return new Backend() {
-      @Override
-      public String name() {
-        return "cloud";
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return response;
-      }
-    };
+    return TestBackends.blocking("cloud", request -> response);
   }
 
   private static GatewayRequest request() {
