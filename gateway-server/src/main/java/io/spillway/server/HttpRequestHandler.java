@@ -195,8 +195,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     } catch (RuntimeException | Error e) {
       answer = CompletableFuture.failedFuture(e);
     }
-    answer.whenComplete((response, failure) ->
-        answer(ctx, work.request(), keepAlive, work.http10(), response, failure));
+    answer.whenComplete((response, failure) -> {
+      try {
+        answer(ctx, work.request(), keepAlive, work.http10(), response, failure);
+      } catch (RuntimeException | Error e) {
+        // The connection is closed by then (see answer); a stage would swallow this, so it is logged here.
+        log.error("request {}: writing its answer failed", work.request().requestId(), e);
+      }
+    });
   }
 
   /** Writes the service's answer, or its failure as an error answer; on whichever thread it arrived. */
