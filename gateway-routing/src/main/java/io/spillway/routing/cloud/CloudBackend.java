@@ -31,7 +31,7 @@ public final class CloudBackend {
    */
   public static Backend create(CloudRouteConfig route, CloudConfig cloud, UpstreamHttp http) {
     UpstreamSettings settings = new UpstreamSettings(route.baseUrl(), route.apiKey(), route.timeout(),
-        cloud.connectTimeout(), cloud.maxResponseSize(), cloud.maxIdleConnections(), route.usesH2c());
+        cloud.connectTimeout(), cloud.maxResponseSize(), route.usesH2c());
     UpstreamDialect dialect = route.azure() ? new AzureDialect(route.apiVersion()) : UpstreamDialect.OPENAI;
     Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect, http);
     return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());
