@@ -124,14 +124,12 @@ class ArchitectureTest {
 
   /**
    * Durations come from the injected {@code Ticker}: only {@code Ticker.system()} reads the JVM's
-   * monotonic clock, plus two real-time waits that measure nothing (the server's shutdown drain,
-   * OkHttp's pool sweeper).
+   * monotonic clock, plus a real-time wait that measures nothing (the server's shutdown drain).
    */
   @Test
   void durationsComeFromTheInjectedTicker() {
     noClasses().that().doNotHaveFullyQualifiedName("io.spillway.core.time.Ticker")
         .and().doNotHaveFullyQualifiedName("io.spillway.server.ConnectionTracker")
-        .and().doNotHaveFullyQualifiedName("io.spillway.upstream.PoolSweeper")
         .should().callMethod(System.class, "nanoTime")
         .orShould().callMethod(System.class, "currentTimeMillis")
         .check(CLASSES);

@@ -20,42 +20,17 @@ public final class LocalBackends {
   private LocalBackends() {}
 
   /**
-   * The local backend for {@code local}, every server's readiness probe and keep-warm schedule started.
+   * The local backend for {@code local}, every server's readiness probe and keep-warm schedule
+   * started; every server makes its data calls over {@code http}, the data path's client on the
+   * front end's event loops, and its probes and keep-warm loads over OkHttp.
    *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
+   * @param trim what the code-aware trimmer keeps when a request is fitted to the local model's
+   *     window (the {@code shaping.trim} settings)
+   * @param ticker the gateway's, for durations
    * @param scheduler runs the schedule and background keep-warm rounds; owned by the caller, who
    *     shuts it down after {@link LocalPool#close()}
    * @throws IllegalArgumentException for a {@code local.kind} other than ollama or openai
-   */
-  public static LocalPool create(
-      LocalConfig local,
-      CloudConfig cloud,
-      Clock clock,
-      ScheduledExecutorService scheduler,
-      MeterRegistry meters) {
-    return create(local, cloud, TrimSettings.DEFAULTS, clock, Ticker.system(), scheduler, meters);
-  }
-
-  /**
-   * As {@link #create(LocalConfig, CloudConfig, Clock, ScheduledExecutorService, MeterRegistry)},
-   * on the gateway's {@code ticker} for durations, with what the code-aware trimmer keeps when a request is fitted to the local model's window
-   * (the {@code shaping.trim} settings).
-   */
-  public static LocalPool create(
-      LocalConfig local,
-      CloudConfig cloud,
-      TrimSettings trim,
-      Clock clock,
-      Ticker ticker,
-      ScheduledExecutorService scheduler,
-      MeterRegistry meters) {
-    return create(local, cloud, trim, clock, ticker, scheduler, meters, null);
-  }
-
-  /**
-   * As {@link #create(LocalConfig, CloudConfig, TrimSettings, Clock, Ticker, ScheduledExecutorService,
-   * MeterRegistry)}, every server making its data calls over {@code http}, the data path's client on
-   * the front end's event loops (null: OkHttp). Probes and keep-warm loads stay on OkHttp.
    */
   public static LocalPool create(
       LocalConfig local,
@@ -76,14 +51,9 @@ public final class LocalBackends {
     return new LocalPool(servers, local, meters).start();
   }
 
-  /** The bare server for {@code local.kind}, without schedule, every call over OkHttp (for tests and tools). */
-  public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters) {
-    return server(local, cloud, clock, meters, null);
-  }
-
   /**
    * The bare server for {@code local.kind}, without schedule, making its data calls over {@code http}
-   * (null: OkHttp).
+   * (the data path's client).
    */
   public static LocalServer server(LocalConfig local, CloudConfig cloud, Clock clock, MeterRegistry meters,
       UpstreamHttp http) {

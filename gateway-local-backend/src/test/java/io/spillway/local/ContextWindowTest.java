@@ -24,6 +24,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.ollama.OllamaStubs;
 import io.spillway.local.ollama.OllamaTesting;
+import io.spillway.server.testing.EventLoopClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -33,9 +34,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Each local model's context window: configured, learned from Ollama's /api/show, or the default; and num_ctx. */
+@ExtendWith(EventLoopClient.class)
 class ContextWindowTest {
   @RegisterExtension
   static WireMockExtension ollama =
@@ -67,7 +70,7 @@ class ContextWindowTest {
 
   LocalBackend backend(LocalConfig config) {
     local = new LocalBackend(
-        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters),
+        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters, EventLoopClient.http()),
         config, clock, scheduler, meters);
     return local;
   }

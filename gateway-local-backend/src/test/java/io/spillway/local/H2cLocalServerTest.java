@@ -11,7 +11,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.ollama.OllamaStubs;
 import io.spillway.local.ollama.OllamaTesting;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import io.spillway.local.testing.H2cServer;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -24,6 +24,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.ollama.OllamaStubs;
 import io.spillway.local.ollama.OllamaTesting;
+import io.spillway.server.testing.EventLoopClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -35,10 +36,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /** Readiness (server up, mapped models present) and keep-warm, driven by a fake clock. */
+@ExtendWith(EventLoopClient.class)
 class LocalBackendTest {
   @RegisterExtension
   static WireMockExtension ollama =
@@ -68,7 +71,7 @@ class LocalBackendTest {
 
   LocalBackend backend(LocalConfig config) {
     return new LocalBackend(
-        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters),
+        LocalBackends.server(config, OllamaTesting.cloud(), clock, meters, EventLoopClient.http()),
         config, clock, scheduler, meters);
   }
 

@@ -12,7 +12,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.ollama.OllamaTesting;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -19,23 +19,22 @@ public record UpstreamSettings(
     Duration timeout,
     Duration connectTimeout,
     DataSize maxResponseSize,
-    int maxIdleConnections,
     boolean h2c) {
 
   public UpstreamSettings(String baseUrl, String apiKey, Duration timeout, Duration connectTimeout,
-      DataSize maxResponseSize, int maxIdleConnections) {
-    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, maxIdleConnections, false);
+      DataSize maxResponseSize) {
+    this(baseUrl, apiKey, timeout, connectTimeout, maxResponseSize, false);
   }
 
   public static UpstreamSettings from(CloudConfig cloud) {
     return new UpstreamSettings(cloud.baseUrl(), cloud.apiKey(), cloud.timeout(), cloud.connectTimeout(),
-        cloud.maxResponseSize(), cloud.maxIdleConnections(), cloud.h2c());
+        cloud.maxResponseSize(), cloud.h2c());
   }
 
   /** A local OpenAI-compatible server: no company key ever goes there. */
   public static UpstreamSettings from(LocalConfig local, CloudConfig cloud) {
     String base = local.baseUrl().endsWith("/v1") ? local.baseUrl() : local.baseUrl() + "/v1";
-    return new UpstreamSettings(base, null, local.timeout(), cloud.connectTimeout(), cloud.maxResponseSize(), 64,
+    return new UpstreamSettings(base, null, local.timeout(), cloud.connectTimeout(), cloud.maxResponseSize(),
         local.h2c());
   }
 }

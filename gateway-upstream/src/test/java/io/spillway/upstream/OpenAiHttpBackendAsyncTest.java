@@ -126,7 +126,7 @@ class OpenAiHttpBackendAsyncTest {
   void anAnswerOverTheLimitFailsTheStageWithResponseTooLarge() {
     cloud.stubFor(post("/v1/chat/completions").willReturn(json(200, ANSWER)));
     OpenAiHttpBackend small = new OpenAiHttpBackend("cloud", new UpstreamSettings(cloud.baseUrl() + "/v1", "sk-company",
-        Duration.ofSeconds(5), Duration.ofSeconds(2), DataSize.ofBytes(64), 16), UpstreamDialect.OPENAI, http);
+        Duration.ofSeconds(5), Duration.ofSeconds(2), DataSize.ofBytes(64)), UpstreamDialect.OPENAI, http);
 
     assertThat(failure(onTheLoop(small, request(false)))).isEqualTo(UpstreamException.Failure.RESPONSE_TOO_LARGE);
   }
@@ -135,7 +135,7 @@ class OpenAiHttpBackendAsyncTest {
   void anAnswerLaterThanTheTimeoutFailsTheStageWithTimeout() {
     cloud.stubFor(post("/v1/chat/completions").willReturn(json(200, ANSWER).withFixedDelay(5_000)));
     OpenAiHttpBackend impatient = new OpenAiHttpBackend("cloud", new UpstreamSettings(cloud.baseUrl() + "/v1",
-        "sk-company", Duration.ofMillis(300), Duration.ofSeconds(2), DataSize.ofMebibytes(1), 16),
+        "sk-company", Duration.ofMillis(300), Duration.ofSeconds(2), DataSize.ofMebibytes(1)),
         UpstreamDialect.OPENAI, http);
 
     assertThat(failure(onTheLoop(impatient, request(false)))).isEqualTo(UpstreamException.Failure.TIMEOUT);
@@ -194,7 +194,7 @@ class OpenAiHttpBackendAsyncTest {
 
   private static OpenAiHttpBackend backend(String baseUrl) {
     return new OpenAiHttpBackend("cloud", new UpstreamSettings(baseUrl + "/v1", "sk-company", Duration.ofSeconds(5),
-        Duration.ofSeconds(2), DataSize.ofMebibytes(1), 16), UpstreamDialect.OPENAI, http);
+        Duration.ofSeconds(2), DataSize.ofMebibytes(1)), UpstreamDialect.OPENAI, http);
   }
 
   private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder json(int status, String body) {

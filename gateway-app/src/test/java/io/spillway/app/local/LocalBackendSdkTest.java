@@ -41,6 +41,7 @@ import io.spillway.local.LocalServer;
 import io.spillway.routing.LocalModelList;
 import io.spillway.server.GatewayServer;
 import io.spillway.server.HttpRoutes;
+import io.spillway.server.testing.EventLoopClient;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,12 +50,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The official OpenAI Java SDK reads what the Ollama backend makes of Ollama's answers, through
  * Spillway's real front end (here with the local backend as the only terminal stage; routing between
  * cloud and local is the router's job and tested with it).
  */
+@ExtendWith(EventLoopClient.class)
 class LocalBackendSdkTest {
   static final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   static SimulatedOllama ollama;
@@ -70,7 +73,7 @@ class LocalBackendSdkTest {
     models.put("gpt-4o-mini", "llama3.2:3b");
     LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
-        new SimpleMeterRegistry());
+        new SimpleMeterRegistry(), EventLoopClient.http());
     Pipeline pipeline = new Pipeline(List.of(new ParseStage()), Terminal.blocking(
         request -> local.call(request).withHeader("x-spillway-backend", "local")));
     HttpRoutes.Builder routes = HttpRoutes.builder();

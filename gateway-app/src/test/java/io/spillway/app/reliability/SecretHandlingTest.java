@@ -30,6 +30,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
+import io.spillway.server.testing.EventLoopClient;
 import io.spillway.upstream.OpenAiHttpBackend;
 import io.spillway.upstream.UpstreamSettings;
 import io.spillway.quota.keys.KeyRegistry;
@@ -47,12 +48,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The company's cloud key and the teams' gateway keys stay secret: keys are kept only as hashes,
  * the cloud key never appears in a log line or an error body and never goes to the local backend,
  * and prompts and completions are not logged.
  */
+@ExtendWith(EventLoopClient.class)
 class SecretHandlingTest {
   static final String PROMPT = "prompt-text-that-must-stay-private-4471";
   static final String COMPLETION = "completion-text-that-must-stay-private-9902";
@@ -171,7 +174,8 @@ class SecretHandlingTest {
       assertThat(cloud.apiKey()).isEqualTo(CLOUD_KEY);
       LocalConfig local = new ConfigLoader(Map.<String, String>of()::get)
           .parse("local.yaml", "local:\n  kind: openai\n  baseUrl: " + harness.ollama.baseUrl()).local();
-      OpenAiHttpBackend backend = new OpenAiHttpBackend("local", UpstreamSettings.from(local, cloud));
+      OpenAiHttpBackend backend = new OpenAiHttpBackend("local", UpstreamSettings.from(local, cloud),
+          EventLoopClient.http());
       byte[] body = chatBody("llama3.2:3b", "hi", false).getBytes(StandardCharsets.UTF_8);
       GatewayRequest request = GatewayRequest.create("req_local_1", Route.CHAT_COMPLETIONS,
           Headers.of("Authorization", "Bearer " + GOLD_KEY, "api-key", GOLD_KEY, "x-api-key", GOLD_KEY,

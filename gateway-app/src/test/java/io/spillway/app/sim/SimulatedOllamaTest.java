@@ -17,6 +17,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.LocalBackend;
 import io.spillway.local.LocalBackends;
+import io.spillway.server.testing.EventLoopClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,8 +29,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The simulated Ollama speaks Ollama's native API, well enough for Spillway's Ollama backend. */
+@ExtendWith(EventLoopClient.class)
 class SimulatedOllamaTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final SimulatedOllama ollama =
@@ -154,7 +157,7 @@ class SimulatedOllamaTest {
   void spillwaysOllamaBackendFindsItReadyServesItAndKeepsItWarm() throws Exception {
     LocalConfig config = config();
     LocalBackend local = new LocalBackend(LocalBackends.server(config, CloudConfig.DEFAULTS,
-        clock, new SimpleMeterRegistry()), config, clock, scheduler, new SimpleMeterRegistry());
+        clock, new SimpleMeterRegistry(), EventLoopClient.http()), config, clock, scheduler, new SimpleMeterRegistry());
 
     assertThat(local.checkNow().missing()).isEmpty();
     assertThat(local.readiness().version()).isEqualTo(SimulatedOllama.VERSION);

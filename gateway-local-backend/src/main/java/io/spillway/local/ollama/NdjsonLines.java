@@ -21,17 +21,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * of the chunks polled so far is held. The answer is finished with the line that says
  * {@code "done": true}.
  *
- * <p>{@link #poll} never blocks over a non-blocking body: it answers {@link #PENDING} while no
- * whole line is there. Each whole line must arrive within {@code lineTimeout}, counted from the poll
- * that found none (over a blocking body, from the poll that started reading it; time spent waiting
- * for a slow client does not count); past it the exchange is cancelled and the stream fails with a
+ * <p>{@link #poll} never blocks (the data path's client's body never does): it answers
+ * {@link #PENDING} while no whole line is there. Each whole line must arrive within
+ * {@code lineTimeout}, counted from the poll that found none (time spent waiting for a slow client
+ * does not count); past it the exchange is cancelled and the stream fails with a
  * timeout. Not thread-safe, except {@link #close}.
  */
 final class NdjsonLines implements UpstreamObjects {
   private final String backend;
   private final UpstreamExchange exchange;
   private final BodySource body;
-  private final boolean nonBlocking;
   private final int maxLineBytes;
   private final Duration lineTimeout;
   private final ArrayDeque<JsonNode> lines = new ArrayDeque<>(2);
@@ -46,14 +45,12 @@ final class NdjsonLines implements UpstreamObjects {
   private volatile boolean finished;
 
   /**
-   * @param nonBlocking whether the body never blocks in its poll (the data path's client)
    * @param lineTimeout the longest wait for each whole line; null: none
    */
-  NdjsonLines(String backend, UpstreamExchange exchange, boolean nonBlocking, int maxLineBytes, Duration lineTimeout) {
+  NdjsonLines(String backend, UpstreamExchange exchange, int maxLineBytes, Duration lineTimeout) {
     this.backend = backend;
     this.exchange = exchange;
     this.body = exchange.body();
-    this.nonBlocking = nonBlocking;
     this.maxLineBytes = maxLineBytes;
     this.lineTimeout = lineTimeout;
     this.wait = new WaitTimer(exchange, lineTimeout);
@@ -111,7 +108,7 @@ final class NdjsonLines implements UpstreamObjects {
 
   @Override
   public boolean nonBlocking() {
-    return nonBlocking;
+    return true;
   }
 
   @Override
@@ -132,7 +129,7 @@ final class NdjsonLines implements UpstreamObjects {
     }
     closed = true;
     wait.disarm();
-    if (finished && nonBlocking && !bodyEnded) {
+    if (finished && !bodyEnded) {
       if (lineTimeout != null) {
         drainLimit = exchange.schedule(lineTimeout, body::close);
       }
@@ -170,9 +167,6 @@ final class NdjsonLines implements UpstreamObjects {
     while (lines.isEmpty()) {
       if (bodyEnded) {
         return null;
-      }
-      if (!nonBlocking) {
-        armUnlessClosed(); // the poll below blocks until bytes come: its time counts now
       }
       byte[] chunk;
       try {

@@ -26,8 +26,7 @@ import io.spillway.core.upstream.UpstreamCalls;
 import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.core.upstream.UpstreamHead;
 import io.spillway.core.upstream.UpstreamHttp;
-import io.spillway.upstream.OpenAiHttpBackend;
-import io.spillway.upstream.UpstreamSettings;
+import io.spillway.upstream.ControlPlaneClient;
 import io.spillway.local.DroppedParams;
 import io.spillway.local.LocalReadiness;
 import io.spillway.local.LocalServer;
@@ -47,6 +46,7 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -100,28 +100,19 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final ModelMapping models;
   private final Clock clock;
   private final long maxResponseBytes;
+  /** The control plane's clients: keep-warm loads, and probes and model questions. */
   private final OkHttpClient client;
   private final OkHttpClient probeClient;
-  /** The data calls' client: the event loops' ({@code nonBlocking}), or OkHttp's. */
+  /** The data calls' client (the front end's event loops). */
   private final UpstreamHttp http;
-  private final boolean nonBlocking;
   private final Duration connectTimeout;
   private final String keepAlive;
   private final Counter dropped;
 
   /**
-   * A backend whose every call goes over OkHttp (tests and tools).
-   *
-   * @param cloud supplies the connect timeout and the largest buffered answer accepted
-   */
-  public OllamaBackend(LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
-    this(config, cloud, clock, meters, null);
-  }
-
-  /**
    * A backend that makes its data calls ({@code /api/chat}, {@code /api/generate},
-   * {@code /api/embed}) over {@code http}, the data path's client on the front end's event loops
-   * (null: OkHttp); probes, model questions and keep-warm loads stay on OkHttp.
+   * {@code /api/embed}) over {@code http}, the data path's client on the front end's event loops;
+   * probes, model questions and keep-warm loads go over OkHttp ({@link ControlPlaneClient}).
    *
    * @param cloud supplies the connect timeout and the largest buffered answer accepted
    */
@@ -131,13 +122,9 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     this.clock = clock;
     this.maxResponseBytes = cloud.maxResponseSize().bytes();
     this.connectTimeout = cloud.connectTimeout();
-    this.client = OpenAiHttpBackend.defaultClient(UpstreamSettings.from(config, cloud));
-    this.http = http != null ? http : new OkHttpUpstream(client);
-    this.nonBlocking = http != null;
-    this.probeClient = client.newBuilder()
-        .readTimeout(cloud.connectTimeout())
-        .callTimeout(cloud.connectTimeout().multipliedBy(2))
-        .build();
+    this.client = ControlPlaneClient.create(cloud.connectTimeout(), config.timeout());
+    this.http = Objects.requireNonNull(http, "http");
+    this.probeClient = ControlPlaneClient.forProbes(client, cloud.connectTimeout());
     this.keepAlive = keepAlive(config.keepAlive());
     this.dropped = TranslatedRequest.droppedCounter(meters);
   }
@@ -251,7 +238,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
       String requested,
       String localModel,
       long created) {
-    NdjsonLines lines = new NdjsonLines(NAME, exchange, nonBlocking, MAX_LINE_BYTES, config.timeout());
+    NdjsonLines lines = new NdjsonLines(NAME, exchange, MAX_LINE_BYTES, config.timeout());
     JsonNode first;
     try {
       // Read the first line before answering: an error that arrives instead of it (the model failed
@@ -557,7 +544,6 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
 
   @Override
   public void close() {
-    client.connectionPool().evictAll();
-    client.dispatcher().executorService().shutdown();
+    ControlPlaneClient.close(client);
   }
 }

@@ -17,6 +17,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.ListedEventStream;
 import io.spillway.core.upstream.UpstreamHttp;
+import io.spillway.upstream.ControlPlaneClient;
 import io.spillway.upstream.OpenAiHttpBackend;
 import io.spillway.upstream.UpstreamDialect;
 import io.spillway.upstream.UpstreamSettings;
@@ -60,23 +61,12 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   private final Clock clock;
   private final Counter dropped;
   private final UpstreamSettings settings;
-  private final OkHttpClient client;
   private final OkHttpClient probeClient;
   private final OpenAiHttpBackend delegate;
 
   /**
-   * A backend whose every call goes over OkHttp (tests and tools).
-   *
-   * @param cloud supplies the connect timeout and the response size limit; its key is never used
-   */
-  public OpenAiLocalBackend(
-      LocalConfig config, CloudConfig cloud, Clock clock, MeterRegistry meters) {
-    this(config, cloud, clock, meters, null);
-  }
-
-  /**
    * A backend that makes its data calls over {@code http}, the data path's client on the front
-   * end's event loops (null: OkHttp); readiness and context questions stay on OkHttp.
+   * end's event loops; readiness and context questions go over OkHttp ({@link ControlPlaneClient}).
    *
    * @param cloud supplies the connect timeout and the response size limit; its key is never used
    */
@@ -87,14 +77,9 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     this.clock = clock;
     this.dropped = TranslatedRequest.droppedCounter(meters);
     this.settings = UpstreamSettings.from(config, cloud);
-    this.client = OpenAiHttpBackend.defaultClient(settings);
-    this.probeClient = client.newBuilder()
-        .readTimeout(cloud.connectTimeout())
-        .callTimeout(cloud.connectTimeout().multipliedBy(2))
-        .build();
-    this.delegate = http != null
-        ? new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http)
-        : new OpenAiHttpBackend(NAME, settings, client);
+    this.probeClient = ControlPlaneClient.forProbes(
+        ControlPlaneClient.create(settings.connectTimeout(), settings.timeout()), settings.connectTimeout());
+    this.delegate = new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http);
   }
 
   @Override
@@ -114,9 +99,8 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   }
 
   /**
-   * The server's answer through {@link OpenAiHttpBackend#callAsync}: over the data path's client it
-   * completes on the event loop that received it, with no thread waiting; over OkHttp the call runs
-   * where blocking is allowed. A Responses request sent as chat completions is translated there too.
+   * The server's answer through {@link OpenAiHttpBackend#callAsync}: it completes on the event
+   * loop that received it, with no thread waiting. A Responses request sent as chat completions is translated there too.
    */
   @Override
   public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
@@ -264,7 +248,6 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
 
   @Override
   public void close() {
-    client.connectionPool().evictAll();
-    client.dispatcher().executorService().shutdown();
+    ControlPlaneClient.close(probeClient);
   }
 }

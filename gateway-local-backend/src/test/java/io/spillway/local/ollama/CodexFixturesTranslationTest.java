@@ -16,7 +16,7 @@ import io.spillway.local.CodexFixtures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -60,7 +60,7 @@ class NdjsonLinesTest {
   }
 
   final FedExchange exchange = new FedExchange();
-  final NdjsonLines lines = new NdjsonLines("local", exchange, true, 64, Duration.ofSeconds(5));
+  final NdjsonLines lines = new NdjsonLines("local", exchange, 64, Duration.ofSeconds(5));
 
   @Test
   void aLineSplitAcrossChunksIsGivenWholeAndAPollWithoutOneAnswersPending() {

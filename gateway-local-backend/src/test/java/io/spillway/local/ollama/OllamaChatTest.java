@@ -22,7 +22,7 @@ import io.spillway.core.testing.FakeClock;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;

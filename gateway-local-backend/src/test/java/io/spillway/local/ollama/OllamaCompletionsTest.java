@@ -19,7 +19,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import java.util.List;
 import java.util.stream.Collectors;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -10,7 +10,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -18,7 +18,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,11 +52,6 @@ public final class OllamaTesting {
    */
   public static OllamaBackend backend(String baseUrl, FakeClock clock) {
     return new OllamaBackend(config(baseUrl), cloud(), clock, new SimpleMeterRegistry(), EventLoopClient.http());
-  }
-
-  /** A backend whose every call goes over OkHttp, as tools build it. */
-  public static OllamaBackend okHttpBackend(String baseUrl, FakeClock clock) {
-    return new OllamaBackend(config(baseUrl), cloud(), clock, new SimpleMeterRegistry());
   }
 
   public static GatewayRequest request(Route route, String json) {

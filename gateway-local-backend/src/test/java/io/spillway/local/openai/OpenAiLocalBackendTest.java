@@ -36,7 +36,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.spillway.local.testing.EventLoopClient;
+import io.spillway.server.testing.EventLoopClient;
 
 /** {@code local.kind: openai}: an OpenAI-compatible local server (vLLM, llama.cpp, Ollama's /v1). */
 @ExtendWith(EventLoopClient.class)
@@ -185,6 +185,7 @@ class OpenAiLocalBackendTest {
     vllm.stubFor(get("/props").willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
         .withBody("{\"total_slots\":4,\"default_generation_settings\":{\"n_ctx\":16384},\"model_alias\":\"q\"}")));
 
-    assertThat(LocalBackends.server(config(), OllamaTesting.cloud(), clock, new SimpleMeterRegistry()).contextWindow("Qwen/Qwen2.5-Coder-7B-Instruct")).hasValue(16384);
+    assertThat(LocalBackends.server(config(), OllamaTesting.cloud(), clock, new SimpleMeterRegistry(), EventLoopClient.http())
+        .contextWindow("Qwen/Qwen2.5-Coder-7B-Instruct")).hasValue(16384);
   }
 }

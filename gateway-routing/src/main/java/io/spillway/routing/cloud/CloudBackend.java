@@ -19,28 +19,19 @@ public final class CloudBackend {
 
   private CloudBackend() {}
 
-  /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}), over OkHttp. */
-  public static Backend create(CloudConfig config) {
-    return create(config, null);
-  }
-
-  /** The shorthand's one route, over {@code http} (the data path's client; null: OkHttp). */
+  /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}), over {@code http} (the data path's client). */
   public static Backend create(CloudConfig config, UpstreamHttp http) {
     return new OpenAiHttpBackend(NAME, UpstreamSettings.from(config), UpstreamDialect.OPENAI, http);
   }
 
   /**
-   * One route's upstream: OpenAI's addressing for kind {@code openai}, Azure's for {@code azure};
-   * the requested model is rewritten through the route's {@code models} map on the way.
+   * One route's upstream over {@code http} (the data path's client): OpenAI's addressing for kind
+   * {@code openai}, Azure's for {@code azure}; the requested model is rewritten through the
+   * route's {@code models} map on the way.
    */
-  public static Backend create(CloudRouteConfig route, CloudConfig cloud) {
-    return create(route, cloud, null);
-  }
-
-  /** One route's upstream over {@code http} (the data path's client; null: OkHttp). */
   public static Backend create(CloudRouteConfig route, CloudConfig cloud, UpstreamHttp http) {
     UpstreamSettings settings = new UpstreamSettings(route.baseUrl(), route.apiKey(), route.timeout(),
-        cloud.connectTimeout(), cloud.maxResponseSize(), cloud.maxIdleConnections(), route.usesH2c());
+        cloud.connectTimeout(), cloud.maxResponseSize(), route.usesH2c());
     UpstreamDialect dialect = route.azure() ? new AzureDialect(route.apiVersion()) : UpstreamDialect.OPENAI;
     Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect, http);
     return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());

@@ -1,4 +1,4 @@
-package io.spillway.local.testing;
+package io.spillway.server.testing;
 
 import io.spillway.core.time.Ticker;
 import io.spillway.core.upstream.UpstreamHttp;
@@ -11,9 +11,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The data path's client on event loops of its own, as the gateway builds it for local servers:
- * a test class that extends with it gets {@link #http()}, and the loops are shut down once every
- * test class of the run is done (they live in JUnit's root store).
+ * The data path's client ({@link NettyUpstreamHttp}) on event loops of its own, for tests that
+ * build a backend without a gateway: a test class that extends with it gets {@link #http()}, and
+ * the loops are shut down once every test class of the run is done (they live in JUnit's root
+ * store).
  */
 public final class EventLoopClient implements BeforeAllCallback {
   private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(EventLoopClient.class);
