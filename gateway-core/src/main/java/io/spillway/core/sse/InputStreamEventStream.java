@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (every event but {@code [DONE]} carries one): the gateway relays events, never text it cannot
  * vouch for. The JSON check is structural and cheap (an object's braces, first and last), not a parse.
  *
- * <p>It has no time limit of its own: a backend bounds the time to each whole event by wrapping it
- * ({@code TimedEventStream}), since a socket read timeout alone is reset by every byte and every
- * keep-alive comment.
+ * <p>It reads by blocking and has no time limit of its own, so the data path does not use it: an
+ * upstream's stream there is an {@link io.spillway.core.upstream.UpstreamEventStream}, polled on the
+ * event loop, which bounds the time to each whole event. This one reads bodies that are already at
+ * hand (tests, the relay benchmark).
  */
 public final class InputStreamEventStream implements EventStream {
   private static final int MAX_LINE = 4 * 1024 * 1024;
