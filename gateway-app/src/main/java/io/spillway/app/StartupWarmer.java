@@ -95,7 +95,7 @@ final class StartupWarmer {
    * own ticker and executor, an eviction listener): Caffeine picks and loads the cache and entry
    * classes for that combination the first time, some 35 ms of CPU the main thread no longer pays.
    */
-  private static void warmCache() {
+  static void warmCache() {
     Caffeine.newBuilder()
         .maximumWeight(1)
         .weigher((Object key, Object value) -> 1)
@@ -107,7 +107,7 @@ final class StartupWarmer {
         .put("warm-up", "warm-up");
   }
 
-  private static boolean usesTls(GatewayConfig config) {
+  static boolean usesTls(GatewayConfig config) {
     return config.local().enabled()
         || config.cloud().effectiveRoutes().stream().anyMatch(route -> route.baseUrl().startsWith("https"));
   }
