@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  *       thread needs right after the command line;
  *   <li>the rest in the order the gateway's constructor needs it: logging, the embedded store's
  *       engine, the metrics registry, the JSON tree writer, virtual threads, the native transport and
- *       the HTTP codec of the first request, the response cache's Caffeine classes, and last the TLS trust store the local backend's OkHttp
- *       probes build their socket factory from, when the loaded config has a TLS upstream.
+ *       the HTTP codec of the first request, the response cache's Caffeine classes, and last the TLS
+ *       trust store the local backend's OkHttp probes build their socket factory from, when the
+ *       loaded config has a TLS upstream.
  * </ul>
  * They only touch shared JVM state that is initialized once anyway and the config binder's
  * deserializer cache; nothing they build is kept, and a failure here changes nothing but timing.
@@ -42,8 +43,8 @@ final class StartupWarmer {
   private StartupWarmer() {}
 
   /**
-   * The config {@code serve} loaded, for the last step: null until then, and always null for the
-   * other commands, which warm the trust store regardless.
+   * The config {@code serve} loaded, for the last step; the other commands never complete it and
+   * warm the trust store regardless.
    */
   private static final CompletableFuture<GatewayConfig> LOADED = new CompletableFuture<>();
 
