@@ -24,8 +24,6 @@ import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
 import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
-import java.util.HashSet;
-import java.util.Set;
 import io.spillway.core.api.ModelQueryStage;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
@@ -98,7 +96,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -473,10 +473,10 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     SelfReference.warnings(gateway.config, gateway.port()).forEach(warning -> log.warn("config: {}", warning));
-    // After the listener is up: readiness does not wait for the vocabulary, only requests that count
-    // tokens do (ReadinessService, docs/performance.md "Start to ready").
+    // Once listening; readiness waits for none of these (docs/performance.md "Start to ready").
     TokenCounter.warmUp();
     gateway.clients.warmUpTls();
+    gateway.metrics.bindJvmMeters();
     return gateway;
   }
 

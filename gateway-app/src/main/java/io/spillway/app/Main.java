@@ -46,8 +46,28 @@ public final class Main implements Callable<Integer> {
 
   public static void main(String[] args) {
     NettyDefaults.apply();
-    StartupWarmer.startFor(args);
+    ServeArguments serve = ServeArguments.parse(args);
+    StartupWarmer.startFor(serve, args);
     System.exit(run(args));
+  }
+
+  /**
+   * Runs the gateway without building picocli's model, for the arguments {@link ServeArguments}
+   * reads, with the exit codes and messages picocli's handler below gives.
+   */
+  static int serve(ServeArguments arguments, PrintWriter err) {
+    try {
+      return new Serve(arguments.config(), arguments.port()).call();
+    } catch (ConfigException e) {
+      err.println("spillway: invalid config: " + e.getMessage());
+      return 2;
+    } catch (PortInUseException e) {
+      err.println(portInUse(e));
+      return 1;
+    } catch (Exception e) {
+      e.printStackTrace(err);
+      return 1;
+    }
   }
 
   static int run(String... args) {
@@ -56,6 +76,10 @@ public final class Main implements Callable<Integer> {
 
   /** Runs a command with the given standard streams (tests use this). */
   static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+    ServeArguments serve = ServeArguments.parse(args);
+    if (serve != null) {
+      return serve(serve, err);
+    }
     CommandLine.IFactory defaults = CommandLine.defaultFactory();
     CommandLine cli = new CommandLine(new Main(), new CommandLine.IFactory() {
       @Override
@@ -105,12 +129,18 @@ public final class Main implements Callable<Integer> {
     Serve() {}
 
     Serve(Path config) {
+      this(config, null);
+    }
+
+    Serve(Path config, Integer port) {
       this.config = config;
+      this.port = port;
     }
 
     @Override
     public Integer call() throws Exception {
       GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+      StartupWarmer.configLoaded(loaded);
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }

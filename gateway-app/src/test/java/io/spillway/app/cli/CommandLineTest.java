@@ -76,6 +76,25 @@ class CommandLineTest {
     assertThat(result.err()).contains(config.toString()).contains("failover.capacityStreek").contains("unknown key");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"serve", "--config", "serve --port 0 --config"})
+  void serveWithAnInvalidConfigNamesFileKeyAndReasonAndExitsTwo(String command) throws IOException {
+    Path config = dir.resolve("bad-serve.yaml");
+    Files.writeString(config, "failover:\n  capacityStreek: 3\n");
+    String[] words = command.split(" ");
+    String[] args = java.util.Arrays.copyOf(words, words.length + (command.equals("serve") ? 2 : 1));
+    if (command.equals("serve")) {
+      args[1] = "--config";
+    }
+    args[args.length - 1] = config.toString();
+
+    Result result = run("", args);
+
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.err().strip()).startsWith("spillway: invalid config: " + config)
+        .contains("failover.capacityStreek").contains("unknown key");
+  }
+
   @Test
   void theShippedDefaultConfigIsValid() {
     Path shipped = Path.of("..", "config", "gateway.yaml");

@@ -8,6 +8,10 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.LoggingEvent;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import ch.qos.logback.core.encoder.Encoder;
+import io.spillway.core.redact.Redactor;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
 import io.spillway.app.deploy.RepositoryFiles;
@@ -38,6 +42,57 @@ class DefaultLoggingTest {
   }
 
   @Test
+  void theBuiltInLinesAreTheLinesTheShippedFileWrites() throws Exception {
+    LoggerContext fromFile = new LoggerContext();
+    fromFile.setMDCAdapter(new LogbackMDCAdapter());
+    JoranConfigurator joran = new JoranConfigurator();
+    joran.setContext(fromFile);
+    joran.doConfigure(RepositoryFiles.root().resolve("config/logback.xml").toFile());
+    LoggerContext inCode = new LoggerContext();
+    inCode.setMDCAdapter(new LogbackMDCAdapter());
+    new DefaultLogging(name -> null).apply(inCode);
+    RedactedMessage.use(Redactor.of(List.of("sk-secret-in-a-log-line")));
+    try {
+      for (String appender : List.of("STDERR", "ACCESS")) {
+        String logger = appender.equals("STDERR") ? Logger.ROOT_LOGGER_NAME : "spillway.access";
+        Encoder<ILoggingEvent> expected = encoder(fromFile, logger, appender);
+        Encoder<ILoggingEvent> actual = encoder(inCode, logger, appender);
+        for (LoggingEvent event : samples(inCode)) {
+          assertThat(new String(actual.encode(event))).as(appender + " " + event)
+              .isEqualTo(new String(expected.encode(event)));
+        }
+      }
+    } finally {
+      RedactedMessage.use(Redactor.NONE);
+    }
+  }
+
+  /** Every level, short and long logger names, with and without a request id, a stack trace, a secret. */
+  private static List<LoggingEvent> samples(LoggerContext context) {
+    List<LoggingEvent> events = new ArrayList<>();
+    String[] loggers = {"io.spillway.server.GatewayServer", "io.spillway.app.observe.VeryLongClassNameForAbbreviation",
+        "Gateway", Logger.ROOT_LOGGER_NAME, "spillway.access"};
+    Level[] levels = {Level.TRACE, Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
+    for (int i = 0; i < loggers.length; i++) {
+      Throwable thrown = i == 1 ? new IllegalStateException("failed with sk-secret-in-a-log-line") : null;
+      LoggingEvent event = new LoggingEvent(Logger.class.getName(), context.getLogger(loggers[i]), levels[i],
+          "message {} with sk-secret-in-a-log-line", thrown, new Object[] {i});
+      if (i % 2 == 0) {
+        event.setMDCPropertyMap(Map.of("requestId", "req_" + i));
+      }
+      events.add(event);
+    }
+    LoggingEvent empty = new LoggingEvent(Logger.class.getName(), context.getLogger("x"), Level.INFO, "", null, null);
+    empty.setMDCPropertyMap(Map.of("requestId", ""));
+    events.add(empty);
+    return events;
+  }
+
+  private static Encoder<ILoggingEvent> encoder(LoggerContext context, String logger, String appender) {
+    return ((ConsoleAppender<ILoggingEvent>) context.getLogger(logger).getAppender(appender)).getEncoder();
+  }
+
+  @Test
   void levelsComeFromTheEnvironmentAndDefaultToInfo() {
     LoggerContext context = new LoggerContext();
     new DefaultLogging(Map.of("SPILLWAY_LOG_LEVEL", "warn")::get).apply(context);
@@ -65,8 +120,10 @@ class DefaultLoggingTest {
     for (Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders(); it.hasNext(); ) {
       Appender<ILoggingEvent> appender = it.next();
       ConsoleAppender<ILoggingEvent> console = (ConsoleAppender<ILoggingEvent>) appender;
+      String pattern = console.getEncoder() instanceof LineEncoder lines
+          ? lines.pattern() : ((PatternLayoutEncoder) console.getEncoder()).getPattern();
       parts.add(appender.getClass().getSimpleName() + " " + appender.getName() + " " + console.getTarget() + " "
-          + ((PatternLayoutEncoder) console.getEncoder()).getPattern());
+          + pattern);
     }
     return String.join(" | ", parts);
   }

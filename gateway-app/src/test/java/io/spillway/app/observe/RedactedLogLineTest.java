@@ -5,18 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
-import ch.qos.logback.core.CoreConstants;
 import io.spillway.core.redact.Redactor;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The diagnostic log's pattern (DefaultLogging's, as in config/logback.xml) shows no cloud key, in its message or its stack trace. */
+/** The diagnostic log line (DefaultLogging's, as config/logback.xml writes it) shows no cloud key, in its message or its stack trace. */
 class RedactedLogLineTest {
   static final String KEY = "sk-proj-diagnostic-0123456789";
 
@@ -40,18 +36,8 @@ class RedactedLogLineTest {
   private static String format(String message, Throwable thrown) {
     LoggerContext context = new LoggerContext();
     context.setMDCAdapter(new LogbackMDCAdapter());
-    @SuppressWarnings("unchecked")
-    Map<String, String> rules = (Map<String, String>) context.getObject(CoreConstants.PATTERN_RULE_REGISTRY);
-    Map<String, String> registry = rules != null ? rules : new HashMap<>();
-    registry.put("redactedMsg", RedactedMessage.class.getName());
-    registry.put("redactedEx", RedactedThrowable.class.getName());
-    context.putObject(CoreConstants.PATTERN_RULE_REGISTRY, registry);
-    PatternLayout layout = new PatternLayout();
-    layout.setContext(context);
-    layout.setPattern(DefaultLogging.DIAGNOSTIC_PATTERN);
-    layout.start();
     Logger logger = context.getLogger("test");
     LoggingEvent event = new LoggingEvent(Logger.class.getName(), logger, Level.WARN, message, thrown, null);
-    return layout.doLayout(event);
+    return LineEncoder.diagnostic(context).line(event);
   }
 }
