@@ -172,6 +172,14 @@ final class OriginPool {
             if (origin.tls()) {
               SslHandler handshake = tls.get().newHandler(channel.alloc(), origin.host(), origin.port());
               handshake.setHandshakeTimeoutMillis(exchange.request().connectTimeout().toMillis());
+              // Every way the handshake can fail (timed out, closed by the upstream, a certificate
+              // refused) fails this future; the negotiation handler reports only some of them.
+              handshake.handshakeFuture().addListener(done -> {
+                if (!done.isSuccess()) {
+                  channel.close();
+                  connectFailed(exchange, done.cause());
+                }
+              });
               channel.pipeline().addLast(handshake, new Negotiation(exchange));
             }
           }
@@ -245,10 +253,10 @@ final class OriginPool {
       ready(ctx.channel(), ApplicationProtocolNames.HTTP_2.equals(protocol), first);
     }
 
+    /** The handshake's own future reports the failure ({@link #connect}). */
     @Override
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close();
-      connectFailed(first, cause);
     }
   }
 }
