@@ -9,23 +9,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.observe.LogCapture;
 import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.HoldingUpstream;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.RawHttp;
-import io.spillway.app.testing.RequestHeads;
 import io.spillway.core.json.Json;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,14 +32,14 @@ class ClientDisconnectTest {
   private static final String CLOUD_TIMEOUT = "60s";
   private static final String PROMPT = "a question nobody waits for";
 
-  private HangingUpstream upstream;
+  private HoldingUpstream upstream;
   private GatewayHarness harness;
   private LogCapture logs;
 
   @BeforeEach
   void start() throws IOException {
     logs = new LogCapture();
-    upstream = new HangingUpstream();
+    upstream = hangingUpstream();
   }
 
   @AfterEach
@@ -81,12 +71,12 @@ class ClientDisconnectTest {
     startGateway("gold");
     try (RawHttp client = new RawHttp(harness.gateway().port())) {
       client.send(RawHttp.post("/v1/chat/completions", GOLD_KEY, chatBody("gpt-4o", PROMPT, stream)));
-      assertThat(upstream.firstRequestArrived.await(10, TimeUnit.SECONDS)).isTrue();
+      await().atMost(Duration.ofSeconds(10)).until(() -> upstream.requests.get() >= 1);
       assertThat(reservedTokens("gold")).as("the estimate is held while the call runs").isPositive();
     }
 
-    assertThat(upstream.firstConnectionClosed.await(3, TimeUnit.SECONDS))
-        .as("the upstream sees its connection closed at once, not after cloud.timeout").isTrue();
+    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(upstream.closedWhileHeld)
+        .as("the upstream sees its connection closed at once, not after cloud.timeout").hasValue(1));
     await().atMost(Duration.ofSeconds(5)).until(() -> !accessLines().isEmpty());
     JsonNode line = accessLines().get(0);
     assertThat(line.path("error").asText()).isEqualTo("client_closed");
@@ -119,70 +109,16 @@ class ClientDisconnectTest {
   }
 
   /**
-   * An upstream whose first request never gets an answer (it waits until the gateway closes the
-   * connection, and notes that it did); later requests get a plain chat completion.
+   * An upstream whose first request never gets an answer (its connection is held until the
+   * gateway closes it); later requests get a plain chat completion.
    */
-  static final class HangingUpstream implements AutoCloseable {
-    final CountDownLatch firstRequestArrived = new CountDownLatch(1);
-    final CountDownLatch firstConnectionClosed = new CountDownLatch(1);
-    private final AtomicInteger requests = new AtomicInteger();
-    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-
-    HangingUpstream() throws IOException {
-      Thread.ofVirtual().start(() -> {
-        while (!server.isClosed()) {
-          try {
-            Socket socket = server.accept();
-            Thread.ofVirtual().start(() -> serve(socket));
-          } catch (IOException e) {
-            return;
-          }
-        }
-      });
-    }
-
-    String baseUrl() {
-      return "http://127.0.0.1:" + server.getLocalPort() + "/v1";
-    }
-
-    private void serve(Socket socket) {
-      try (socket) {
-        InputStream in = socket.getInputStream();
-        while (true) {
-          String head = RequestHeads.readHead(in);
-          if (head == null) {
-            return;
-          }
-          in.readNBytes(RequestHeads.contentLength(head));
-          if (requests.incrementAndGet() == 1) {
-            firstRequestArrived.countDown();
-            try {
-              while (in.read() >= 0) {
-                // the gateway sends nothing more; wait for it to close
-              }
-            } catch (IOException closed) {
-              // a reset is a close too
-            }
-            firstConnectionClosed.countDown();
-            return;
-          }
-          byte[] body = OpenAiStubs.chatCompletionBody("hello again", 5, 3).getBytes(StandardCharsets.UTF_8);
-          OutputStream out = socket.getOutputStream();
-          out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
-              + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-          out.write(body);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // the gateway went away
+  private static HoldingUpstream hangingUpstream() throws IOException {
+    return new HoldingUpstream((n, body, out) -> {
+      if (n == 1) {
+        return true;
       }
-    }
-
-
-
-    @Override
-    public void close() throws IOException {
-      server.close();
-    }
+      HoldingUpstream.writeJson(out, OpenAiStubs.chatCompletionBody("hello again", 5, 3));
+      return false;
+    });
   }
 }

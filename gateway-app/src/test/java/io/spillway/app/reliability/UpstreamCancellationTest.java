@@ -7,20 +7,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.testing.GatewayHarness;
+import io.spillway.app.testing.HoldingUpstream;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.RawHttp;
-import io.spillway.app.testing.RequestHeads;
 import io.spillway.core.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,12 +28,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * text streamed so far for a stream cut off mid-way (never the whole reservation).
  */
 class UpstreamCancellationTest {
-  static StallingUpstream upstream;
+  static HoldingUpstream upstream;
   static GatewayHarness harness;
 
   @BeforeAll
   static void start() throws IOException {
-    upstream = new StallingUpstream();
+    upstream = stallingUpstream();
     harness = GatewayHarness.start("""
         cloud:
           baseUrl: %s
@@ -65,7 +60,7 @@ class UpstreamCancellationTest {
       default -> GatewayHarness.BRONZE_KEY;
     };
     long usedBefore = pool(tier).path("used").asLong();
-    int closedBefore = upstream.closed.get();
+    int closedBefore = upstream.closedWhileHeld.get();
     int requestsBefore = upstream.requests.get();
     long reservedWhileRunning;
 
@@ -80,7 +75,7 @@ class UpstreamCancellationTest {
       }
     }
 
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(upstream.closed.get())
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(upstream.closedWhileHeld.get())
         .as("the upstream sees its connection closed at once, not after cloud.timeout").isGreaterThan(closedBefore));
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(pool(tier).path("reserved").asLong())
         .as("the reservation has ended").isZero());
@@ -110,70 +105,16 @@ class UpstreamCancellationTest {
 
   /**
    * An upstream that never finishes: a buffered request gets nothing, a streamed one its first
-   * events ("Hello", " world") and then nothing. Each connection is held until the gateway closes
-   * it, which is counted.
+   * events ("Hello", " world") and then nothing. Each connection is held until the gateway closes it.
    */
-  static final class StallingUpstream implements AutoCloseable {
-    final AtomicInteger requests = new AtomicInteger();
-    final AtomicInteger closed = new AtomicInteger();
-    private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-
-    StallingUpstream() throws IOException {
-      Thread.ofVirtual().start(() -> {
-        while (!server.isClosed()) {
-          try {
-            Socket socket = server.accept();
-            Thread.ofVirtual().start(() -> serve(socket));
-          } catch (IOException e) {
-            return;
-          }
-        }
-      });
-    }
-
-    String baseUrl() {
-      return "http://127.0.0.1:" + server.getLocalPort() + "/v1";
-    }
-
-    private void serve(Socket socket) {
-      try (socket) {
-        InputStream in = socket.getInputStream();
-        String head = RequestHeads.readHead(in);
-        if (head == null) {
-          return;
-        }
-        String body = new String(in.readNBytes(RequestHeads.contentLength(head)), StandardCharsets.UTF_8);
-        if (body.contains("\"stream\":true")) {
-          OutputStream out = socket.getOutputStream();
-          out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-          String events = OpenAiStubs.chatStreamBody(false, "Hello", " world");
-          String started = events.substring(0, events.indexOf("world") + events.substring(events.indexOf("world")).indexOf("\n\n") + 2);
-          byte[] bytes = started.getBytes(StandardCharsets.UTF_8);
-          out.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-          out.write(bytes);
-          out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-          out.flush();
-        }
-        requests.incrementAndGet();
-        try {
-          while (in.read() >= 0) {
-            // nothing more comes from the gateway: wait for it to close
-          }
-        } catch (IOException reset) {
-          // a reset is a close too
-        }
-        closed.incrementAndGet();
-      } catch (IOException e) {
-        closed.incrementAndGet();
+  private static HoldingUpstream stallingUpstream() throws IOException {
+    return new HoldingUpstream((n, body, out) -> {
+      if (body.contains("\"stream\":true")) {
+        String events = OpenAiStubs.chatStreamBody(false, "Hello", " world");
+        int world = events.indexOf("world");
+        HoldingUpstream.writeStreamStart(out, events.substring(0, events.indexOf("\n\n", world) + 2));
       }
-    }
-
-
-
-    @Override
-    public void close() throws IOException {
-      server.close();
-    }
+      return true;
+    });
   }
 }

@@ -21,6 +21,7 @@ import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.spillway.core.time.Ticker;
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -180,8 +181,29 @@ final class OriginPool {
     connecting.addListener(done -> {
       if (!done.isSuccess()) {
         connectFailed(exchange, done.cause());
-      } else if (!origin.tls()) {
+      } else if (origin.tls()) {
+        watchHandshake(connecting.channel(), exchange);
+      } else {
         ready(connecting.channel(), origin.h2c(), exchange);
+      }
+    });
+  }
+
+  /**
+   * Once connected, a TLS connection's handshake: every way it can fail (timed out, closed by the
+   * upstream, a certificate refused) fails its future, which the negotiation handler does not
+   * report for all of them. Watched only after the TCP connect succeeded, so a failure is reported once.
+   */
+  private void watchHandshake(Channel channel, NettyExchange exchange) {
+    SslHandler handshake = channel.pipeline().get(SslHandler.class);
+    if (handshake == null) { // closed already, its handlers gone
+      connectFailed(exchange, new ClosedChannelException());
+      return;
+    }
+    handshake.handshakeFuture().addListener(done -> {
+      if (!done.isSuccess()) {
+        channel.close();
+        connectFailed(exchange, done.cause());
       }
     });
   }
@@ -245,10 +267,10 @@ final class OriginPool {
       ready(ctx.channel(), ApplicationProtocolNames.HTTP_2.equals(protocol), first);
     }
 
+    /** The handshake's own future reports the failure ({@link #watchHandshake}). */
     @Override
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close();
-      connectFailed(first, cause);
     }
   }
 }

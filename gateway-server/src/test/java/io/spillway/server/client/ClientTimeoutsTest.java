@@ -32,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -97,6 +98,31 @@ class ClientTimeoutsTest {
           socket.close();
         }
       }
+    }
+  }
+
+  @Test
+  void aTlsUpstreamThatNeverAnswersTheHandshakeFailsAsConnectFailedWithinTheConnectTimeout() throws IOException {
+    // The TCP connection is made at once; the TLS handshake, part of connecting, never gets a reply.
+    try (ServerSocket mute = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      CountDownLatch closedByTheClient = new CountDownLatch(1);
+      Thread.ofVirtual().start(() -> {
+        try (Socket accepted = mute.accept()) {
+          while (accepted.getInputStream().read() >= 0) {
+            // the ClientHello, left unanswered
+          }
+          closedByTheClient.countDown();
+        } catch (IOException e) {
+          closedByTheClient.countDown();
+        }
+      });
+      UpstreamExchange exchange = client.send(withTimeouts(
+          post(URI.create("https://127.0.0.1:" + mute.getLocalPort() + "/v1/chat/completions")),
+          SHORT, Duration.ofSeconds(30), null));
+
+      await().atMost(Duration.ofSeconds(2)).until(exchange.head()::isDone);
+      assertThat(headFailure(exchange).failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
+      await().atMost(Duration.ofSeconds(2)).until(() -> closedByTheClient.getCount() == 0);
     }
   }
 

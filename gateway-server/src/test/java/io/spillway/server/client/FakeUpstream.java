@@ -66,6 +66,8 @@ final class FakeUpstream implements AutoCloseable {
   final List<Channel> connections = new CopyOnWriteArrayList<>();
   final List<String> protocols = new CopyOnWriteArrayList<>();
   volatile Responder responder;
+  /** How many of the next connections are closed as soon as accepted, before any TLS or HTTP. */
+  final AtomicInteger dropNext = new AtomicInteger();
   private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
   private final Channel server;
   private final String scheme;
@@ -82,6 +84,10 @@ final class FakeUpstream implements AutoCloseable {
             accepted.incrementAndGet();
             connections.add(channel);
             channel.closeFuture().addListener(f -> closed.incrementAndGet());
+            if (dropNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+              channel.close();
+              return;
+            }
             if (tls != null) {
               channel.pipeline().addLast(tls.newHandler(channel.alloc()), new ApplicationProtocolNegotiationHandler(
                   ApplicationProtocolNames.HTTP_1_1) {

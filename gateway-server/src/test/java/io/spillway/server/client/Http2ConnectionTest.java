@@ -124,6 +124,24 @@ class Http2ConnectionTest {
   }
 
   @Test
+  void aTlsConnectionClosedDuringItsHandshakeFailsAsConnectFailedAndTheNextExchangeConnectsAgain() throws Exception {
+    client = client();
+    upstream = FakeUpstream.tls(certificate, FakeUpstream.ok("second try"), "h2", "http/1.1");
+    upstream.dropNext.set(1);
+    EventExecutor loop = loops.workers().next();
+
+    UpstreamExchange first = client.send(post(upstream.uri("/a"), loop, false));
+    await().atMost(Duration.ofSeconds(2)).until(first.head()::isDone);
+    assertThat(ClientTesting.headFailure(first).failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
+
+    // The origin's protocol is still unknown: the next exchange learns it on a connection of its own.
+    UpstreamExchange second = client.send(post(upstream.uri("/a"), loop, false));
+    assertThat(text(second)).isEqualTo("second try");
+    assertThat(UpstreamCalls.head(second).protocol()).isEqualTo("h2");
+    assertThat(upstream.accepted).hasValue(2);
+  }
+
+  @Test
   void anHttp2ConnectionWithNoStreamIsClosedOnceIdleLongerThanTheIdleTimeout() {
     FakeClock ticker = FakeClock.at("2026-01-01T00:00:00Z");
     client = new NettyUpstreamHttp(loops, new ClientSettings(Duration.ofMillis(400), 8, 64 * 1024), ticker);
