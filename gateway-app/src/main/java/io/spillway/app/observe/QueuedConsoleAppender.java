@@ -8,13 +8,15 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A console appender whose lines are written by a thread of their own, so that the thread that logs
  * (for the access log, a request's event loop) never waits on stdout: a slow reader of the pipe
  * (a container runtime, journald) would otherwise stall every connection on that loop. The writer
- * takes every line queued, writes them in one go and flushes when the queue is empty, so a quiet
- * gateway's lines appear at once and a busy one's cost one write for many lines.
+ * waits for a line, then takes every line queued, writes them in one go and flushes; then it lets
+ * {@value #LINGER_MICROS} µs pass before it looks again, so that a busy gateway's lines cost one
+ * write (and one wake-up of the writer) for many, while a quiet gateway's line appears at once.
  *
  * <p>Nothing is dropped: when {@value #CAPACITY} lines wait already, the logging thread writes its
  * line itself (as a plain console appender would). {@link #stop} writes what is queued; the gateway
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class QueuedConsoleAppender<E> extends ConsoleAppender<E> {
   static final int CAPACITY = 65_536;
+  static final long LINGER_MICROS = 1_000;
 
   private final BlockingQueue<byte[]> lines = new ArrayBlockingQueue<>(CAPACITY);
   private Thread writer;
@@ -75,6 +78,11 @@ public final class QueuedConsoleAppender<E> extends ConsoleAppender<E> {
       lines.drainTo(batch);
       write(batch);
       batch.clear();
+      // Lines logged meanwhile wait for the next look without waking this thread.
+      LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(LINGER_MICROS));
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
     }
   }
 
