@@ -8,6 +8,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -24,7 +25,6 @@ import io.spillway.routing.cloud.CloudRoute;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -55,8 +55,9 @@ public final class ModelsService implements Terminal {
 
   @Override
   public CompletionStage<GatewayResponse> handle(GatewayRequest request) {
-    // The pipeline calls this on a virtual thread (mayBlock): the list waits for the cloud as it is.
-    return CompletableFuture.completedFuture(answer(request));
+    // The list waits for the cloud by blocking: the pipeline calls this on a virtual thread (mayBlock),
+    // where this runs in place; a caller on an event loop gets it on a virtual thread.
+    return Blocking.supply(() -> answer(request));
   }
 
   private GatewayResponse answer(GatewayRequest request) {
