@@ -73,6 +73,8 @@ import io.spillway.quota.ratelimit.LocalRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.redis.RedisLink;
+import io.spillway.routing.risk.RiskCountSources;
 import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
@@ -146,6 +148,7 @@ public final class Gateway implements AutoCloseable {
   private final List<CloudRoute> routes;
   private final Tracing tracing;
   private final DataPathClients clients;
+  private final RedisLink redis;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -155,7 +158,10 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig config = this.config;
     this.clock = clock;
     this.ticker = ticker;
-    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
+    // One link to Redis for the whole process (null without Redis): every Redis user goes through it.
+    this.redis = RedisLink.names(config.store()) ? RedisLink.open(config.store(),
+        min(config.quota().storeTimeout(), config.failover().fleetTimeout())) : null;
+    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), redis, config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
     // No answer and no access-log line may show a cloud route's key or the admin token.
@@ -171,7 +177,7 @@ public final class Gateway implements AutoCloseable {
         "admin.token");
 
     ReloadableRequestLimiter limiter =
-        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
+        new ReloadableRequestLimiter(requestLimiter(config, redis, clock, apiKeys), apiKeys);
     reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, ticker, metrics.registry());
@@ -206,7 +212,7 @@ public final class Gateway implements AutoCloseable {
           : CloudBackend.create(route, config.cloud(), clients.cloud());
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
+      Breaker routeBreaker = Breakers.create(route.name(), redis, breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null));
@@ -218,7 +224,7 @@ public final class Gateway implements AutoCloseable {
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", () -> breaker.status().toJson());
     status.register("routes", () -> routesStatus(config));
-    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
+    this.riskCounts = RiskCountSources.open(redis, config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
@@ -234,11 +240,11 @@ public final class Gateway implements AutoCloseable {
         .listener(routerMetrics)
         .build();
 
-    this.usageStore = UsageStores.open(config, clock);
+    this.usageStore = UsageStores.open(config, redis, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters, apiKeys);
     reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
         "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
-        "quota.alertWebhookTimeout");
+        "quota.alertWebhookTimeout", "quota.maxReportedTokens");
     this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, usageStore, meters);
     reloader.register(named("spend", next -> spend.reload(next.spend(), next.quota())), "spend", "quota.alertAt",
         "quota.softAt", "quota.alertWebhook", "quota.alertWebhookTimeout");
@@ -420,11 +426,11 @@ public final class Gateway implements AutoCloseable {
         trim.maxDefinitionLines(), trim.marker());
   }
 
-  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {
+  private static RequestLimiter requestLimiter(GatewayConfig config, RedisLink redis, Clock clock, ApiKeys apiKeys) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota(), apiKeys);
-    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
-          config.quota().flushInterval());
+    if (redis != null) {
+      return RedisRequestLimiter.connect(redis, config.quota().storeTimeout(), policy, clock,
+          config.quota().failClosed(), config.quota().flushInterval());
     }
     return new LocalRequestLimiter(policy, clock);
   }
@@ -593,7 +599,14 @@ public final class Gateway implements AutoCloseable {
     apiKeys.close();
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
+    if (redis != null) {
+      redis.close(); // after every part that used it
+    }
     tracing.close();
     clients.close();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 }
