@@ -9,7 +9,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.ServerConfig;
 import io.spillway.core.api.OpenAiEndpoint;
-import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.ParseInterceptor;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.pipeline.Backend;
@@ -81,7 +81,7 @@ public final class DefaultPipeline {
       }
     };
     pipeline = new Pipeline(
-        List.of(new ParseStage(), new AuthInterceptor(() -> keys), cache.interceptor(),
+        List.of(new ParseInterceptor(), new AuthInterceptor(() -> keys), cache.interceptor(),
             new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
@@ -127,7 +127,7 @@ class RouterAdmissionTest {
         .ticker(clock)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeadersInterceptor.write(RequestOutcome.of(request), response));
   }
 
   private static Backend streaming(SseEvent... events) {

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -95,7 +95,7 @@ class RouterTest {
         .listener(listener)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeadersInterceptor.write(RequestOutcome.of(request), response));
   }
 
   static GatewayRequest request(boolean stream) {
