@@ -69,7 +69,7 @@ import io.spillway.quota.keys.KeyStores;
 import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
-import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.ReplicaRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
@@ -426,7 +426,7 @@ public final class Gateway implements AutoCloseable {
       return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
           config.quota().flushInterval());
     }
-    return new LocalRequestLimiter(policy, clock);
+    return new ReplicaRequestLimiter(policy, clock);
   }
 
   /**

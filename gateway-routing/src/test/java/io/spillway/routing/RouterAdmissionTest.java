@@ -22,7 +22,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -119,7 +119,7 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     Router router = Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock))
+        .breaker(new ReplicaBreaker(BreakerSettings.DEFAULTS, clock))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
         .retryLocally(FailoverConfig.DEFAULTS.retryLocally())

@@ -24,7 +24,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Verdict;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +50,7 @@ class RouterTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final BreakerSettings config = BreakerSettings.DEFAULTS;
-  final Breaker breaker = new LocalBreaker(config, clock);
+  final Breaker breaker = new ReplicaBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
   final List<String> told = new CopyOnWriteArrayList<>();
 

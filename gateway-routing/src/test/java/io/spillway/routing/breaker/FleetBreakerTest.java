@@ -345,7 +345,7 @@ class FleetBreakerTest {
   @Test
   void withoutRedisEachReplicaHasItsOwnBreaker() {
     Breaker own = Breakers.create("embedded:./data", config, clock);
-    assertThat(own).isInstanceOf(LocalBreaker.class);
+    assertThat(own).isInstanceOf(ReplicaBreaker.class);
     assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
     assertThat(own.status().toJson().get("mode").asText()).isEqualTo("local");
     assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(FleetMode.LOCAL);

@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.core.testing.FakeClock;
@@ -151,7 +151,7 @@ class FleetRiskCountsTest {
   @Test
   void withoutRedisEachReplicaCountsItsOwn() {
     RiskCounts own = Breakers.riskCounts("embedded:./data", risk, failover, clock);
-    assertThat(own).isInstanceOf(LocalRiskCounts.class);
+    assertThat(own).isInstanceOf(ReplicaRiskCounts.class);
     assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
     RiskIndex index = new RiskIndex(risk, clock, own).bindTo(new SimpleMeterRegistry());
     assertThat(index.snapshot().at("/counts/mode").asText()).isEqualTo("local");
