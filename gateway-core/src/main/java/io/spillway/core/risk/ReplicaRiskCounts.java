@@ -86,12 +86,12 @@ public final class ReplicaRiskCounts implements RiskCounts {
 
   @Override
   public FleetMode mode() {
-    return FleetMode.LOCAL;
+    return FleetMode.REPLICA;
   }
 
   @Override
   public void describe(ObjectNode into) {
-    into.put("mode", FleetMode.LOCAL.tag());
+    into.put("mode", FleetMode.REPLICA.tag());
   }
 
   @Override

@@ -292,7 +292,7 @@ public final class FleetBreaker implements Breaker {
 
   @Override
   public FleetMode mode() {
-    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
+    return away ? FleetMode.REPLICA_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -321,7 +321,7 @@ public final class FleetBreaker implements Breaker {
   @Override
   public BreakerStatus status() {
     if (away) {
-      return fallback.status().as(FleetMode.LOCAL_FALLBACK, fleetStatus());
+      return fallback.status().as(FleetMode.REPLICA_FALLBACK, fleetStatus());
     }
     refreshHistory();
     FleetState s = shared;

@@ -208,7 +208,7 @@ public final class ReplicaBreaker implements Breaker {
 
   @Override
   public FleetMode mode() {
-    return FleetMode.LOCAL;
+    return FleetMode.REPLICA;
   }
 
   /**
@@ -276,7 +276,7 @@ public final class ReplicaBreaker implements Breaker {
       case HalfOpen h -> h.probing() ? null : now();
       default -> null;
     };
-    return new BreakerStatus(route, FleetMode.LOCAL, current.state(), currentOverride(current), current.since(),
+    return new BreakerStatus(route, FleetMode.REPLICA, current.state(), currentOverride(current), current.since(),
         current instanceof Closed c ? c.streak() : 0, config.capacityStreak(), nextProbeAt,
         current instanceof HalfOpen h && h.probing(), config.localFor(), config.maxLocalFor(), history(), null);
   }

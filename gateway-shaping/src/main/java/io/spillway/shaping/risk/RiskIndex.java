@@ -66,9 +66,9 @@ public final class RiskIndex {
     Gauge.builder("spillway.risk.index", this, RiskIndex::value)
         .description("Capacity risk index: request growth, latency increase and error rate, weighted")
         .register(registry);
-    List<FleetMode> modes = counts.mode() == FleetMode.LOCAL
-        ? List.of(FleetMode.LOCAL)
-        : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK);
+    List<FleetMode> modes = counts.mode() == FleetMode.REPLICA
+        ? List.of(FleetMode.REPLICA)
+        : List.of(FleetMode.FLEET, FleetMode.REPLICA_FALLBACK);
     for (FleetMode mode : modes) {
       Gauge.builder("spillway.risk.mode", this, index -> index.mode() == mode ? 1 : 0)
           .description("Whose requests the risk index counts: 1 for the mode in force (local, fleet, local-fallback)")
