@@ -36,10 +36,27 @@ import java.util.regex.Pattern;
 public final class ConfigLoader {
   private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
 
+  /**
+   * The keys that hold a secret: an empty value there is a key that lets nobody in or a call made
+   * without credentials, so it is refused, or warned about where the file asked for it ({@code ${NAME:-}}).
+   */
+  private static final Pattern SECRET_KEY =
+      Pattern.compile("admin\\.token|cloud\\.apiKey|cloud\\.routes\\[\\d+]\\.apiKey|keys\\[\\d+]\\.key");
+
   private final Function<String, String> environment;
+  private final List<String> warnings = new ArrayList<>();
 
   public ConfigLoader(Function<String, String> environment) {
     this.environment = environment;
+  }
+
+  /**
+   * What the last {@link #load}/{@link #parse} allowed but an operator should know: each secret that
+   * resolved to nothing through {@code ${NAME:-}}, naming the key, the variable and what follows.
+   * A loader is not meant to be shared between threads.
+   */
+  public List<String> warnings() {
+    return List.copyOf(warnings);
   }
 
   public static ConfigLoader withSystemEnvironment() {
@@ -86,6 +103,7 @@ public final class ConfigLoader {
 
   /** Parses config text; {@code source} names it in error messages. */
   public GatewayConfig parse(String source, String text) {
+    warnings.clear();
     JsonNode tree;
     try {
       tree = YAML.readTree(text);
@@ -148,20 +166,48 @@ public final class ConfigLoader {
   private String substitute(String source, String path, String value) {
     Matcher m = VARIABLE.matcher(value);
     StringBuilder out = new StringBuilder();
+    List<String> names = new ArrayList<>();
+    boolean allowedEmpty = false;
     while (m.find()) {
       String name = m.group(1);
+      names.add(name);
       String resolved = environment.apply(name);
       if (resolved == null || (resolved.isEmpty() && m.group(2) != null)) {
         if (m.group(2) == null) {
           throw new ConfigException(source + ": key '" + path + "': environment variable " + name
-              + " is not set (write ${" + name + ":-} to allow it to be empty)");
+              + " is not set (export it" + (isSecret(path) ? "" : ", or write ${" + name + ":-} to allow it to be empty")
+              + ")");
         }
         resolved = m.group(3);
+        allowedEmpty |= resolved.isEmpty();
       }
       m.appendReplacement(out, Matcher.quoteReplacement(resolved));
     }
     m.appendTail(out);
-    return out.toString();
+    String result = out.toString();
+    if (result.isBlank() && isSecret(path)) {
+      String variables = String.join(", ", names);
+      if (!allowedEmpty) {
+        throw new ConfigException(source + ": key '" + path + "': environment variable " + variables
+            + " is set but empty; a secret cannot be empty (export a value)");
+      }
+      warnings.add(path + ": " + variables + " is empty, so " + consequence(path));
+    }
+    return result;
+  }
+
+  private static boolean isSecret(String path) {
+    return SECRET_KEY.matcher(path).matches();
+  }
+
+  private static String consequence(String path) {
+    if (path.equals("admin.token")) {
+      return "the admin API and the dashboard's data are off";
+    }
+    if (path.startsWith("keys")) {
+      return "this key is disabled and admits nobody";
+    }
+    return "the cloud is called without an API key and will refuse every request";
   }
 
   private static String path(JsonMappingException e) {
