@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -226,6 +228,12 @@ public final class ConfigLoader {
   }
 
   private static String reason(JsonMappingException e) {
+    if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+      String got = e instanceof InvalidFormatException invalid && invalid.getValue() != null
+          ? "'" + invalid.getValue() + "'"
+          : "something else";
+      return "expected " + ValueTypes.inPlainWords(mismatch.getTargetType()) + ", got " + got;
+    }
     Throwable cause = e.getCause();
     if (cause instanceof IllegalArgumentException && cause.getMessage() != null) {
       return cause.getMessage();
@@ -239,12 +247,29 @@ public final class ConfigLoader {
    * A value that does not parse ({@code localFor: five minutes}) is reported under its key and read
    * as absent, so binding goes on to the other problems.
    */
-  private static <T> T reported(JsonParser p, String text, Function<String, T> parse) {
+  private static <T> T reported(JsonParser p, String text, Function<String, T> parse, String expected) {
+    if (text == null || p.currentToken() == null || !p.currentToken().isScalarValue()) {
+      String key = p.currentToken() == com.fasterxml.jackson.core.JsonToken.START_ARRAY
+          ? BindingPaths.pathOf(p).replaceFirst("\\[\\d+]$", "") // the parser is already inside the list
+          : BindingPaths.pathOf(p);
+      ConfigProblems.at("").raw("key '" + key + "': expected " + expected + ", got a "
+          + (p.currentToken() != null && p.currentToken().isStructStart() ? "list or mapping" : "null"));
+      skip(p);
+      return null;
+    }
     try {
       return parse.apply(text);
     } catch (IllegalArgumentException e) {
       ConfigProblems.at("").raw("key '" + BindingPaths.pathOf(p) + "': " + e.getMessage());
       return null;
+    }
+  }
+
+  private static void skip(JsonParser p) {
+    try {
+      p.skipChildren();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -258,13 +283,13 @@ public final class ConfigLoader {
     module.addDeserializer(Duration.class, new JsonDeserializer<>() {
       @Override
       public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return reported(p, p.getValueAsString(), Durations::parse);
+        return reported(p, p.getValueAsString(), Durations::parse, "a duration (90s, 5m)");
       }
     });
     module.addDeserializer(DataSize.class, new JsonDeserializer<>() {
       @Override
       public DataSize deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return reported(p, p.getValueAsString(), DataSize::parse);
+        return reported(p, p.getValueAsString(), DataSize::parse, "a size (512KiB, 8MiB)");
       }
     });
     module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
@@ -274,6 +299,7 @@ public final class ConfigLoader {
         .registerModule(module)
         .addHandler(new UnknownKeys())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT); // capacityStreak: 2.5 is an error, not 2
   }
 }
