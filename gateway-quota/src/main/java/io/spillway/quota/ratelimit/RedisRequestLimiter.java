@@ -60,7 +60,7 @@ public final class RedisRequestLimiter implements RequestLimiter {
     this.policy = policy;
     this.clock = clock;
     this.failClosed = failClosed;
-    this.fallback = new LocalRequestLimiter(policy, clock);
+    this.fallback = new ReplicaRequestLimiter(policy, clock);
     if (!tryConnect()) {
       unreachable.set(true);
       log.debug("Redis at {} is unreachable at start; rate limits are {} until it answers", location,

@@ -22,6 +22,6 @@ public final class Breakers {
     if (redis != null) {
       return FleetBreaker.connect(route, redis, config, clock);
     }
-    return new LocalBreaker(route, config, clock);
+    return new ReplicaBreaker(route, config, clock);
   }
 }

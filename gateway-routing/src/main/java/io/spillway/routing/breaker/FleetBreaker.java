@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One breaker for every replica that shares a Redis ({@code store: redis://...}): the same states and
- * rules as {@link LocalBreaker}, with Redis holding the truth.
+ * rules as {@link ReplicaBreaker}, with Redis holding the truth.
  *
  * <ul>
  *   <li>Capacity answers seen by any replica count toward one streak; the step that opens the breaker
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When Redis does not answer within {@code failover.fleetTimeout} (down, slow, unreachable at
  * start), the replica logs one line, carries on from the last shared state it saw with a
- * {@link LocalBreaker} of its own ({@link FleetMode#LOCAL_FALLBACK}), and keeps trying Redis every
+ * {@link ReplicaBreaker} of its own ({@link FleetMode#REPLICA_FALLBACK}), and keeps trying Redis every
  * {@code failover.fleetRefresh}. Once Redis answers it logs one line and follows the shared state
  * again; what it decided alone meanwhile is dropped (an override set during the outage applied to
  * this replica only). No request waits on Redis longer than {@code failover.fleetTimeout}.
@@ -88,7 +88,7 @@ public final class FleetBreaker implements Breaker {
   private final String location;
   private final FleetStore store;
   private final FleetChanges changes;
-  private final LocalBreaker fallback;
+  private final ReplicaBreaker fallback;
   private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong probes = new AtomicLong();
   private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
@@ -109,7 +109,7 @@ public final class FleetBreaker implements Breaker {
     this.clock = clock;
     this.location = link.location();
     this.store = new FleetStore(link, route, config, clock);
-    this.fallback = new LocalBreaker(route, config, clock);
+    this.fallback = new ReplicaBreaker(route, config, clock);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());
     this.changes = new FleetChanges(link, store.channel(), config.fleetTimeout(), worker, this::onPublished);
@@ -117,7 +117,7 @@ public final class FleetBreaker implements Breaker {
 
   /**
    * Follows the fleet's breaker in the Redis of {@code link}; when Redis does not answer, starts in
-   * {@link FleetMode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
+   * {@link FleetMode#REPLICA_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
   public static FleetBreaker connect(RedisLink link, BreakerSettings config, Clock clock) {
     return connect(DEFAULT_ROUTE, link, config, clock);
@@ -281,7 +281,7 @@ public final class FleetBreaker implements Breaker {
 
   @Override
   public FleetMode mode() {
-    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
+    return away ? FleetMode.REPLICA_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -310,7 +310,7 @@ public final class FleetBreaker implements Breaker {
   @Override
   public BreakerStatus status() {
     if (away) {
-      return fallback.status().as(FleetMode.LOCAL_FALLBACK, fleetStatus());
+      return fallback.status().as(FleetMode.REPLICA_FALLBACK, fleetStatus());
     }
     refreshHistory();
     FleetState s = shared;

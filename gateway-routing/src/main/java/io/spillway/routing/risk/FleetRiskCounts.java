@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ScriptOutputType;
 import io.spillway.config.Durations;
 import io.spillway.config.ShapingConfig;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.core.risk.RiskWindow;
 import io.spillway.redis.RedisLink;
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * hashes expire when no replica writes for twice the {@code growthWindow}.
  *
  * <p>When the script does not answer within {@code failover.fleetTimeout} (the same rule as the
- * fleet breaker's), the index computes from this replica's own counts ({@link FleetMode#LOCAL_FALLBACK})
+ * fleet breaker's), the index computes from this replica's own counts ({@link FleetMode#REPLICA_FALLBACK})
  * and one WARN line says so; the deltas counted meanwhile are kept and written once Redis answers
  * again, when the index is back on the fleet's counts and another WARN line says so. A write whose
  * answer was lost (Redis took it but the reply timed out) is written again: the fleet's counts may
@@ -69,13 +69,13 @@ public final class FleetRiskCounts implements RiskCounts {
   private final Clock clock;
   private final String location;
   private final RedisSession redis;
-  private final LocalRiskCounts own;
+  private final ReplicaRiskCounts own;
   private final ScheduledExecutorService worker;
   private final Object lock = new Object();
   /** Counted here and not yet in Redis; guarded by {@link #lock}. */
-  private LocalRiskCounts pending;
+  private ReplicaRiskCounts pending;
   /** The fleet's counts as last read, plus what was counted here since; guarded by {@link #lock}. */
-  private LocalRiskCounts fleet;
+  private ReplicaRiskCounts fleet;
   private volatile boolean away = true;
   private volatile Instant awaySince;
   /** Whether a line said this replica is on its own counts (an outage, or Redis unreachable at start). */
@@ -89,16 +89,16 @@ public final class FleetRiskCounts implements RiskCounts {
     this.clock = clock;
     this.location = link.location();
     this.redis = link.session("risk counts", failover.fleetTimeout());
-    this.own = new LocalRiskCounts(config.growthWindow(), config.window());
-    this.pending = new LocalRiskCounts(config.growthWindow(), config.window());
-    this.fleet = new LocalRiskCounts(config.growthWindow(), config.window());
+    this.own = new ReplicaRiskCounts(config.growthWindow(), config.window());
+    this.pending = new ReplicaRiskCounts(config.growthWindow(), config.window());
+    this.fleet = new ReplicaRiskCounts(config.growthWindow(), config.window());
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-risk").daemon(true).factory());
   }
 
   /**
    * Reads the fleet's counts once in the Redis of {@code link}; when Redis does not answer, starts in
-   * {@link FleetMode#LOCAL_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
+   * {@link FleetMode#REPLICA_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
    */
   public static FleetRiskCounts connect(RedisLink link, ShapingConfig.RiskConfig config, BreakerSettings failover,
       Clock clock) {
@@ -144,7 +144,7 @@ public final class FleetRiskCounts implements RiskCounts {
 
   @Override
   public FleetMode mode() {
-    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
+    return away ? FleetMode.REPLICA_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -190,10 +190,10 @@ public final class FleetRiskCounts implements RiskCounts {
    * this source's own thread only (and once from {@link #connect} before that starts).
    */
   private boolean sync() {
-    LocalRiskCounts sending;
+    ReplicaRiskCounts sending;
     synchronized (lock) {
       sending = pending;
-      pending = new LocalRiskCounts(config.growthWindow(), config.window());
+      pending = new ReplicaRiskCounts(config.growthWindow(), config.window());
     }
     long now = clock.millis();
     List<List<String>> hashes;
@@ -208,7 +208,7 @@ public final class FleetRiskCounts implements RiskCounts {
       leave(e);
       return false;
     }
-    LocalRiskCounts view = new LocalRiskCounts(config.growthWindow(), config.window());
+    ReplicaRiskCounts view = new ReplicaRiskCounts(config.growthWindow(), config.window());
     view.add(growthBuckets(hashes.get(0)), recentBuckets(hashes.get(1)));
     boolean rejoined;
     synchronized (lock) {
@@ -238,7 +238,7 @@ public final class FleetRiskCounts implements RiskCounts {
         location, Durations.format(failover.fleetTimeout()), cause.toString());
   }
 
-  private List<List<String>> eval(LocalRiskCounts deltas, long now) {
+  private List<List<String>> eval(ReplicaRiskCounts deltas, long now) {
     if (!redis.connected()) {
       redis.connect();
     }

@@ -1,7 +1,7 @@
 package io.spillway.routing.risk;
 
 import io.spillway.config.ShapingConfig;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.redis.RedisLink;
 import io.spillway.routing.breaker.BreakerSettings;
@@ -22,6 +22,6 @@ public final class RiskCountSources {
     if (redis != null) {
       return FleetRiskCounts.connect(redis, risk, failover, clock);
     }
-    return new LocalRiskCounts(risk.growthWindow(), risk.window());
+    return new ReplicaRiskCounts(risk.growthWindow(), risk.window());
   }
 }

@@ -298,10 +298,10 @@ class FleetBreakerTest {
     redis.kill();
     answer(c, Outcome.CAPACITY);
 
-    assertThat(c.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
+    assertThat(c.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK);
     assertThat(c.state()).as("the third answer counts on top of the last shared streak").isEqualTo(State.OPEN);
     await("the other replicas notice on their own").atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
     assertThat(a.state()).as("each decides alone now").isEqualTo(State.CLOSED);
     assertThat(a.acquire().target()).isEqualTo(Target.CLOUD);
     assertThat(c.acquire().target()).isEqualTo(Target.LOCAL);
@@ -325,7 +325,7 @@ class FleetBreakerTest {
       // a loaded machine's clock; the generous one only turns a hang into a failure).
       assertTimeoutPreemptively(Duration.ofSeconds(30), () -> answer(a, Outcome.CAPACITY));
 
-      assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
+      assertThat(a.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK);
       assertThat(a.streak()).as("the answer counts on this replica's own breaker").isEqualTo(1);
     } finally {
       redis.thaw();
@@ -338,7 +338,7 @@ class FleetBreakerTest {
   void anOverrideWhileRedisIsGoneAppliesToThatReplicaOnly() {
     redis.kill();
     await().atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
 
     a.override(OverrideMode.OPEN);
 
@@ -349,9 +349,9 @@ class FleetBreakerTest {
   @Test
   void withoutRedisEachReplicaHasItsOwnBreaker() {
     Breaker own = Breakers.create(null, config, clock);
-    assertThat(own).isInstanceOf(LocalBreaker.class);
-    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(own).isInstanceOf(ReplicaBreaker.class);
+    assertThat(own.mode()).isEqualTo(FleetMode.REPLICA);
     assertThat(own.status().toJson().get("mode").asText()).isEqualTo("local");
-    assertThat(Breakers.create("azure-eu", null, config, clock).mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(Breakers.create("azure-eu", null, config, clock).mode()).isEqualTo(FleetMode.REPLICA);
   }
 }

@@ -13,7 +13,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.core.testing.FakeClock;
@@ -119,7 +119,7 @@ class FleetRiskCountsTest {
 
     redis.kill();
     await("each replica falls back to its own counts").atMost(TIMEOUT.plusSeconds(1))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
     answered(a, 3, 500, 3);
     answered(b, 2, 500, 0);
 
@@ -154,7 +154,7 @@ class FleetRiskCountsTest {
         }
       });
       await("the sync gives up after the timeout").atMost(Duration.ofSeconds(10))
-          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK));
+          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK));
       assertThat(a.totals(clock.millis()).recent()).isEqualTo(1000);
     } finally {
       redis.thaw();
@@ -166,8 +166,8 @@ class FleetRiskCountsTest {
   @Test
   void withoutRedisEachReplicaCountsItsOwn() {
     RiskCounts own = RiskCountSources.open(null, risk, failover, clock);
-    assertThat(own).isInstanceOf(LocalRiskCounts.class);
-    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(own).isInstanceOf(ReplicaRiskCounts.class);
+    assertThat(own.mode()).isEqualTo(FleetMode.REPLICA);
     RiskIndex index = new RiskIndex(risk, clock, own).bindTo(new SimpleMeterRegistry());
     assertThat(index.snapshot().at("/counts/mode").asText()).isEqualTo("local");
   }
