@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A hostile upstream behind the real gateway (issue 25, item 3): it reports 4e18 tokens,
+ * A hostile upstream behind the real gateway (issue 25, finding 3): it reports 4e18 tokens,
  * Long.MAX_VALUE, or a count as a string, buffered and streamed. For every tier and both stores
  * (the embedded file, and Redis), each report is refused and counted, the request settled at its
  * estimate, and the tier's pool stays open for the next request instead of answering 429

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two replicas on one real redis-server, and the Redis frozen with SIGSTOP (up, but answering
- * nobody) while requests of an API key with a token budget arrive (issue 25, item 5): no request
+ * nobody) while requests of an API key with a token budget arrive (issue 25, finding 5): no request
  * fails (the budget check waits at most {@code quota.storeTimeout} and answers from the last figure),
  * and once Redis wakes the key's usage is exactly what was used, though Redis ran the writes it had
  * received while frozen and the replicas wrote the same amounts back.
