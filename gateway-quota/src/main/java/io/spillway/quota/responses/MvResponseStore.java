@@ -118,7 +118,9 @@ public final class MvResponseStore implements ResponseStore {
     responses.put(key(team, response.id()), json);
     owners.put(response.id(), team);
     for (String itemId : response.itemIds()) {
-      items.put(key(team, itemId), response.id());
+      // The first response that held an item keeps it: a later one that carried it (a reference
+      // resolved into its input) must not make it look issued by that later one's backend.
+      items.putIfAbsent(key(team, itemId), response.id());
       owners.put(itemId, team);
     }
     long bytes = size(json);

@@ -29,7 +29,8 @@ import java.util.function.Function;
  * Keys, per team ({@code <t>} is the team's name prefixed by its length, so no two teams share a key):
  * <ul>
  *   <li>{@code spillway:responses:<t>:r:<id>}: the stored JSON, expiring after {@code responses.ttl};</li>
- *   <li>{@code spillway:responses:<t>:i:<item id>}: the id of the response that holds the item;</li>
+ *   <li>{@code spillway:responses:<t>:i:<item id>}: the id of the first response that held the item
+ *       (a later one that carried it, a reference resolved into its input, does not replace it);</li>
  *   <li>{@code spillway:responses:<t>:index} (sorted set by store time), {@code :sizes} (hash id →
  *       bytes) and {@code :bytes}: what bounds the team's share to {@code responses.maxBytesPerTeam};</li>
  *   <li>{@code spillway:responses:owner:<id>}: the team that holds a response or item id.</li>
@@ -63,7 +64,7 @@ public final class RedisResponseStore implements ResponseStore {
       redis.call('SET', p .. 'r:' .. id, ARGV[3], 'PX', ttl)
       redis.call('SET', owner .. id, team, 'PX', ttl)
       for i = 10, #ARGV do
-        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl)
+        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl, 'NX')
         redis.call('SET', owner .. ARGV[i], team, 'PX', ttl)
       end
       redis.call('ZADD', p .. 'index', now, id)
