@@ -130,7 +130,12 @@ public final class RedisResponseStore implements ResponseStore {
   @Override
   public StoredResponse get(String team, String id) {
     String json = call(redis -> redis.get(teamPrefix(team) + "r:" + id));
-    return json == null ? null : StoredResponse.fromJson(json);
+    return json == null ? null : fresh(StoredResponse.fromJson(json));
+  }
+
+  /** {@code stored}, or null when it is older than the TTL by the gateway's clock (Redis expires it by its own). */
+  private StoredResponse fresh(StoredResponse stored) {
+    return stored.storedAtMillis() <= clock.millis() - ttlMillis ? null : stored;
   }
 
   @Override
@@ -143,8 +148,9 @@ public final class RedisResponseStore implements ResponseStore {
         call(redis -> redis.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
     List<StoredResponse> out = new ArrayList<>();
     for (KeyValue<String, String> value : values) {
-      if (value.hasValue()) {
-        out.add(StoredResponse.fromJson(value.getValue()));
+      StoredResponse stored = value.hasValue() ? fresh(StoredResponse.fromJson(value.getValue())) : null;
+      if (stored != null) {
+        out.add(stored);
       }
     }
     return out;
