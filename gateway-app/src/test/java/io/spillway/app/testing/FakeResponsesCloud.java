@@ -73,6 +73,9 @@ public final class FakeResponsesCloud implements AutoCloseable {
       byte[] body = exchange.getRequestBody().readAllBytes();
       if (method.equals("POST") && path.equals("/v1/responses")) {
         create(exchange, (ObjectNode) Json.parse(body));
+      } else if (method.equals("POST") && path.equals("/v1/conversations")) {
+        send(exchange, 200, Json.object().put("id", "conv_cloud" + next.incrementAndGet()).put("object", "conversation")
+            .put("created_at", 1_794_304_800L));
       } else if (path.startsWith("/v1/responses/")) {
         stored(exchange, method, path.substring("/v1/responses/".length()));
       } else {
@@ -137,7 +140,15 @@ public final class FakeResponsesCloud implements AutoCloseable {
         .put("status", "completed").put("model", Json.text(request, "model"));
     response.putNull("error");
     response.putNull("incomplete_details");
-    response.putArray("output").add(message);
+    ArrayNode output = response.putArray("output");
+    if (Json.toString(request.path("include")).contains("reasoning.encrypted_content")) {
+      ObjectNode reasoning = output.addObject().put("id", "rs_cloud" + n).put("type", "reasoning")
+          .put("encrypted_content", "gAAAA-sealed-by-the-cloud-" + n);
+      reasoning.putArray("summary");
+      context.add(reasoning);
+      items.put(Json.text(reasoning, "id"), reasoning);
+    }
+    output.add(message);
     response.put("parallel_tool_calls", true);
     response.set("previous_response_id", previous == null ? Json.MAPPER.nullNode() : Json.MAPPER.valueToTree(previous));
     boolean store = !request.has("store") || request.get("store").asBoolean(true);
