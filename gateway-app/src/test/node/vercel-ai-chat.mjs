@@ -23,8 +23,12 @@ await play(seen, async (prompt) => {
   if (stream) {
     let streamError;
     const result = streamText({ ...request, onError: ({ error }) => { streamError = error; } });
-    text = await result.text;
-    response = await result.response;
+    try {
+      text = await result.text;
+      response = await result.response;
+    } catch (error) {
+      throw streamError ?? error; // the gateway's error, not "No output generated"
+    }
     if (streamError) throw streamError;
   } else {
     const result = await generateText(request);
