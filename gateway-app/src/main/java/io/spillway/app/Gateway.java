@@ -46,6 +46,12 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStore;
+import io.spillway.core.responses.StoredResponsesEndpoint;
+import io.spillway.core.responses.StoredResponsesService;
+import io.spillway.core.responses.StoredStateBackend;
+import io.spillway.quota.responses.ResponseStores;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.redact.RedactingService;
 import io.spillway.core.redact.Redactor;
@@ -146,6 +152,8 @@ public final class Gateway implements AutoCloseable {
   private final List<CloudRoute> routes;
   private final Tracing tracing;
   private final DataPathClients clients;
+  /** The response store ({@code responses.*}), or null when it is off. */
+  private final ResponseStore responseStore;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -188,6 +196,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
+    this.responseStore = ResponseStores.open(config, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -198,6 +207,10 @@ public final class Gateway implements AutoCloseable {
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity, ticker), localProvider(config),
             capacity);
+    if (meteredLocal != null && responseStore != null) {
+      // Stored state is expanded before the local pool fits the conversation to the model's window.
+      meteredLocal = StoredStateBackend.local(meteredLocal);
+    }
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
@@ -206,6 +219,9 @@ public final class Gateway implements AutoCloseable {
           : CloudBackend.create(route, config.cloud(), clients.cloud());
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
+      if (responseStore != null) {
+        traced = StoredStateBackend.cloud(route.name(), traced);
+      }
       Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
@@ -264,6 +280,10 @@ public final class Gateway implements AutoCloseable {
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
+    if (responseStore != null) {
+      // Before shaping: the exchange is stored as the client sent it.
+      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+    }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, ticker));
@@ -306,6 +326,17 @@ public final class Gateway implements AutoCloseable {
       if (route.hasBody()) {
         httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
       }
+    }
+    List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
+    storedStages.addAll(frontStages);
+    storedStages.add(rateLimits);
+    storedStages.add(new OutcomeHeaders());
+    StoredResponsesEndpoint storedResponses = new StoredResponsesEndpoint(new Pipeline(storedStages,
+        metrics.meter(new StoredResponsesService(responseStore, routes.get(0).backend()), ticker)));
+    httpRoutes.prefix(StoredResponsesEndpoint.RESPONSES_PREFIX, storedResponses);
+    httpRoutes.prefix(StoredResponsesEndpoint.CONVERSATIONS_PREFIX, storedResponses);
+    for (String method : List.of("GET", "POST")) {
+      httpRoutes.route(method, StoredResponsesEndpoint.CONVERSATIONS, storedResponses);
     }
     ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
@@ -590,6 +621,9 @@ public final class Gateway implements AutoCloseable {
     quota.close();
     spend.close();
     usageStore.close();
+    if (responseStore != null) {
+      responseStore.close();
+    }
     apiKeys.close();
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
