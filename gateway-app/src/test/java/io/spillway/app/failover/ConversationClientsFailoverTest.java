@@ -1,5 +1,8 @@
 package io.spillway.app.failover;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static io.spillway.app.failover.AgentModelStubs.ollamaAgent;
 import static io.spillway.app.failover.AgentModelStubs.ollamaChats;
 import static io.spillway.app.failover.FailoverFixtures.breaker;
@@ -7,7 +10,10 @@ import static io.spillway.app.failover.FailoverFixtures.setBreaker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.github.tomakehurst.wiremock.WireMockServer;
 import io.spillway.app.deploy.RepositoryFiles;
+import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.NodeChat;
 import io.spillway.app.testing.StatefulResponsesCloud;
@@ -102,7 +108,7 @@ class ConversationClientsFailoverTest {
             """.formatted(cloud.baseUrl(), key, tier, tier));
         NodeChat chat = NodeChat.start(client.script, Map.of("OPENAI_BASE_URL", h.baseUrl(), "OPENAI_API_KEY", key,
             "MODEL", MODEL, "STREAM", String.valueOf(stream), "OPENAI_AGENTS_DISABLE_TRACING", "1"))) {
-      ollamaAgent(h.ollama, "unused", "unused", LOCAL_TEXT, LOCAL_TEXT);
+      ollamaAnswers(h.ollama, LOCAL_TEXT);
       List<JsonNode> turns = new ArrayList<>();
 
       // Healthy: the cloud serves, and the ids it issued travel back to it untouched.
@@ -189,6 +195,21 @@ class ConversationClientsFailoverTest {
           .contains("`" + sdk + "` " + version);
     }
     assertThat(Files.readString(root.resolve(".ci/run"))).contains("gateway-app/src/test/node").contains("npm ci");
+  }
+
+  /**
+   * Makes {@code ollama} a model that answers {@code text} to every chat: a streamed request
+   * ({@code stream} true, Ollama's default) with NDJSON lines, a buffered one with one JSON object,
+   * as Ollama's {@code /api/chat} does.
+   */
+  private static void ollamaAnswers(WireMockServer ollama, String text) {
+    ollamaAgent(ollama, "unused", "unused", text, text);
+    ObjectNode answer = Json.object().put("model", AgentModelStubs.OLLAMA_MODEL)
+        .put("created_at", "2026-11-10T10:00:00.000000Z").put("done", true).put("done_reason", "stop")
+        .put("prompt_eval_count", 180).put("eval_count", 11);
+    answer.putObject("message").put("role", "assistant").put("content", text);
+    ollama.stubFor(post("/api/chat").atPriority(1).withRequestBody(matchingJsonPath("$.stream", equalTo("false")))
+        .willReturn(OpenAiStubs.json(200, Json.toString(answer))));
   }
 
   private static void play(NodeChat chat, List<JsonNode> turns, int count) {
