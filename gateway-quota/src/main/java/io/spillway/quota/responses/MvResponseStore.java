@@ -118,7 +118,9 @@ public final class MvResponseStore implements ResponseStore {
     responses.put(key(team, response.id()), json);
     owners.put(response.id(), team);
     for (String itemId : response.itemIds()) {
-      items.put(key(team, itemId), response.id());
+      // An item belongs to the response that issued it: a later one that carries it in its input
+      // (a resolved item_reference) must not take it over, or the item's origin would be wrong.
+      items.putIfAbsent(key(team, itemId), response.id());
       owners.put(itemId, team);
     }
     long bytes = size(json);

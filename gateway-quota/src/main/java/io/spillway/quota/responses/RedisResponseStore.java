@@ -63,7 +63,8 @@ public final class RedisResponseStore implements ResponseStore {
       redis.call('SET', p .. 'r:' .. id, ARGV[3], 'PX', ttl)
       redis.call('SET', owner .. id, team, 'PX', ttl)
       for i = 10, #ARGV do
-        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl)
+        -- an item stays with the response that issued it, not one that carries it in its input
+        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl, 'NX')
         redis.call('SET', owner .. ARGV[i], team, 'PX', ttl)
       end
       redis.call('ZADD', p .. 'index', now, id)
