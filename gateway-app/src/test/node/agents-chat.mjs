@@ -5,15 +5,16 @@
 //     node agents-chat.mjs [turns]        (or type one message per line on stdin)
 //
 // The OpenAI client is the SDK's default one but for maxRetries: 0 (one failed call fails its turn)
-// and a fetch that notes the x-spillway-backend header. Set OPENAI_AGENTS_DISABLE_TRACING=1 when no
-// traces should be exported to OpenAI.
-import { Agent, run, setDefaultOpenAIClient } from '@openai/agents';
+// and a fetch that notes the x-spillway-backend header. Tracing is off: the SDK would export traces
+// straight to https://api.openai.com/v1/traces/ingest with OPENAI_API_KEY, here a gateway key.
+import { Agent, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
 import OpenAI from 'openai';
 import { gateway, observingFetch, play } from './turns.mjs';
 
 const { baseURL, apiKey, model, stream } = gateway();
 const { fetch, seen } = observingFetch();
 setDefaultOpenAIClient(new OpenAI({ baseURL, apiKey, fetch, maxRetries: 0 }));
+setTracingDisabled(true);
 const agent = new Agent({ name: 'Assistant', instructions: 'You are a helpful assistant.', model });
 let previousResponseId;
 

@@ -107,7 +107,7 @@ class ConversationClientsFailoverTest {
               - { key: %s, team: conversation-%s, tier: %s }
             """.formatted(cloud.baseUrl(), key, tier, tier));
         NodeChat chat = NodeChat.start(client.script, Map.of("OPENAI_BASE_URL", h.baseUrl(), "OPENAI_API_KEY", key,
-            "MODEL", MODEL, "STREAM", String.valueOf(stream), "OPENAI_AGENTS_DISABLE_TRACING", "1"))) {
+            "MODEL", MODEL, "STREAM", String.valueOf(stream)))) {
       ollamaAnswers(h.ollama, LOCAL_TEXT);
       List<JsonNode> turns = new ArrayList<>();
 
