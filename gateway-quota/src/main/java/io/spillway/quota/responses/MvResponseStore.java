@@ -118,8 +118,8 @@ public final class MvResponseStore implements ResponseStore {
     responses.put(key(team, response.id()), json);
     owners.put(response.id(), team);
     for (String itemId : response.itemIds()) {
-      // An item belongs to the response that issued it: a later one that carries it in its input
-      // (a resolved item_reference) must not take it over, or the item's origin would be wrong.
+      // The first response that held an item keeps it: a later one that carried it (a reference
+      // resolved into its input) must not make it look issued by that later one's backend.
       items.putIfAbsent(key(team, itemId), response.id());
       owners.put(itemId, team);
     }

@@ -29,7 +29,8 @@ import java.util.function.Function;
  * Keys, per team ({@code <t>} is the team's name prefixed by its length, so no two teams share a key):
  * <ul>
  *   <li>{@code spillway:responses:<t>:r:<id>}: the stored JSON, expiring after {@code responses.ttl};</li>
- *   <li>{@code spillway:responses:<t>:i:<item id>}: the id of the response that holds the item;</li>
+ *   <li>{@code spillway:responses:<t>:i:<item id>}: the id of the first response that held the item
+ *       (a later one that carried it, a reference resolved into its input, does not replace it);</li>
  *   <li>{@code spillway:responses:<t>:index} (sorted set by store time), {@code :sizes} (hash id →
  *       bytes) and {@code :bytes}: what bounds the team's share to {@code responses.maxBytesPerTeam};</li>
  *   <li>{@code spillway:responses:owner:<id>}: the team that holds a response or item id.</li>
@@ -63,7 +64,6 @@ public final class RedisResponseStore implements ResponseStore {
       redis.call('SET', p .. 'r:' .. id, ARGV[3], 'PX', ttl)
       redis.call('SET', owner .. id, team, 'PX', ttl)
       for i = 10, #ARGV do
-        -- an item stays with the response that issued it, not one that carries it in its input
         redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl, 'NX')
         redis.call('SET', owner .. ARGV[i], team, 'PX', ttl)
       end
@@ -130,7 +130,12 @@ public final class RedisResponseStore implements ResponseStore {
   @Override
   public StoredResponse get(String team, String id) {
     String json = call(redis -> redis.get(teamPrefix(team) + "r:" + id));
-    return json == null ? null : StoredResponse.fromJson(json);
+    return json == null ? null : fresh(StoredResponse.fromJson(json));
+  }
+
+  /** {@code stored}, or null when it is older than the TTL by the gateway's clock (Redis expires it by its own). */
+  private StoredResponse fresh(StoredResponse stored) {
+    return stored.storedAtMillis() <= clock.millis() - ttlMillis ? null : stored;
   }
 
   @Override
@@ -143,8 +148,9 @@ public final class RedisResponseStore implements ResponseStore {
         call(redis -> redis.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
     List<StoredResponse> out = new ArrayList<>();
     for (KeyValue<String, String> value : values) {
-      if (value.hasValue()) {
-        out.add(StoredResponse.fromJson(value.getValue()));
+      StoredResponse stored = value.hasValue() ? fresh(StoredResponse.fromJson(value.getValue())) : null;
+      if (stored != null) {
+        out.add(stored);
       }
     }
     return out;
