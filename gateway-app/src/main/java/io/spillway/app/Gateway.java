@@ -336,7 +336,7 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
     storedStages.addAll(frontStages);
     storedStages.add(rateLimits);
-    storedStages.add(new OutcomeHeaders());
+    storedStages.add(new OutcomeHeadersInterceptor());
     StoredResponsesEndpoint storedResponses = new StoredResponsesEndpoint(new Pipeline(storedStages,
         metrics.meter(new StoredResponsesService(responseStore, routes.get(0).backend()), ticker)));
     httpRoutes.prefix(StoredResponsesEndpoint.RESPONSES_PREFIX, storedResponses);
