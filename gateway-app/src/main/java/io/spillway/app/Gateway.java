@@ -505,6 +505,11 @@ public final class Gateway implements AutoCloseable {
     return server.inFlightRequests();
   }
 
+  /** Request-body bytes held for uploads that have not ended yet (server.maxPendingBodyBytes). */
+  public long pendingBodyBytes() {
+    return server.pendingBodyBytes();
+  }
+
   /** Response bytes waiting for slow clients to read them, over all connections. */
   public long pendingWriteBytes() {
     return server.pendingWriteBytes();
