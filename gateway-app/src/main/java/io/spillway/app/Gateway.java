@@ -140,6 +140,7 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private AuditLog audit;
   private final ScheduledExecutorService localScheduler;
   private final LocalPool local;
   private final RequestLimiter requestLimiter;
@@ -318,9 +319,13 @@ public final class Gateway implements AutoCloseable {
         .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     AuditLog audit = new AuditLog(config.admin().token(), clock);
+    this.audit = audit;
+    reloader.register(audit, "admin.token");
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
-    new KeysEndpoint(keys::get, apiKeys, audit, clock, config.admin().rotationOverlap(), quota::calendar)
-        .register(admin);
+    // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
+    new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
+        quota::calendar).register(admin);
+    reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
@@ -355,7 +360,7 @@ public final class Gateway implements AutoCloseable {
       httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
     AdminApi adminApi = admin.build();
-    reloader.register(adminApi, "admin");
+    reloader.register(adminApi, "admin.token"); // admin.keySyncInterval: at start-up only
     Dashboard dashboard = new Dashboard();
     httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
@@ -542,6 +547,11 @@ public final class Gateway implements AutoCloseable {
     return server.inFlightRequests();
   }
 
+  /** Request-body bytes held for uploads that have not ended yet (server.maxPendingBodyBytes). */
+  public long pendingBodyBytes() {
+    return server.pendingBodyBytes();
+  }
+
   /** Response bytes waiting for slow clients to read them, over all connections. */
   public long pendingWriteBytes() {
     return server.pendingWriteBytes();
@@ -572,6 +582,13 @@ public final class Gateway implements AutoCloseable {
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
   public ConfigReloader.Result reload() {
     return reloader.reload();
+  }
+
+  /** A reload asked for by {@code SIGHUP}: as {@link #reload()}, and recorded in the audit log. */
+  public ConfigReloader.Result reloadBySignal() {
+    ConfigReloader.Result result = reloader.reload();
+    audit.record("signal:SIGHUP", "local", null, "config.reload", line -> ReloadEndpoint.describe(line, result));
+    return result;
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
