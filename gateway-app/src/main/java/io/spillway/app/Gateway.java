@@ -539,6 +539,11 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget connectionBudget() {
+    return server.budget();
+  }
+
   public int openConnections() {
     return server.openConnections();
   }

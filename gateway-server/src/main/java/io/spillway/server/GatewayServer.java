@@ -84,8 +84,11 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public GatewayServer start() {
-    if (budget.lowered()) {
+    if (budget.lowered() && budget.configured() != ServerConfig.DEFAULT_MAX_CONNECTIONS) {
       log.warn(budget.warning());
+    } else if (budget.lowered()) {
+      // The default is a ceiling fitted to the machine, not a promise an operator made: no warning.
+      log.debug(budget.warning());
     }
     loops = sharedLoops != null ? sharedLoops : new EventLoops();
     boolean epoll = loops.epoll();
