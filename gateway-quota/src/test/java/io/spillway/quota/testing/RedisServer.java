@@ -103,6 +103,36 @@ public final class RedisServer implements AutoCloseable {
     process = null;
   }
 
+  /**
+   * Stops the process in its tracks (SIGSTOP): connections stay open and nothing answers, as with a
+   * Redis host that hangs. {@link #thaw} lets it go on (SIGCONT).
+   */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** Lets a {@link #freeze frozen} Redis go on (SIGCONT). */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String name) {
+    if (process == null) {
+      throw new IllegalStateException("redis-server is not running");
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Starts Redis on the same port and directory after {@link #stop} or {@link #crash}. */
   public void startAgain() {
     if (process == null) {
