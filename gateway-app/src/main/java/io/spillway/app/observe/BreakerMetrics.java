@@ -37,10 +37,10 @@ public final class BreakerMetrics implements BreakerListener {
 
   /** Registers {@code breaker}'s gauges in {@code meters} and counts its transitions there from now on. */
   public static void bind(Breaker breaker, MeterRegistry meters) {
-    if (breaker.mode() == FleetMode.LOCAL) {
+    if (breaker.mode() == FleetMode.REPLICA) {
       Gauge.builder("spillway.breaker.mode", () -> 1)
           .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
-          .tag("mode", FleetMode.LOCAL.tag())
+          .tag("mode", FleetMode.REPLICA.tag())
           .register(meters);
     }
     Gauge.builder("spillway.breaker.state", breaker, b -> stateValue(b.state()))
@@ -55,8 +55,8 @@ public final class BreakerMetrics implements BreakerListener {
         .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
         .tag("route", breaker.route())
         .register(meters);
-    if (breaker.mode() != FleetMode.LOCAL) {
-      for (FleetMode mode : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK)) {
+    if (breaker.mode() != FleetMode.REPLICA) {
+      for (FleetMode mode : List.of(FleetMode.FLEET, FleetMode.REPLICA_FALLBACK)) {
         Gauge.builder("spillway.breaker.mode", breaker, b -> b.mode() == mode ? 1 : 0)
             .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
             .tag("mode", mode.tag())
