@@ -10,7 +10,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
