@@ -46,6 +46,12 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStore;
+import io.spillway.core.responses.StoredResponsesEndpoint;
+import io.spillway.core.responses.StoredResponsesService;
+import io.spillway.core.responses.StoredStateBackend;
+import io.spillway.quota.responses.ResponseStores;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.redact.RedactingService;
 import io.spillway.core.redact.Redactor;
@@ -134,6 +140,7 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private AuditLog audit;
   private final ScheduledExecutorService localScheduler;
   private final LocalPool local;
   private final RequestLimiter requestLimiter;
@@ -149,6 +156,8 @@ public final class Gateway implements AutoCloseable {
   private final Tracing tracing;
   private final DataPathClients clients;
   private final RedisLink redis;
+  /** The response store ({@code responses.*}), or null when it is off. */
+  private final ResponseStore responseStore;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -194,6 +203,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
+    this.responseStore = ResponseStores.open(config, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -204,6 +214,10 @@ public final class Gateway implements AutoCloseable {
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity, ticker), localProvider(config),
             capacity);
+    if (meteredLocal != null && responseStore != null) {
+      // Stored state is expanded before the local pool fits the conversation to the model's window.
+      meteredLocal = StoredStateBackend.local(meteredLocal);
+    }
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
@@ -212,6 +226,9 @@ public final class Gateway implements AutoCloseable {
           : CloudBackend.create(route, config.cloud(), clients.cloud());
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
           capacity);
+      if (responseStore != null) {
+        traced = StoredStateBackend.cloud(route.name(), traced);
+      }
       Breaker routeBreaker = Breakers.create(route.name(), redis, breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
@@ -270,6 +287,10 @@ public final class Gateway implements AutoCloseable {
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
+    if (responseStore != null) {
+      // Before shaping: the exchange is stored as the client sent it.
+      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+    }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, ticker));
@@ -298,9 +319,13 @@ public final class Gateway implements AutoCloseable {
         .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     AuditLog audit = new AuditLog(config.admin().token(), clock);
+    this.audit = audit;
+    reloader.register(audit, "admin.token");
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
-    new KeysEndpoint(keys::get, apiKeys, audit, clock, config.admin().rotationOverlap(), quota::calendar)
-        .register(admin);
+    // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
+    new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
+        quota::calendar).register(admin);
+    reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
@@ -313,6 +338,17 @@ public final class Gateway implements AutoCloseable {
         httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
       }
     }
+    List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
+    storedStages.addAll(frontStages);
+    storedStages.add(rateLimits);
+    storedStages.add(new OutcomeHeadersInterceptor());
+    StoredResponsesEndpoint storedResponses = new StoredResponsesEndpoint(new Pipeline(storedStages,
+        metrics.meter(new StoredResponsesService(responseStore, routes.get(0).backend()), ticker)));
+    httpRoutes.prefix(StoredResponsesEndpoint.RESPONSES_PREFIX, storedResponses);
+    httpRoutes.prefix(StoredResponsesEndpoint.CONVERSATIONS_PREFIX, storedResponses);
+    for (String method : List.of("GET", "POST")) {
+      httpRoutes.route(method, StoredResponsesEndpoint.CONVERSATIONS, storedResponses);
+    }
     ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
     httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
@@ -324,7 +360,7 @@ public final class Gateway implements AutoCloseable {
       httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
     AdminApi adminApi = admin.build();
-    reloader.register(adminApi, "admin");
+    reloader.register(adminApi, "admin.token"); // admin.keySyncInterval: at start-up only
     Dashboard dashboard = new Dashboard();
     httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
@@ -503,12 +539,22 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget connectionBudget() {
+    return server.budget();
+  }
+
   public int openConnections() {
     return server.openConnections();
   }
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Request-body bytes held for uploads that have not ended yet (server.maxPendingBodyBytes). */
+  public long pendingBodyBytes() {
+    return server.pendingBodyBytes();
   }
 
   /** Response bytes waiting for slow clients to read them, over all connections. */
@@ -541,6 +587,13 @@ public final class Gateway implements AutoCloseable {
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
   public ConfigReloader.Result reload() {
     return reloader.reload();
+  }
+
+  /** A reload asked for by {@code SIGHUP}: as {@link #reload()}, and recorded in the audit log. */
+  public ConfigReloader.Result reloadBySignal() {
+    ConfigReloader.Result result = reloader.reload();
+    audit.record("signal:SIGHUP", "local", null, "config.reload", line -> ReloadEndpoint.describe(line, result));
+    return result;
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
@@ -596,6 +649,9 @@ public final class Gateway implements AutoCloseable {
     quota.close();
     spend.close();
     usageStore.close();
+    if (responseStore != null) {
+      responseStore.close();
+    }
     apiKeys.close();
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
