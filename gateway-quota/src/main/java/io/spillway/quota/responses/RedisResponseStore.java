@@ -1,14 +1,11 @@
 package io.spillway.quota.responses;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisScript;
+import io.spillway.redis.RedisSession;
 import io.spillway.config.ResponsesConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
@@ -43,71 +40,18 @@ public final class RedisResponseStore implements ResponseStore {
   static final String PREFIX = "spillway:responses:";
   static final String OWNER = PREFIX + "owner:";
 
-  private static final String PUT = """
-      local p = ARGV[1]
-      local id = ARGV[2]
-      local ttl = tonumber(ARGV[5])
-      local now = tonumber(ARGV[6])
-      local max = tonumber(ARGV[7])
-      local owner = ARGV[8]
-      local team = ARGV[9]
-      local function forget(old)
-        local s = redis.call('HGET', p .. 'sizes', old)
-        if s then redis.call('DECRBY', p .. 'bytes', s) end
-        redis.call('HDEL', p .. 'sizes', old)
-        redis.call('ZREM', p .. 'index', old)
-        redis.call('DEL', p .. 'r:' .. old)
-        if redis.call('GET', owner .. old) == team then redis.call('DEL', owner .. old) end
-      end
-      for _, old in ipairs(redis.call('ZRANGEBYSCORE', p .. 'index', '-inf', now - ttl)) do forget(old) end
-      if redis.call('HEXISTS', p .. 'sizes', id) == 1 then forget(id) end
-      redis.call('SET', p .. 'r:' .. id, ARGV[3], 'PX', ttl)
-      redis.call('SET', owner .. id, team, 'PX', ttl)
-      for i = 10, #ARGV do
-        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl, 'NX')
-        redis.call('SET', owner .. ARGV[i], team, 'PX', ttl)
-      end
-      redis.call('ZADD', p .. 'index', now, id)
-      redis.call('HSET', p .. 'sizes', id, ARGV[4])
-      local total = redis.call('INCRBY', p .. 'bytes', ARGV[4])
-      while total > max do
-        local oldest = redis.call('ZRANGE', p .. 'index', 0, 0)[1]
-        if not oldest or oldest == id then break end
-        forget(oldest)
-        total = tonumber(redis.call('GET', p .. 'bytes') or '0')
-      end
-      for _, k in ipairs({'index', 'sizes', 'bytes'}) do redis.call('PEXPIRE', p .. k, ttl) end
-      return total
-      """;
+  private static final RedisScript PUT = RedisScript.load(RedisResponseStore.class, "response-put.lua");
 
-  private static final String DELETE = """
-      local p = ARGV[1]
-      local id = ARGV[2]
-      if redis.call('DEL', p .. 'r:' .. id) == 0 then return 0 end
-      local s = redis.call('HGET', p .. 'sizes', id)
-      if s then redis.call('DECRBY', p .. 'bytes', s) end
-      redis.call('HDEL', p .. 'sizes', id)
-      redis.call('ZREM', p .. 'index', id)
-      if redis.call('GET', ARGV[3] .. id) == ARGV[4] then redis.call('DEL', ARGV[3] .. id) end
-      return 1
-      """;
+  private static final RedisScript DELETE = RedisScript.load(RedisResponseStore.class, "response-delete.lua");
 
-  private final RedisClient client;
-  private final String location;
+  private final RedisSession redis;
   private final long maxBytes;
   private final long ttlMillis;
   private final Clock clock;
-  private volatile StatefulRedisConnection<String, String> connection;
 
-  public RedisResponseStore(String uri, Duration timeout, ResponsesConfig config, Clock clock) {
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(timeout);
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .build());
+  /** Keeps responses in the Redis of the process's {@code link}, every call bounded by {@code timeout}. */
+  public RedisResponseStore(RedisLink link, Duration timeout, ResponsesConfig config, Clock clock) {
+    this.redis = link.session("response store", timeout);
     this.maxBytes = config.maxBytesPerTeam().bytes();
     this.ttlMillis = config.ttl().toMillis();
     this.clock = clock;
@@ -124,7 +68,10 @@ public final class RedisResponseStore implements ResponseStore {
         Long.toString(json.getBytes(StandardCharsets.UTF_8).length), Long.toString(ttlMillis),
         Long.toString(clock.millis()), Long.toString(maxBytes), OWNER, team));
     args.addAll(response.itemIds());
-    call(redis -> redis.eval(PUT, ScriptOutputType.INTEGER, new String[0], args.toArray(String[]::new)));
+    call(r -> {
+      redis.eval(PUT, ScriptOutputType.INTEGER, new String[0], args.toArray(String[]::new));
+      return null;
+    });
   }
 
   @Override
@@ -181,7 +128,7 @@ public final class RedisResponseStore implements ResponseStore {
 
   @Override
   public boolean delete(String team, String id) {
-    Long deleted = call(redis -> redis.eval(DELETE, ScriptOutputType.INTEGER, new String[0],
+    Long deleted = call(r -> redis.<Long>eval(DELETE, ScriptOutputType.INTEGER, new String[0],
         teamPrefix(team), id, OWNER, team));
     return deleted != null && deleted == 1;
   }
@@ -193,12 +140,13 @@ public final class RedisResponseStore implements ResponseStore {
 
   @Override
   public String describe() {
-    return "redis " + location;
+    return "redis " + redis.location();
   }
 
+  /** Runs {@code operation} on the session, connecting first when no connection is open. */
   private <T> T call(Function<RedisCommands<String, String>, T> operation) {
     try {
-      return operation.apply(connection().sync());
+      return redis.connectAndCall(operation);
     } catch (RuntimeException e) {
       throw new GatewayException(ErrorKind.UNAVAILABLE,
           "The response store (Redis) did not answer; retry shortly.", null, "response_store_unavailable",
@@ -206,20 +154,8 @@ public final class RedisResponseStore implements ResponseStore {
     }
   }
 
-  private synchronized StatefulRedisConnection<String, String> connection() {
-    StatefulRedisConnection<String, String> c = connection;
-    if (c == null || !c.isOpen()) {
-      c = client.connect();
-      connection = c;
-    }
-    return c;
-  }
-
   @Override
-  public synchronized void close() {
-    if (connection != null) {
-      connection.close();
-    }
-    client.shutdown();
+  public void close() {
+    redis.close();
   }
 }

@@ -10,9 +10,11 @@ import io.spillway.core.json.Json;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.redis.RedisLink;
 import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,6 +37,7 @@ class ResponseStoreTest {
   @TempDir Path dir;
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   private RedisServer redis;
+  private final List<RedisLink> links = new ArrayList<>();
   private ResponseStore store;
 
   @AfterEach
@@ -42,6 +45,7 @@ class ResponseStoreTest {
     if (store != null) {
       store.close();
     }
+    links.forEach(RedisLink::close);
     if (redis != null) {
       redis.close();
     }
@@ -57,7 +61,9 @@ class ResponseStoreTest {
           if (test.redis == null) {
             test.redis = RedisServer.start(test.dir.resolve("redis"));
           }
-          return new RedisResponseStore(test.redis.uri(), Duration.ofSeconds(2), config, test.clock);
+          RedisLink link = RedisLink.open(test.redis.uri(), Duration.ofSeconds(2));
+          test.links.add(link);
+          return new RedisResponseStore(link, Duration.ofSeconds(2), config, test.clock);
         }));
   }
 
