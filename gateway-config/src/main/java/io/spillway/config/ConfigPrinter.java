@@ -19,7 +19,7 @@ import java.util.Set;
 
 /** Renders the effective config as YAML with every secret masked. */
 public final class ConfigPrinter {
-  private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password");
+  private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password", "keyIdSalt");
   private static final String MASK = "****";
 
   private ConfigPrinter() {}
