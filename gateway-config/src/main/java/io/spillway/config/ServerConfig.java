@@ -40,13 +40,19 @@ public record ServerConfig(
   public static final ServerConfig DEFAULTS =
       new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
+  /**
+   * The default {@code maxConnections}: a ceiling that start-up lowers quietly to what the
+   * file-descriptor limit holds. Any other value is the operator's, and lowering it is a warning.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+
   public ServerConfig {
     host = host != null ? host : "0.0.0.0";
     port = port != null ? port : 8080;
     maxRequestSize = maxRequestSize != null ? maxRequestSize : DataSize.ofMebibytes(8);
     maxHeaderSize = maxHeaderSize != null ? maxHeaderSize : DataSize.ofKibibytes(16);
     idleTimeout = idleTimeout != null ? idleTimeout : Duration.ofSeconds(60);
-    maxConnections = maxConnections != null ? maxConnections : 20_000;
+    maxConnections = maxConnections != null ? maxConnections : DEFAULT_MAX_CONNECTIONS;
     drainTimeout = drainTimeout != null ? drainTimeout : Duration.ofSeconds(30);
     streamTimeLimit = streamTimeLimit != null ? streamTimeLimit : Duration.ofMinutes(30);
     requestReadTimeout = requestReadTimeout != null ? requestReadTimeout : Duration.ofSeconds(30);
