@@ -324,7 +324,7 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
     // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
     new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
-        quota::calendar).register(admin);
+        quota::calendar, accessLog::logId).register(admin);
     reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
@@ -420,6 +420,7 @@ public final class Gateway implements AutoCloseable {
     config.cloud().effectiveRoutes().forEach(route -> secrets.add(route.apiKey()));
     secrets.add(config.admin().token());
     secrets.add(newAdminToken);
+    secrets.add(config.logging().keyIdSalt());
     return secrets;
   }
 
