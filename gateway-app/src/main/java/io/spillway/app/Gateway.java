@@ -282,7 +282,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
-      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock, redactor));
     }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
