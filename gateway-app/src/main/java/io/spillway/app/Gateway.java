@@ -16,7 +16,7 @@ import io.spillway.app.observe.BreakerMetrics;
 import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RedactedMessage;
-import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.observe.RequestObserverInterceptor;
 import io.spillway.app.observe.RouterMetrics;
 import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
@@ -24,11 +24,11 @@ import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
 import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelQueryInterceptor;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
-import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
+import io.spillway.core.api.ParseInterceptor;
 import io.spillway.cache.ResponseCache;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.Durations;
@@ -37,7 +37,7 @@ import io.spillway.config.Reloadable;
 import io.spillway.config.SelfReference;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.http.LoopGuard;
+import io.spillway.core.http.LoopGuardInterceptor;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
@@ -75,10 +75,12 @@ import io.spillway.quota.keys.KeyStores;
 import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
-import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.ReplicaRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.redis.RedisLink;
+import io.spillway.routing.risk.RiskCountSources;
 import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
@@ -138,6 +140,7 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private AuditLog audit;
   private final ScheduledExecutorService localScheduler;
   private final LocalPool local;
   private final RequestLimiter requestLimiter;
@@ -152,6 +155,7 @@ public final class Gateway implements AutoCloseable {
   private final List<CloudRoute> routes;
   private final Tracing tracing;
   private final DataPathClients clients;
+  private final RedisLink redis;
   /** The response store ({@code responses.*}), or null when it is off. */
   private final ResponseStore responseStore;
 
@@ -163,7 +167,10 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig config = this.config;
     this.clock = clock;
     this.ticker = ticker;
-    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
+    // One link to Redis for the whole process (null without Redis): every Redis user goes through it.
+    this.redis = RedisLink.names(config.store()) ? RedisLink.open(config.store(),
+        min(config.quota().storeTimeout(), config.failover().fleetTimeout())) : null;
+    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), redis, config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
     // No answer and no access-log line may show a cloud route's key or the admin token.
@@ -179,7 +186,7 @@ public final class Gateway implements AutoCloseable {
         "admin.token");
 
     ReloadableRequestLimiter limiter =
-        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
+        new ReloadableRequestLimiter(requestLimiter(config, redis, clock, apiKeys), apiKeys);
     reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, ticker, metrics.registry());
@@ -196,7 +203,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
-    this.responseStore = ResponseStores.open(config, clock);
+    this.responseStore = ResponseStores.open(config, redis, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -222,7 +229,7 @@ public final class Gateway implements AutoCloseable {
       if (responseStore != null) {
         traced = StoredStateBackend.cloud(route.name(), traced);
       }
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
+      Breaker routeBreaker = Breakers.create(route.name(), redis, breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null));
@@ -234,7 +241,7 @@ public final class Gateway implements AutoCloseable {
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", () -> breaker.status().toJson());
     status.register("routes", () -> routesStatus(config));
-    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
+    this.riskCounts = RiskCountSources.open(redis, config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
@@ -250,28 +257,28 @@ public final class Gateway implements AutoCloseable {
         .listener(routerMetrics)
         .build();
 
-    this.usageStore = UsageStores.open(config, clock);
+    this.usageStore = UsageStores.open(config, redis, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters, apiKeys);
     reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
         "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
-        "quota.alertWebhookTimeout");
+        "quota.alertWebhookTimeout", "quota.maxReportedTokens");
     this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, usageStore, meters);
     reloader.register(named("spend", next -> spend.reload(next.spend(), next.quota())), "spend", "quota.alertAt",
         "quota.softAt", "quota.alertWebhook", "quota.alertWebhookTimeout");
     status.register("quota", () -> quotaReport());
 
     List<Interceptor> interceptors = new ArrayList<>();
-    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, ticker);
+    RequestObserverInterceptor observer = new RequestObserverInterceptor(metrics, accessLog, clock, ticker);
     interceptors.add(observer);
-    interceptors.add(new ParseStage());
-    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
+    interceptors.add(new ParseInterceptor());
+    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryInterceptor()));
     List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
       frontStages.add(tracing.stage());
     }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
-    frontStages.add(new LoopGuard(maxHops::get));
+    frontStages.add(new LoopGuardInterceptor(maxHops::get));
     frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.addAll(frontStages);
     models.addAll(frontStages);
@@ -279,7 +286,7 @@ public final class Gateway implements AutoCloseable {
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
-    interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
+    interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
       interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock, redactor));
@@ -301,7 +308,7 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router, ticker));
-    models.add(new OutcomeHeaders());
+    models.add(new OutcomeHeadersInterceptor());
     Pipeline modelList = new Pipeline(models, metrics.meter(
         new ModelsService(routes, classifier, admission, localModels, ticker, routerMetrics), ticker));
 
@@ -312,9 +319,13 @@ public final class Gateway implements AutoCloseable {
         .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     AuditLog audit = new AuditLog(config.admin().token(), clock);
+    this.audit = audit;
+    reloader.register(audit, "admin.token");
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
-    new KeysEndpoint(keys::get, apiKeys, audit, clock, config.admin().rotationOverlap(), quota::calendar)
-        .register(admin);
+    // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
+    new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
+        quota::calendar).register(admin);
+    reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
@@ -330,7 +341,7 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
     storedStages.addAll(frontStages);
     storedStages.add(rateLimits);
-    storedStages.add(new OutcomeHeaders());
+    storedStages.add(new OutcomeHeadersInterceptor());
     StoredResponsesEndpoint storedResponses = new StoredResponsesEndpoint(new Pipeline(storedStages,
         metrics.meter(new StoredResponsesService(responseStore, routes.get(0).backend()), ticker)));
     httpRoutes.prefix(StoredResponsesEndpoint.RESPONSES_PREFIX, storedResponses);
@@ -349,7 +360,7 @@ public final class Gateway implements AutoCloseable {
       httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
     AdminApi adminApi = admin.build();
-    reloader.register(adminApi, "admin");
+    reloader.register(adminApi, "admin.token"); // admin.keySyncInterval: at start-up only
     Dashboard dashboard = new Dashboard();
     httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
@@ -451,13 +462,13 @@ public final class Gateway implements AutoCloseable {
         trim.maxDefinitionLines(), trim.marker());
   }
 
-  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {
+  private static RequestLimiter requestLimiter(GatewayConfig config, RedisLink redis, Clock clock, ApiKeys apiKeys) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota(), apiKeys);
-    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
-          config.quota().flushInterval());
+    if (redis != null) {
+      return RedisRequestLimiter.connect(redis, config.quota().storeTimeout(), policy, clock,
+          config.quota().failClosed(), config.quota().flushInterval());
     }
-    return new LocalRequestLimiter(policy, clock);
+    return new ReplicaRequestLimiter(policy, clock);
   }
 
   /**
@@ -528,12 +539,22 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget connectionBudget() {
+    return server.budget();
+  }
+
   public int openConnections() {
     return server.openConnections();
   }
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Request-body bytes held for uploads that have not ended yet (server.maxPendingBodyBytes). */
+  public long pendingBodyBytes() {
+    return server.pendingBodyBytes();
   }
 
   /** Response bytes waiting for slow clients to read them, over all connections. */
@@ -566,6 +587,13 @@ public final class Gateway implements AutoCloseable {
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
   public ConfigReloader.Result reload() {
     return reloader.reload();
+  }
+
+  /** A reload asked for by {@code SIGHUP}: as {@link #reload()}, and recorded in the audit log. */
+  public ConfigReloader.Result reloadBySignal() {
+    ConfigReloader.Result result = reloader.reload();
+    audit.record("signal:SIGHUP", "local", null, "config.reload", line -> ReloadEndpoint.describe(line, result));
+    return result;
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
@@ -627,7 +655,14 @@ public final class Gateway implements AutoCloseable {
     apiKeys.close();
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
+    if (redis != null) {
+      redis.close(); // after every part that used it
+    }
     tracing.close();
     clients.close();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 }

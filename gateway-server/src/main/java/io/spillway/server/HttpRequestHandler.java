@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The event-loop side of one connection: turns each decoded request into a {@link ServerRequest}
- * and serves it on a virtual thread, one at a time, so answers are never interleaved or reordered.
+ * and hands it to the service on this event loop (the service moves to a virtual thread only for
+ * work that may block), one at a time, so answers are never interleaved or reordered.
  *
  * <p>A client that waits for each answer (every SDK) is served without touching the socket's read
  * interest: reading stays on, and the answer's last write and the start of whatever comes next run
@@ -76,6 +77,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private final ConnectionTracker connections;
   private final ServerConfig config;
   private final Clock clock;
+  /** The HTTP/2 connection's share of requests in flight; null on HTTP/1 (one at a time anyway). */
+  private final InFlightShare share;
   private final ArrayDeque<Work> queue = new ArrayDeque<>();
   private ResponseWriter writer;
   private RequestReadTimeoutHandler readTimeout;
@@ -85,10 +88,16 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
   HttpRequestHandler(
       HttpService service, ConnectionTracker connections, ServerConfig config, Clock clock) {
+    this(service, connections, config, clock, null);
+  }
+
+  HttpRequestHandler(HttpService service, ConnectionTracker connections, ServerConfig config, Clock clock,
+      InFlightShare share) {
     this.service = service;
     this.connections = connections;
     this.config = config;
     this.clock = clock;
+    this.share = share;
   }
 
   @Override
@@ -185,6 +194,21 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       writer.writeAndEnd(work.rejection(), work.request().requestId(), work.status());
       return;
     }
+    if (share == null) {
+      serve(ctx, work);
+      return;
+    }
+    share.enter(() -> {
+      if (!ctx.channel().isActive()) {
+        return false;
+      }
+      serve(ctx, work);
+      return true;
+    });
+  }
+
+  /** Hands a request to the service (its place in the connection's share, if any, is taken). */
+  private void serve(ChannelHandlerContext ctx, Work work) {
     boolean keepAlive = work.keepAlive() && !connections.draining();
     connections.requestStarted();
     serving = work.request();
@@ -248,6 +272,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     connections.requestFinished();
     Runnable then = () -> {
       serving = null;
+      if (share != null) {
+        share.leave();
+      }
       if (keepOpen && answered && ctx.channel().isActive()) {
         next(ctx);
       } else {

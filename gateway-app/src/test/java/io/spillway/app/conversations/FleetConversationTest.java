@@ -13,7 +13,7 @@ import io.spillway.app.conversations.Turns.Turn;
 import io.spillway.app.testing.FakeLocalModel;
 import io.spillway.app.testing.FakeResponsesCloud;
 import io.spillway.app.testing.GatewayHarness;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

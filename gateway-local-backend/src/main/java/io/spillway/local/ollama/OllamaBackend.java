@@ -50,6 +50,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.MediaType;
@@ -109,6 +110,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   private final Duration connectTimeout;
   private final String keepAlive;
   private final Counter dropped;
+  /** Local models that refused {@code /api/generate}: keep-warm loads them through {@code /api/embed}. */
+  private final Set<String> embeddingOnly = ConcurrentHashMap.newKeySet();
 
   /**
    * A backend that makes its data calls ({@code /api/chat}, {@code /api/generate},
@@ -290,15 +293,17 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
   }
 
   private GatewayException errorFrom(Response response, String requested, String localModel) {
-    String message = null;
-    try {
-      JsonNode body = parse(readBounded(response.body()));
-      message = Json.text(body, "error");
-    } catch (UpstreamException e) {
-      // Not JSON: the status alone has to do.
-    }
-    return OllamaErrors.from(response.code(), message, requested, localModel,
+    return OllamaErrors.from(response.code(), errorMessage(response), requested, localModel,
         OllamaErrors.retryAfter(response.header("retry-after")));
+  }
+
+  /** The {@code error} of an Ollama error answer, or null when its body is not Ollama's JSON. */
+  private String errorMessage(Response response) {
+    try {
+      return Json.text(parse(readBounded(response.body())), "error");
+    } catch (UpstreamException e) {
+      return null;
+    }
   }
 
   private URI uri(String path) {
@@ -389,9 +394,17 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     load(model, 0);
   }
 
-  /** Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). */
+  /**
+   * Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). An
+   * embedding-only model refuses {@code /api/generate} ("does not support generate"): it is loaded
+   * with an empty {@code /api/embed} instead, and every later round goes there straight away.
+   */
   @Override
   public void load(String model, int contextTokens) {
+    if (embeddingOnly.contains(model)) {
+      loadForEmbeddings(model);
+      return;
+    }
     ObjectNode body = Json.object();
     body.put("model", model);
     body.put("prompt", "");
@@ -400,12 +413,44 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     if (contextTokens > 0) {
       body.putObject("options").put("num_ctx", contextTokens);
     }
-    Call call = client.newCall(post("/api/generate", body, null, Via.OWN, null));
+    String refusal = loadCall("/api/generate", body, model);
+    if (refusal != null && OllamaErrors.refusesGeneration(refusal)) {
+      log.info("local model {} is an embedding model: keep-warm loads it through /api/embed", model);
+      embeddingOnly.add(model);
+      loadForEmbeddings(model);
+    } else if (refusal != null) {
+      throw OllamaErrors.from(400, refusal, model, model, null);
+    }
+  }
+
+  /** Loads an embedding model with an {@code /api/embed} of no text, which embeds nothing. */
+  private void loadForEmbeddings(String model) {
+    ObjectNode body = Json.object();
+    body.put("model", model);
+    body.put("input", "");
+    body.put("keep_alive", keepAlive);
+    String refusal = loadCall("/api/embed", body, model);
+    if (refusal != null) {
+      throw OllamaErrors.from(400, refusal, model, model, null);
+    }
+  }
+
+  /**
+   * Posts a load request. Returns null when it succeeded, the error message of a 400 answer (which the
+   * caller judges), and throws for any other failure.
+   */
+  private String loadCall(String path, ObjectNode body, String model) {
+    Call call = client.newCall(post(path, body, null, Via.OWN, null));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
-      if (!response.isSuccessful()) {
-        throw errorFrom(response, model, model);
+      if (response.isSuccessful()) {
+        return null;
       }
+      if (response.code() == 400) {
+        String message = errorMessage(response);
+        return message == null ? "HTTP 400" : message;
+      }
+      throw errorFrom(response, model, model);
     } catch (IOException e) {
       throw UpstreamFailures.beforeResponse(NAME, e);
     }

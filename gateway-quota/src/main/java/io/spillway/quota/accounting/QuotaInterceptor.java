@@ -3,7 +3,7 @@ package io.spillway.quota.accounting;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.CallerInterceptor;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). The model list
  * does not pass here (it has its own service).
  */
-public final class QuotaInterceptor extends CallerStage {
+public final class QuotaInterceptor extends CallerInterceptor {
   private final QuotaPools pools;
   private final TokenEstimator estimator;
   private final SpendLedger spend;
@@ -112,7 +112,8 @@ public final class QuotaInterceptor extends CallerStage {
     if (response.isStream()) {
       return response.withStream(metered(response, reservation, estimate, request));
     }
-    TokenUsage usage = UsageReader.fromBody(response.json()); // null when not JSON: settle with the estimate
+    // Null when not JSON, when the backend reported none, or reported nonsense: settle with the estimate.
+    TokenUsage usage = usageReader().fromBody(response.json());
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
     return response;
   }
@@ -125,7 +126,12 @@ public final class QuotaInterceptor extends CallerStage {
       synchronized (completion) {
         return completion.count(text);
       }
-    });
+    }, usageReader());
+  }
+
+  /** Reads usage within the pools' current {@code quota.maxReportedTokens}, counting refusals there. */
+  private UsageReader usageReader() {
+    return new UsageReader(pools.maxReportedTokens(), pools::usageRefused);
   }
 
   @Override
