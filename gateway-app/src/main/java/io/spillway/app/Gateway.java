@@ -46,7 +46,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
-import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStateInterceptor;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponsesEndpoint;
 import io.spillway.core.responses.StoredResponsesService;
@@ -289,7 +289,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
-      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock, redactor));
+      interceptors.add(new ResponseStateInterceptor(responseStore, config.responses().maxChain(), clock, redactor));
     }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,

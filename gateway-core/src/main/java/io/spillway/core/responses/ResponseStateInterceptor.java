@@ -30,7 +30,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>It may block when the store does (Redis); with the embedded store it runs in place.
  */
-public final class ResponseStateStage implements Interceptor {
+public final class ResponseStateInterceptor implements Interceptor {
   private final ResponseStore store;
   private final int maxChain;
   private final Clock clock;
@@ -40,7 +40,7 @@ public final class ResponseStateStage implements Interceptor {
    * @param maxChain the most responses of a conversation expanded ({@code responses.maxChain})
    * @param redactor removes the gateway's own secrets from what is stored, as from every answer
    */
-  public ResponseStateStage(ResponseStore store, int maxChain, Clock clock, Redactor redactor) {
+  public ResponseStateInterceptor(ResponseStore store, int maxChain, Clock clock, Redactor redactor) {
     this.store = store;
     this.maxChain = maxChain;
     this.clock = clock;
@@ -135,6 +135,6 @@ public final class ResponseStateStage implements Interceptor {
 
   @Override
   public String toString() {
-    return "ResponseStateStage";
+    return "ResponseStateInterceptor";
   }
 }
