@@ -46,7 +46,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
-import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStateInterceptor;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponsesEndpoint;
 import io.spillway.core.responses.StoredResponsesService;
@@ -203,7 +203,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
-    this.responseStore = ResponseStores.open(config, clock);
+    this.responseStore = ResponseStores.open(config, redis, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -289,7 +289,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
-      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+      interceptors.add(new ResponseStateInterceptor(responseStore, config.responses().maxChain(), clock, redactor));
     }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
