@@ -73,7 +73,7 @@ class ContainerImageTest {
     ExternalTool.Result bases = ExternalTool.run(ROOT, Duration.ofMinutes(20), ROOT.resolve(".ci/base-images").toString());
     assertThat(bases.exitCode()).as(bases.output()).isZero();
     ExternalTool.Result build = ExternalTool.run(ROOT, Duration.ofMinutes(40), buildah.toString(), "bud",
-        "--isolation", "chroot", "--pull-never", "--layers", "-f", "docker/Dockerfile", "-t", IMAGE, ".");
+        "--isolation", "chroot", "--pull-never", "--layers", "--format", "docker", "-f", "docker/Dockerfile", "-t", IMAGE, ".");
     assertThat(build.exitCode()).as(tail(build.output())).isZero();
     String inspected = buildah("inspect", "--type", "image", "--format", "{{json .OCIv1.Config}}", IMAGE);
     config = JSON.readTree(inspected.substring(inspected.indexOf('{')));
