@@ -3,14 +3,14 @@ package io.spillway.quota.responses;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.spillway.redis.RedisLink;
-import io.spillway.redis.RedisScript;
-import io.spillway.redis.RedisSession;
 import io.spillway.config.ResponsesConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisScript;
+import io.spillway.redis.RedisSession;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,7 +32,7 @@ import java.util.function.Function;
  *       bytes) and {@code :bytes}: what bounds the team's share to {@code responses.maxBytesPerTeam};</li>
  *   <li>{@code spillway:responses:owner:<id>}: the team that holds a response or item id.</li>
  * </ul>
- * A put is one Lua script: store, index, then forget the team's oldest (and expired) responses until
+ * Over the process's one {@link RedisLink}. A put is one Lua script ({@code response-put.lua}): store, index, then forget the team's oldest (and expired) responses until
  * it is within its bound. Every call is bounded by {@code quota.storeTimeout}; one Redis does not
  * answer is a 503.
  */
@@ -49,7 +49,7 @@ public final class RedisResponseStore implements ResponseStore {
   private final long ttlMillis;
   private final Clock clock;
 
-  /** Keeps responses in the Redis of the process's {@code link}, every call bounded by {@code timeout}. */
+  /** @param timeout the longest one Redis call may take ({@code quota.storeTimeout}) */
   public RedisResponseStore(RedisLink link, Duration timeout, ResponsesConfig config, Clock clock) {
     this.redis = link.session("response store", timeout);
     this.maxBytes = config.maxBytesPerTeam().bytes();
@@ -68,15 +68,12 @@ public final class RedisResponseStore implements ResponseStore {
         Long.toString(json.getBytes(StandardCharsets.UTF_8).length), Long.toString(ttlMillis),
         Long.toString(clock.millis()), Long.toString(maxBytes), OWNER, team));
     args.addAll(response.itemIds());
-    call(r -> {
-      redis.eval(PUT, ScriptOutputType.INTEGER, new String[0], args.toArray(String[]::new));
-      return null;
-    });
+    script(PUT, args.toArray(String[]::new));
   }
 
   @Override
   public StoredResponse get(String team, String id) {
-    String json = call(redis -> redis.get(teamPrefix(team) + "r:" + id));
+    String json = call(r -> r.get(teamPrefix(team) + "r:" + id));
     return json == null ? null : fresh(StoredResponse.fromJson(json));
   }
 
@@ -92,7 +89,7 @@ public final class RedisResponseStore implements ResponseStore {
     }
     String prefix = teamPrefix(team) + "r:";
     List<KeyValue<String, String>> values =
-        call(redis -> redis.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
+        call(r -> r.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
     List<StoredResponse> out = new ArrayList<>();
     for (KeyValue<String, String> value : values) {
       StoredResponse stored = value.hasValue() ? fresh(StoredResponse.fromJson(value.getValue())) : null;
@@ -111,7 +108,7 @@ public final class RedisResponseStore implements ResponseStore {
     }
     String prefix = teamPrefix(team) + "i:";
     List<KeyValue<String, String>> values =
-        call(redis -> redis.mget(itemIds.stream().map(id -> prefix + id).toArray(String[]::new)));
+        call(r -> r.mget(itemIds.stream().map(id -> prefix + id).toArray(String[]::new)));
     for (KeyValue<String, String> value : values) {
       if (value.hasValue()) {
         out.put(value.getKey().substring(prefix.length()), value.getValue());
@@ -122,14 +119,13 @@ public final class RedisResponseStore implements ResponseStore {
 
   @Override
   public boolean heldByAnotherTeam(String team, String id) {
-    String owner = call(redis -> redis.get(OWNER + id));
+    String owner = call(r -> r.get(OWNER + id));
     return owner != null && !owner.equals(team);
   }
 
   @Override
   public boolean delete(String team, String id) {
-    Long deleted = call(r -> redis.<Long>eval(DELETE, ScriptOutputType.INTEGER, new String[0],
-        teamPrefix(team), id, OWNER, team));
+    Long deleted = script(DELETE, teamPrefix(team), id, OWNER, team);
     return deleted != null && deleted == 1;
   }
 
@@ -143,15 +139,29 @@ public final class RedisResponseStore implements ResponseStore {
     return "redis " + redis.location();
   }
 
-  /** Runs {@code operation} on the session, connecting first when no connection is open. */
+  private Long script(RedisScript script, String... args) {
+    try {
+      if (!redis.connected()) {
+        redis.connect();
+      }
+      return redis.eval(script, ScriptOutputType.INTEGER, new String[0], args);
+    } catch (RuntimeException e) {
+      throw unavailable(e);
+    }
+  }
+
   private <T> T call(Function<RedisCommands<String, String>, T> operation) {
     try {
       return redis.connectAndCall(operation);
     } catch (RuntimeException e) {
-      throw new GatewayException(ErrorKind.UNAVAILABLE,
-          "The response store (Redis) did not answer; retry shortly.", null, "response_store_unavailable",
-          Duration.ofSeconds(1), e);
+      throw unavailable(e);
     }
+  }
+
+  private static GatewayException unavailable(RuntimeException e) {
+    return new GatewayException(ErrorKind.UNAVAILABLE,
+        "The response store (Redis) did not answer; retry shortly.", null, "response_store_unavailable",
+        Duration.ofSeconds(1), e);
   }
 
   @Override

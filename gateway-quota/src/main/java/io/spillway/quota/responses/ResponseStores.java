@@ -12,9 +12,8 @@ public final class ResponseStores {
 
   /**
    * The store of {@code config.store()} ({@code memory}, {@code embedded:<dir>} →
-   * {@code <dir>/responses.mv.db}, {@code redis://…}); null when {@code responses.enabled} is false.
-   *
-   * @param redis the process's link to Redis when the store names one, else null
+   * {@code <dir>/responses.mv.db}, {@code redis://…} over the process's link {@code redis});
+   * null when {@code responses.enabled} is false.
    */
   public static ResponseStore open(GatewayConfig config, RedisLink redis, Clock clock) {
     if (!config.responses().enabled()) {

@@ -1,4 +1,5 @@
--- Deletes one of a team's responses and its bookkeeping. ARGV: team prefix, id, owner prefix, team.
+-- Forgets one response of a team: see RedisResponseStore.
+-- ARGV: team prefix, id, owner prefix, team
 local p = ARGV[1]
 local id = ARGV[2]
 if redis.call('DEL', p .. 'r:' .. id) == 0 then return 0 end

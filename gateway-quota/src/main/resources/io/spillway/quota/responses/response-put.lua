@@ -1,5 +1,5 @@
--- Stores a team's response and its item ids, then forgets the team's oldest (and expired) ones until
--- it is within its bound. ARGV: see RedisResponseStore.put.
+-- Stores one response for a team and bounds the team's share: see RedisResponseStore.
+-- ARGV: team prefix, id, JSON, size in bytes, ttl ms, now ms, max bytes, owner prefix, team, item ids...
 local p = ARGV[1]
 local id = ARGV[2]
 local ttl = tonumber(ARGV[5])

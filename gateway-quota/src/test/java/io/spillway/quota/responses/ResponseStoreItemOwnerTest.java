@@ -34,7 +34,7 @@ class ResponseStoreItemOwnerTest {
   @ValueSource(strings = {"memory", "redis"})
   void anItemLeadsToTheResponseThatIssuedItNotToALaterOneThatCarriesItInItsInput(String kind) {
     RedisServer redis = kind.equals("redis") ? RedisServer.start(dir.resolve("redis")) : null;
-    RedisLink link = redis != null ? RedisLink.open(redis.uri(), Duration.ofSeconds(2)) : null;
+    RedisLink link = redis == null ? null : RedisLink.open(redis.uri(), Duration.ofSeconds(2));
     ResponseStore store = kind.equals("redis")
         ? new RedisResponseStore(link, Duration.ofSeconds(2), ResponsesConfig.DEFAULTS, clock)
         : MvResponseStore.inMemory(ResponsesConfig.DEFAULTS, clock);

@@ -14,7 +14,6 @@ import io.spillway.redis.RedisLink;
 import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,7 +36,7 @@ class ResponseStoreTest {
   @TempDir Path dir;
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   private RedisServer redis;
-  private final List<RedisLink> links = new ArrayList<>();
+  private RedisLink link;
   private ResponseStore store;
 
   @AfterEach
@@ -45,7 +44,9 @@ class ResponseStoreTest {
     if (store != null) {
       store.close();
     }
-    links.forEach(RedisLink::close);
+    if (link != null) {
+      link.close();
+    }
     if (redis != null) {
       redis.close();
     }
@@ -61,9 +62,8 @@ class ResponseStoreTest {
           if (test.redis == null) {
             test.redis = RedisServer.start(test.dir.resolve("redis"));
           }
-          RedisLink link = RedisLink.open(test.redis.uri(), Duration.ofSeconds(2));
-          test.links.add(link);
-          return new RedisResponseStore(link, Duration.ofSeconds(2), config, test.clock);
+          test.link = RedisLink.open(test.redis.uri(), Duration.ofSeconds(2));
+          return new RedisResponseStore(test.link, Duration.ofSeconds(2), config, test.clock);
         }));
   }
 
