@@ -335,6 +335,35 @@ class RouterTest {
 
   @Test
   void aFallbackFromAPreferLocalRequestWhileClosedCountsTowardTheStreak() {
+    Backend notReady = new Backend() {
+      @Override
+      public String name() {
+        return "local";
+      }
+
+      @Override
+      public GatewayResponse call(GatewayRequest request) {
+        throw new AssertionError("a local backend that is not ready is not called");
+      }
+
+      @Override
+      public boolean ready() {
+        return false;
+      }
+    };
+    Terminal router = router(backend("cloud", r -> capacity()), notReady);
+    GatewayRequest preferLocal = request(false);
+    preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
+
+    GatewayResponse response = Blocking.await(router.handle(preferLocal));
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_not_ready");
+    assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
+  }
+
+  @Test
+  void aPreferLocalRequestWithNoLocalBackendGoesToTheCloudAndCountsTowardTheStreak() {
     Terminal router = router(backend("cloud", r -> capacity()), null);
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
@@ -342,8 +371,9 @@ class RouterTest {
     GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.status()).isEqualTo(503);
-    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_disabled");
-    assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
+    assertThat(response.headers().get("x-spillway-fallback")).as("it never went local").isNull();
+    assertThat(new String(response.body(), java.nio.charset.StandardCharsets.UTF_8)).contains("no local backend");
+    assertThat(breaker.streak()).isEqualTo(1);
   }
 
   @Test
