@@ -159,7 +159,7 @@ public final class Main implements Callable<Integer> {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), Ticker.system(), config);
-      HangupSignal.install(gateway::reload);
+      HangupSignal.install(gateway::reloadBySignal);
       CountDownLatch stopped = new CountDownLatch(1);
       PrintStream err = System.err;
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
