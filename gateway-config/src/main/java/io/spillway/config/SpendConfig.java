@@ -8,9 +8,9 @@ import java.util.Map;
 /**
  * What requests cost in money: a price per model and optional monthly budgets per team.
  *
- * <p>The shipped prices ({@link #DEFAULT_PRICES}) are OpenAI's published standard-tier prices as
- * of {@value #DEFAULT_PRICES_AS_OF} (https://openai.com/api/pricing), in USD per million tokens;
- * docs/spend.md says which figures could be confirmed again on 2026-12-01 and which not.
+ * <p>The shipped prices ({@link #DEFAULT_PRICES}) are OpenAI's published standard-tier prices
+ * (https://openai.com/api/pricing) in USD per million tokens, last revised
+ * {@value #DEFAULT_PRICES_AS_OF}; docs/spend.md gives each row's date and source.
  * Prices change: an operator overrides or adds a model under {@code spend.prices}, or drops the
  * shipped table with {@code spend.defaultPrices: false}. A request served by the local backend
  * costs nothing whatever its model.
@@ -20,10 +20,13 @@ import java.util.Map;
  * @param teams monthly budgets in USD per team
  */
 public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices, Map<String, TeamBudgetConfig> teams) {
-  /** The date the shipped prices were read from OpenAI's pricing page. */
-  public static final String DEFAULT_PRICES_AS_OF = "2025-08-07";
+  /**
+   * The date the shipped price table was last revised: the GPT-5.1 and later and the Codex models
+   * were added then; the older entries are as of 2025-08-07 (docs/spend.md gives each row's date).
+   */
+  public static final String DEFAULT_PRICES_AS_OF = "2026-12-02";
 
-  /** OpenAI's standard-tier prices as of {@link #DEFAULT_PRICES_AS_OF}, USD per million tokens. */
+  /** OpenAI's standard-tier prices (revised {@link #DEFAULT_PRICES_AS_OF}), USD per million tokens. */
   public static final Map<String, PriceConfig> DEFAULT_PRICES = defaults();
 
   public static final SpendConfig DEFAULTS = new SpendConfig(null, null, null);
@@ -105,6 +108,18 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
 
   private static Map<String, PriceConfig> defaults() {
     Map<String, PriceConfig> table = new LinkedHashMap<>();
+    // Added 2026-12-02 (DEFAULT_PRICES_AS_OF): the current GPT-5 family and the Codex models, as
+    // copies of OpenAI's pricing page quoted them that day (docs/spend.md names them and where they disagree).
+    table.put("gpt-5.5", new PriceConfig(5.00, 0.50, 30.00));
+    table.put("gpt-5.4", new PriceConfig(2.50, 0.25, 15.00));
+    table.put("gpt-5.2", new PriceConfig(1.75, 0.175, 14.00));
+    table.put("gpt-5.3-codex", new PriceConfig(1.75, 0.175, 14.00));
+    table.put("gpt-5.2-codex", new PriceConfig(1.75, 0.175, 14.00));
+    table.put("gpt-5.1", new PriceConfig(1.25, 0.125, 10.00));
+    table.put("gpt-5.1-codex", new PriceConfig(1.25, 0.125, 10.00));
+    table.put("gpt-5.1-codex-max", new PriceConfig(1.25, 0.125, 10.00));
+    table.put("gpt-5-codex", new PriceConfig(1.25, 0.125, 10.00));
+    // As of 2025-08-07.
     table.put("gpt-5", new PriceConfig(1.25, 0.125, 10.00));
     table.put("gpt-5-mini", new PriceConfig(0.25, 0.025, 2.00));
     table.put("gpt-5-nano", new PriceConfig(0.05, 0.005, 0.40));

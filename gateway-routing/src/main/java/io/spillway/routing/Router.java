@@ -1,6 +1,7 @@
 package io.spillway.routing;
 
 import io.spillway.core.api.OutcomeHeadersInterceptor;
+import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.AdmissionGate;
@@ -187,7 +188,11 @@ public final class Router implements Terminal {
         continue;
       }
       Breaker.Ticket ticket = route.breaker().acquire();
-      if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)) {
+      // With no local backend a breaker that opened on its own has nowhere to send the request: the
+      // cloud is asked anyway (the local ticket moves nothing), and its own answer is the client's.
+      boolean nowhereElse = local == null && !ticket.forcedLocal();
+      if (ticket.target() == Breaker.Target.PROBE || (ticket.target() == Breaker.Target.CLOUD && !preferLocal)
+          || nowhereElse) {
         int next = i + 1;
         return tryRoute(request, route, ticket).thenCompose(tried -> {
           if (tried.response() != null) {
@@ -246,8 +251,10 @@ public final class Router implements Terminal {
       if (!verdict.outcome().failsOver() || !retryLocally) {
         return new RouteTry(answer(request, route, attempt), null);
       }
-      log.info("request {}: the cloud (route {}) gave a {} answer ({}); trying the next route or local",
-          request.id(), route.name(), verdict.outcome().tag(), verdict.rule());
+      log.info("request {}: the cloud (route {}) gave a {} answer ({}); {}", request.id(), route.name(),
+          verdict.outcome().tag(), verdict.rule(), local == null
+              ? "trying the next route, if any (there is no local backend: local.enabled: false)"
+              : "trying the next route or local");
       listener.onFailover(route.name(), verdict);
       return new RouteTry(null, new RouteFailure(route, attempt, verdict));
     });
@@ -256,6 +263,9 @@ public final class Router implements Terminal {
   /** Every route that took the request failed it: the local backend once. */
   private CompletionStage<GatewayResponse> afterRoutesFailed(GatewayRequest request, RouteFailure failed) {
     Verdict verdict = failed.verdict();
+    if (local == null) {
+      return CompletableFuture.completedFuture(withoutLocal(request, failed));
+    }
     log.info("request {}: retrying on the local backend", request.id());
     return tryLocal(request, true).thenApply(tried -> {
       if (tried.served() != null) {
@@ -278,8 +288,40 @@ public final class Router implements Terminal {
     });
   }
 
+  /**
+   * What the client of a request every route failed gets when there is no local backend: a capacity
+   * answer becomes 503 saying so, named after the cloud route that gave it, with the cloud's own
+   * {@code Retry-After} (1 s when it sent none: nothing in Spillway holds the next try back, and
+   * {@code failover.localFor} is about a local backend there is not); a transient failure is passed
+   * on as the cloud gave it.
+   */
+  private GatewayResponse withoutLocal(GatewayRequest request, RouteFailure failed) {
+    Verdict verdict = failed.verdict();
+    log.info("request {}: the cloud (route {}) gave a {} answer and there is no local backend to retry on"
+        + " (local.enabled: false)", request.id(), failed.route().name(), verdict.outcome().tag());
+    if (verdict.outcome() == Outcome.TRANSIENT) {
+      return answer(request, failed.route(), failed.attempt());
+    }
+    failed.attempt().discard();
+    Duration wait = verdict.retryAfter() != null ? verdict.retryAfter() : Duration.ofSeconds(1);
+    listener.onUnavailable();
+    GatewayException refused = ErrorKind.CAPACITY.exception("The cloud model is at capacity, and there is no local"
+        + " backend to fall back on (local.enabled: false). Retry after " + ErrorMapper.retryAfterSeconds(wait) + "s.")
+        .withRetryAfter(wait);
+    return routed(request, failed.route(), Refusals.error(request, BackendKind.CLOUD, refused));
+  }
+
+  /** The backend a refusal names: local, or with no local backend the cloud. */
+  private BackendKind refusingBackend() {
+    return local != null ? BackendKind.LOCAL : BackendKind.CLOUD;
+  }
+
   /** What a request sent local first says when no backend serves it. */
-  private static String situation(GatewayRequest request, List<Passed> passed) {
+  private String situation(GatewayRequest request, List<Passed> passed) {
+    if (local == null) {
+      return passed.isEmpty() ? "No cloud route serves the model '" + request.model() + "'"
+          : "An operator has forced the cloud's breaker open";
+    }
     if (passed.isEmpty()) {
       return "No cloud route serves the model '" + request.model() + "', so it went to the local backend";
     }
@@ -316,11 +358,11 @@ public final class Router implements Terminal {
       }
       if (failure.unsupported() != null) {
         return CompletableFuture.completedFuture(passed.isEmpty()
-            ? Refusals.noRoute(request, failure.unsupported(), BackendKind.LOCAL)
-            : Refusals.forcedLocal(request, failure.unsupported(), BackendKind.LOCAL));
+            ? Refusals.noRoute(request, failure.unsupported(), refusingBackend())
+            : Refusals.forcedLocal(request, failure.unsupported(), refusingBackend()));
       }
       return CompletableFuture.completedFuture(
-          refusals.unavailable(request, BackendKind.LOCAL, situation + ", and " + failure.words(), null));
+          refusals.unavailable(request, refusingBackend(), situation + ", and " + failure.words(), null));
     });
   }
 

@@ -343,6 +343,35 @@ class RouterTest {
 
   @Test
   void aFallbackFromAPreferLocalRequestWhileClosedCountsTowardTheStreak() {
+    Backend notReady = new Backend() {
+      @Override
+      public BackendKind kind() {
+        return BackendKind.LOCAL;
+      }
+
+      @Override
+      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+        throw new AssertionError("a local backend that is not ready is not called");
+      }
+
+      @Override
+      public boolean ready() {
+        return false;
+      }
+    };
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), notReady);
+    GatewayRequest preferLocal = request(false);
+    preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
+
+    GatewayResponse response = Blocking.await(router.handle(preferLocal));
+
+    assertThat(response.status()).isEqualTo(503);
+    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_not_ready");
+    assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
+  }
+
+  @Test
+  void aPreferLocalRequestWithNoLocalBackendGoesToTheCloudAndCountsTowardTheStreak() {
     Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), null);
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
@@ -350,10 +379,9 @@ class RouterTest {
     GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.status()).isEqualTo(503);
-    assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_disabled");
-    assertThat(RequestOutcome.of(preferLocal).localByPreference()).as("the cloud answered after all").isFalse();
-    assertThat(RequestOutcome.of(preferLocal).degraded()).doesNotContain(RequestOutcome.LOCAL_STEP);
-    assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
+    assertThat(response.headers().get("x-spillway-fallback")).as("it never went local").isNull();
+    assertThat(new String(response.body(), java.nio.charset.StandardCharsets.UTF_8)).contains("no local backend");
+    assertThat(breaker.streak()).isEqualTo(1);
   }
 
   @Test

@@ -87,6 +87,36 @@ public final class DefaultLogging extends ContextAwareBase implements Configurat
     }
   }
 
+  /**
+   * Sends the access log to {@code file} (appended) instead of stdout, so that a terminal shows what
+   * the command prints (the demo does this). A no-op when Logback is not the logging in use. Closing
+   * the returned handle puts the earlier appenders back (tests do).
+   */
+  public static AutoCloseable accessLogTo(java.nio.file.Path file) {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return () -> { };
+    }
+    Logger access = context.getLogger("spillway.access");
+    java.util.List<ch.qos.logback.core.Appender<ILoggingEvent>> earlier = new java.util.ArrayList<>();
+    access.iteratorForAppenders().forEachRemaining(earlier::add);
+    earlier.forEach(access::detachAppender);
+    LineEncoder encoder = LineEncoder.access(context);
+    encoder.start();
+    ch.qos.logback.core.FileAppender<ILoggingEvent> appender = new ch.qos.logback.core.FileAppender<>();
+    appender.setContext(context);
+    appender.setName("ACCESS-FILE");
+    appender.setFile(file.toString());
+    appender.setAppend(true);
+    appender.setEncoder(encoder);
+    appender.start();
+    access.addAppender(appender);
+    return () -> {
+      access.detachAppender(appender);
+      appender.stop();
+      earlier.forEach(access::addAppender);
+    };
+  }
+
   private static ConsoleAppender<ILoggingEvent> console(LoggerContext context, ConsoleAppender<ILoggingEvent> appender,
       String name, String target, LineEncoder encoder) {
     encoder.start();

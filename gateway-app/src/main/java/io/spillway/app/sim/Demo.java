@@ -152,13 +152,26 @@ public final class Demo implements AutoCloseable {
           while true; do printf '%%s ' "$(date +%%T)"; %s-o /dev/null -D - %s | tr -d '\\r' | grep -iE '^(HTTP/|x-spillway-backend)' | tr '\\n' ' '; echo; sleep 1; done
 
         Point an OpenAI SDK at it:  OPENAI_BASE_URL=%s OPENAI_API_KEY=%s
+
+        Point the Codex CLI at it (it ignores OPENAI_BASE_URL): in ~/.codex/config.toml (or $CODEX_HOME/config.toml)
+
+          model = "gpt-5.5"
+          model_provider = "spillway"
+
+          [model_providers.spillway]
+          name = "Spillway demo"
+          base_url = "%s"
+          env_key = "SPILLWAY_KEY"
+          wire_api = "responses"
+
+        then:  SPILLWAY_KEY=%s codex
         """.formatted(
         base, origin, origin, ADMIN_TOKEN, ADMIN_TOKEN, origin, GOLD_KEY, SILVER_KEY, BRONZE_KEY,
         cloud.baseUrl(), Durations.format(options.healthyFor()), Durations.format(options.atCapacityFor()),
         ollama.baseUrl(), String.join(", ", LOCAL_MODELS), Durations.format(options.localFor()),
         chat, ask, chat, stream,
         Durations.format(options.healthyFor()), Durations.format(options.localFor()),
-        chat, ping, base, GOLD_KEY);
+        chat, ping, base, GOLD_KEY, base, GOLD_KEY);
   }
 
   @Override

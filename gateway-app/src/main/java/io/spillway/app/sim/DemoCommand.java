@@ -5,6 +5,7 @@ import io.spillway.app.observe.DefaultLogging;
 import io.spillway.config.Durations;
 import io.spillway.server.PortInUseException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -36,10 +37,17 @@ public final class DemoCommand implements Callable<Integer> {
       description = "failover.localFor for the demo (default: 30s)")
   Duration localFor = Demo.Options.defaults().localFor();
 
+  @Option(names = "--access-log", description = "Where the access log (one JSON line per request) goes, so that"
+      + " the terminal shows the story (default: ${DEFAULT-VALUE}; '-' for stdout)")
+  String accessLog = Path.of(System.getProperty("java.io.tmpdir"), "spillway-demo-access.log").toString();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
+    if (!accessLog.equals("-")) {
+      DefaultLogging.accessLogTo(Path.of(accessLog));
+    }
     Demo demo;
     try {
       demo = Demo.start(new Demo.Options(port, healthyFor, atCapacityFor, localFor,
@@ -59,6 +67,8 @@ public final class DemoCommand implements Callable<Integer> {
     }, "spillway-demo-shutdown"));
     PrintWriter out = spec.commandLine().getOut();
     out.println(demo.instructions());
+    out.println(accessLog.equals("-") ? "  Access log        on stdout, one JSON line per request"
+        : "  Access log        " + accessLog + "   (tail -f it in another terminal; --access-log - for stdout)");
     out.flush();
     stopped.await();
     return 0;

@@ -170,4 +170,37 @@ class DemoTest {
         .contains(demo.cloud().baseUrl()).contains(demo.ollama().baseUrl())
         .contains("30s");
   }
+
+  @Test
+  void theInstructionsPrintTheCodexProviderBlockReadyToPaste() {
+    String text = demo.instructions();
+
+    assertThat(text).contains("model_provider = \"spillway\"").contains("[model_providers.spillway]")
+        .contains("base_url = \"" + demo.gateway().baseUrl() + "\"").contains("env_key = \"SPILLWAY_KEY\"")
+        .contains("wire_api = \"responses\"").contains("SPILLWAY_KEY=" + Demo.GOLD_KEY + " codex");
+  }
+
+  @Test
+  void theAccessLogCanBeSentToAFileSoTheTerminalShowsTheStory(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("access.log");
+    // The test JVM keeps the access log quiet (WARN); the demo's runs at the default INFO.
+    ch.qos.logback.classic.Logger access = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("spillway.access");
+    ch.qos.logback.classic.Level quiet = access.getLevel();
+    access.setLevel(ch.qos.logback.classic.Level.INFO);
+    try (AutoCloseable redirected = io.spillway.app.observe.DefaultLogging.accessLogTo(file)) {
+      java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(demo.gateway().baseUrl() + "/chat/completions"))
+              .header("Authorization", "Bearer " + Demo.GOLD_KEY).header("Content-Type", "application/json")
+              .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                  "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]}"))
+              .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).isEqualTo(200);
+      String requestId = answer.headers().firstValue("x-request-id").orElseThrow();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+          assertThat(java.nio.file.Files.readString(file)).contains(requestId));
+    } finally {
+      access.setLevel(quiet);
+    }
+  }
 }

@@ -223,6 +223,52 @@ class SpendGatewayTest {
   }
 
   @Test
+  void anUnpricedModelIsNamedInAdminQuotaRatherThanCountedAsZeroSilently() throws IOException {
+    try (GatewayHarness h = GatewayHarness.start(BIG_POOLS)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(cachedGpt4oAnswer(false)));
+
+      h.post("/v1/chat/completions", BRONZE_KEY, chatBody("ft:gpt-4o:acme:reviewer", "Review this diff", false));
+      h.post("/v1/chat/completions", BRONZE_KEY, chatBody("ft:gpt-4o:acme:reviewer", "Review this diff", false));
+
+      assertThat(spend(h).path("unpricedModels").path("ft:gpt-4o:acme:reviewer").asLong()).isEqualTo(2);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("callers")
+  void theCodexModelIsPricedAtItsPublishedPrice(Caller caller) throws IOException {
+    try (GatewayHarness h = GatewayHarness.start(BIG_POOLS)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(cachedGpt4oAnswer(false)));
+
+      h.post("/v1/chat/completions", caller.key(), chatBody("gpt-5.5", "Review this diff", false));
+
+      // 10 000 prompt tokens of which 4 000 cached, 1 000 completion tokens (the fixture's usage)
+      double expected = (6_000 * 5.00 + 4_000 * 0.50 + 1_000 * 30.00) / 1_000_000;
+      assertThat(lastAccessLine(1).get("costUsd").asDouble()).isCloseTo(expected, within(1e-12));
+      JsonNode spend = spend(h);
+      assertThat(spend.at("/tiers/" + caller.tier() + "/unpricedRequests").asLong()).isZero();
+      assertThat(spend.path("unpricedModels").size()).isZero();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("callers")
+  void eachTeamsRequestsAndTokensStandBesideItsMoney(Caller caller) throws IOException {
+    try (GatewayHarness h = GatewayHarness.start(BIG_POOLS)) {
+      h.cloud.stubFor(post("/v1/chat/completions").willReturn(cachedGpt4oAnswer(false)));
+
+      h.post("/v1/chat/completions", caller.key(), chatBody("gpt-4o", "Review this diff", false));
+      h.post("/v1/chat/completions", caller.key(), chatBody("gpt-4o", "Review that diff", false));
+
+      JsonNode team = spend(h).path("teams").path(caller.team());
+      assertThat(team.path("usd").asDouble()).isPositive();
+      assertThat(team.at("/sinceStart/requests").asLong()).isEqualTo(2);
+      assertThat(team.at("/sinceStart/inputTokens").asLong()).isEqualTo(20_000);
+      assertThat(team.at("/sinceStart/outputTokens").asLong()).isEqualTo(2_000);
+    }
+  }
+
+  @Test
   void aConfiguredPriceReplacesTheShippedOne() throws IOException {
     try (GatewayHarness h = GatewayHarness.start(BIG_POOLS
         + "spend: {prices: {gpt-4o: {input: 1.0, output: 2.0}}}")) {

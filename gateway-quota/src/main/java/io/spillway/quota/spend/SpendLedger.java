@@ -45,6 +45,8 @@ import java.util.function.Supplier;
  * announces each band once for the whole fleet). Thread-safe.
  */
 public final class SpendLedger implements AutoCloseable {
+  /** Requests, tokens and unpriced models by team, on this replica since it started. */
+  private final SpendActivity activity = new SpendActivity();
   private static final String OTHER_MODEL = "other";
   private static final double NANOS_PER_USD = 1e9;
 
@@ -141,6 +143,7 @@ public final class SpendLedger implements AutoCloseable {
       // A free answer (local, or a price of 0) adds nothing: no store write.
       store.addSpend(month, caller.team(), tier, nanos, unpriced);
     }
+    activity.record(caller.team(), usage, unpriced ? model : null);
     if (unpriced) {
       Counter.builder("spillway.spend.unpriced")
           .description("Cloud requests whose model has no price in spend.prices (counted as costing 0)")
@@ -242,6 +245,7 @@ public final class SpendLedger implements AutoCloseable {
     tiers.forEach((tier, usd) -> tierNode.putObject(tier.tag()).put("usd", usd)
         .put("unpricedRequests", m.unpriced(tier)));
     root.set("teams", teams);
+    activity.addTo(root, teams);
     return root;
   }
 
