@@ -17,12 +17,14 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,14 +61,13 @@ public final class Main implements Callable<Integer> {
     try {
       return new Serve(arguments.config(), arguments.port()).call();
     } catch (ConfigException e) {
-      err.println("spillway: invalid config: " + e.getMessage());
-      return 2;
+      err.println(StartFailure.invalidConfig(e));
+      return StartFailure.exitCode(e);
     } catch (PortInUseException e) {
       err.println(portInUse(e));
       return 1;
     } catch (Exception e) {
-      e.printStackTrace(err);
-      return 1;
+      return StartFailure.report(e, err);
     }
   }
 
@@ -76,6 +77,12 @@ public final class Main implements Callable<Integer> {
 
   /** Runs a command with the given standard streams (tests use this). */
   static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+    return run(in, out, err, System::getenv, args);
+  }
+
+  /** Runs a command with the given standard streams and environment for {@code ${NAME}} in configs. */
+  static int run(InputStream in, PrintWriter out, PrintWriter err, Function<String, String> environment,
+      String... args) {
     ServeArguments serve = ServeArguments.parse(args);
     if (serve != null) {
       return serve(serve, err);
@@ -87,19 +94,25 @@ public final class Main implements Callable<Integer> {
         if (type == HashKey.class) {
           return type.cast(new HashKey(in));
         }
+        if (type == CheckConfig.class) {
+          return type.cast(new CheckConfig(environment));
+        }
         return defaults.create(type);
       }
     });
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      if (e instanceof ConfigException) {
-        commandLine.getErr().println("spillway: invalid config: " + e.getMessage());
-        return 2;
+      if (e instanceof ConfigException config) {
+        commandLine.getErr().println(StartFailure.invalidConfig(config));
+        return StartFailure.exitCode(config);
       }
       if (e instanceof PortInUseException inUse) {
         commandLine.getErr().println(portInUse(inUse));
         return 1;
+      }
+      if (commandLine.getCommand() instanceof Serve || commandLine.getCommand() instanceof Main) {
+        return StartFailure.report(e, commandLine.getErr());
       }
       throw e;
     });
@@ -139,20 +152,27 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+      ConfigLoader loader = ConfigLoader.withSystemEnvironment();
+      GatewayConfig loaded = loader.load(config);
       StartupWarmer.configLoaded(loaded);
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), Ticker.system(), config);
-      HangupSignal.install(gateway::reload);
+      HangupSignal.install(gateway::reloadBySignal);
       CountDownLatch stopped = new CountDownLatch(1);
+      PrintStream err = System.err;
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        err.println("spillway: " + ServeReport.stopping(gateway.inFlightRequests(),
+            gateway.config().server().drainTimeout()));
         gateway.close();
         DefaultLogging.stop(); // the last answers' access lines are written before the JVM exits
+        err.println("spillway: " + ServeReport.STOPPED);
+        err.flush();
         stopped.countDown();
       }, "spillway-shutdown"));
-      System.err.println("Spillway " + Version.VERSION + " serving " + gateway.baseUrl());
+      ServeReport.started(gateway, loader.warnings()).forEach(line -> err.println(
+          line.startsWith("Spillway ") ? line : "spillway: " + line));
       stopped.await();
       return 0;
     }
@@ -167,15 +187,27 @@ public final class Main implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    private final Function<String, String> environment;
+
+    CheckConfig() {
+      this(System::getenv);
+    }
+
+    CheckConfig(Function<String, String> environment) {
+      this.environment = environment;
+    }
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       try {
-        GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+        ConfigLoader loader = new ConfigLoader(environment);
+        GatewayConfig loaded = loader.load(config);
         out.println("# " + config + ": valid");
         out.print(ConfigPrinter.toMaskedYaml(loaded));
         out.flush();
         PrintWriter err = spec.commandLine().getErr();
+        loader.warnings().forEach(w -> err.println("spillway: warning: " + w));
         SelfReference.warnings(loaded, loaded.server().port()).forEach(w -> err.println("spillway: warning: " + w));
         err.flush();
         return 0;

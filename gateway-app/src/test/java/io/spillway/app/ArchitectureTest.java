@@ -44,7 +44,7 @@ class ArchitectureTest {
 
   @Test
   void everyModuleIsSeen() {
-    assertThat(MODULES.keySet()).as("read from the root pom").contains("gateway-core", "gateway-trim", "gateway-app");
+    assertThat(MODULES.keySet()).as("read from the root pom").contains("gateway-core", "gateway-trim", "gateway-redis", "gateway-app");
     assertThat(ArchitectureRules.unseen(MODULES, CLASSES)).as("modules with no class imported").isEmpty();
   }
 
@@ -128,6 +128,22 @@ class ArchitectureTest {
   void theTrimmerImportsNothingOfOurs() {
     noClasses().that().resideInAPackage("io.spillway.trim..")
         .should().dependOnClassesThat().resideOutsideOfPackages("io.spillway.trim..", "java..")
+        .check(CLASSES);
+  }
+
+  /**
+   * The Redis link is a library every Redis user goes through (issue 27, item 1): it needs nothing
+   * of ours, and only it makes Lettuce clients and client resources (one set per process).
+   */
+  @Test
+  void onlyTheRedisLinkConnectsToRedis() {
+    noClasses().that().resideInAPackage("io.spillway.redis..")
+        .should().dependOnClassesThat(resideInAPackage("io.spillway..").and(not(resideInAPackage("io.spillway.redis.."))))
+        .check(CLASSES);
+    noClasses().that().resideOutsideOfPackage("io.spillway.redis..")
+        .should().dependOnClassesThat().haveFullyQualifiedName("io.lettuce.core.RedisClient")
+        .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.resource..")
+        .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.pubsub..")
         .check(CLASSES);
   }
 

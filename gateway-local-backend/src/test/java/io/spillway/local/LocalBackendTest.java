@@ -1,5 +1,6 @@
 package io.spillway.local;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.containing;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
@@ -191,6 +192,51 @@ class LocalBackendTest {
     local.warmNow();
 
     assertThat(generateBodies()).extracting(b -> b.path("model").asText()).containsExactly("qwen2.5-coder:7b");
+  }
+
+  @Test
+  void anEmbeddingOnlyModelIsKeptWarmThroughTheEmbeddingsEndpoint() throws IOException {
+    Map<String, String> models = new LinkedHashMap<>();
+    models.put("default", "qwen2.5-coder:7b");
+    models.put("text-embedding-3-small", "nomic-embed-text");
+    local.close();
+    local = backend(new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, Duration.ofMinutes(15),
+        Duration.ofMinutes(1), Duration.ofSeconds(10), null));
+    ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b", "nomic-embed-text:latest")));
+    ollama.stubFor(post("/api/generate").withRequestBody(containing("nomic-embed-text"))
+        .willReturn(OllamaStubs.error(400, "\"nomic-embed-text\" does not support generate")));
+    ollama.stubFor(post("/api/embed")
+        .willReturn(OllamaStubs.json(200, "{\"model\":\"nomic-embed-text\",\"embeddings\":[]}")));
+    local.checkNow();
+
+    local.warmNow();
+    local.warmNow();
+
+    assertThat(local.readiness().warmError()).as("keep-warm reports no error").isNull();
+    List<JsonNode> embeds = new java.util.ArrayList<>();
+    for (var request : ollama.findAll(postRequestedFor(urlEqualTo("/api/embed")))) {
+      embeds.add(Json.parse(request.getBodyAsString()));
+    }
+    assertThat(embeds).hasSize(2).allSatisfy(body -> {
+      assertThat(body.path("model").asText()).isEqualTo("nomic-embed-text");
+      assertThat(body.path("input").asText()).isEmpty();
+      assertThat(body.has("keep_alive")).isTrue();
+    });
+    assertThat(generateBodies()).extracting(b -> b.path("model").asText())
+        .as("the refusal is learned once; the chat model is still loaded by generate")
+        .containsExactly("qwen2.5-coder:7b", "nomic-embed-text", "qwen2.5-coder:7b");
+  }
+
+  @Test
+  void anotherRefusalOfTheLoadIsStillAKeepWarmError() {
+    ollama.stubFor(get("/api/tags").willReturn(OllamaStubs.tags("qwen2.5-coder:7b", "llama3.2:3b")));
+    ollama.stubFor(post("/api/generate").willReturn(OllamaStubs.error(400, "invalid options")));
+    local.checkNow();
+
+    local.warmNow();
+
+    assertThat(local.readiness().warmError()).contains("invalid options");
+    assertThat(ollama.findAll(postRequestedFor(urlEqualTo("/api/embed")))).isEmpty();
   }
 
   @Test

@@ -53,6 +53,20 @@ class BreakerMetricsTest {
   }
 
   @Test
+  void theOverrideGaugeTellsAnOperatorsHoldFromTheBreakersOwnDecision() {
+    capacityAnswer();
+    capacityAnswer();
+    capacityAnswer();
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("opened by capacity answers").isEqualTo(0);
+    breaker.override(OverrideMode.OPEN);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("forced open").isEqualTo(1);
+    breaker.override(OverrideMode.CLOSED);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("forced closed").isEqualTo(2);
+    breaker.override(OverrideMode.AUTO);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("auto again").isEqualTo(0);
+  }
+
+  @Test
   void theStreakGaugeCountsCapacityAnswersWhileClosed() {
     capacityAnswer();
     capacityAnswer();

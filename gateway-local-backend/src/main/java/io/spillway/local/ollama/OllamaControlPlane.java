@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.MediaType;
@@ -47,6 +48,8 @@ final class OllamaControlPlane implements AutoCloseable {
   private final OkHttpClient client;
   /** Probes and model questions. */
   private final OkHttpClient probeClient;
+  /** Local models that refused {@code /api/generate}: keep-warm loads them through {@code /api/embed}. */
+  private final Set<String> embeddingOnly = ConcurrentHashMap.newKeySet();
 
   OllamaControlPlane(LocalConfig config, CloudConfig cloud, String keepAlive) {
     this.config = config;
@@ -56,8 +59,16 @@ final class OllamaControlPlane implements AutoCloseable {
     this.probeClient = ControlPlaneClient.forProbes(client, cloud.connectTimeout());
   }
 
-  /** Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). */
+  /**
+   * Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). An
+   * embedding-only model refuses {@code /api/generate} ("does not support generate"): it is loaded
+   * with an empty {@code /api/embed} instead, and every later round goes there straight away.
+   */
   void load(String model, int contextTokens) {
+    if (embeddingOnly.contains(model)) {
+      loadForEmbeddings(model);
+      return;
+    }
     ObjectNode body = Json.object();
     body.put("model", model);
     body.put("prompt", "");
@@ -66,12 +77,44 @@ final class OllamaControlPlane implements AutoCloseable {
     if (contextTokens > 0) {
       body.putObject("options").put("num_ctx", contextTokens);
     }
-    Call call = client.newCall(post("/api/generate", body, Via.OWN));
+    String refusal = loadCall("/api/generate", body, model);
+    if (refusal != null && OllamaErrors.refusesGeneration(refusal)) {
+      log.info("local model {} is an embedding model: keep-warm loads it through /api/embed", model);
+      embeddingOnly.add(model);
+      loadForEmbeddings(model);
+    } else if (refusal != null) {
+      throw OllamaErrors.from(400, refusal, model, model, null);
+    }
+  }
+
+  /** Loads an embedding model with an {@code /api/embed} of no text, which embeds nothing. */
+  private void loadForEmbeddings(String model) {
+    ObjectNode body = Json.object();
+    body.put("model", model);
+    body.put("input", "");
+    body.put("keep_alive", keepAlive);
+    String refusal = loadCall("/api/embed", body, model);
+    if (refusal != null) {
+      throw OllamaErrors.from(400, refusal, model, model, null);
+    }
+  }
+
+  /**
+   * Posts a load request. Returns null when it succeeded, the error message of a 400 answer (which the
+   * caller judges), and throws for any other failure.
+   */
+  private String loadCall(String path, ObjectNode body, String model) {
+    Call call = client.newCall(post(path, body, Via.OWN));
     call.timeout().timeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
     try (Response response = call.execute()) {
-      if (!response.isSuccessful()) {
-        throw OllamaWire.error(response.code(), () -> read(response), response.header("retry-after"), model, model);
+      if (response.isSuccessful()) {
+        return null;
       }
+      if (response.code() == 400) {
+        String message = OllamaWire.errorMessage(() -> read(response));
+        return message == null ? "HTTP 400" : message;
+      }
+      throw OllamaWire.error(response.code(), () -> read(response), response.header("retry-after"), model, model);
     } catch (IOException e) {
       throw UpstreamFailures.beforeResponse(OllamaWire.NAME, e);
     }

@@ -44,6 +44,14 @@ final class OllamaErrors {
     return ErrorKind.BAD_GATEWAY.exception("The local backend (Ollama) failed: " + text).withCode("local_error");
   }
 
+  /**
+   * Whether an Ollama 400 says the model cannot generate at all ({@code "nomic-embed-text" does not
+   * support generate}): an embedding-only model.
+   */
+  static boolean refusesGeneration(String message) {
+    return message.toLowerCase(Locale.ROOT).contains("does not support generate");
+  }
+
   static GatewayException modelNotFound(String requested, String localModel) {
     String servedAs = requested != null && !requested.equals(localModel)
         ? " (local.models maps '" + requested + "' to it)" : "";
