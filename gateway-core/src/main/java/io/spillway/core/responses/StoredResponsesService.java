@@ -71,7 +71,7 @@ public final class StoredResponsesService implements Terminal {
       String team) {
     store.delete(team, stored.id());
     ObjectNode deleted = Json.object().put("id", stored.id()).put("object", "response").put("deleted", true);
-    if (StoredState.LOCAL.equals(stored.origin())) {
+    if (StoredState.kindOf(stored.origin()) == BackendKind.LOCAL) {
       return CompletableFuture.completedFuture(json(deleted));
     }
     // The cloud issued it: it forgets it too, and its answer (a 404 if it had already) stands.
