@@ -203,7 +203,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
-    this.responseStore = ResponseStores.open(config, clock);
+    this.responseStore = ResponseStores.open(config, redis, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -289,7 +289,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
-      interceptors.add(new ResponseStateInterceptor(responseStore, config.responses().maxChain(), clock));
+      interceptors.add(new ResponseStateInterceptor(responseStore, config.responses().maxChain(), clock, redactor));
     }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
@@ -324,7 +324,7 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
     // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
     new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
-        quota::calendar).register(admin);
+        quota::calendar, accessLog::logId).register(admin);
     reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
@@ -420,6 +420,7 @@ public final class Gateway implements AutoCloseable {
     config.cloud().effectiveRoutes().forEach(route -> secrets.add(route.apiKey()));
     secrets.add(config.admin().token());
     secrets.add(newAdminToken);
+    secrets.add(config.logging().keyIdSalt());
     return secrets;
   }
 

@@ -197,7 +197,8 @@ public final class OpenAiHttpBackend implements Backend {
     request.headers().forEach((name, value) -> {
       if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
           && !hopByHop.contains(name.toLowerCase(Locale.ROOT))
-          && (traceContext == null || !ForwardedHeaders.isTraceContext(name))) {
+          && (!ForwardedHeaders.isTraceContext(name)
+              || traceContext == null && ForwardedHeaders.traceContextWithinBounds(name, value))) {
         header.accept(name, value);
       }
     });

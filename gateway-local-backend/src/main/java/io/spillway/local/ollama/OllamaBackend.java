@@ -15,7 +15,6 @@ import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
-import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.upstream.OutboundRequest;
@@ -209,8 +208,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     return switch (request.route()) {
       case CHAT_COMPLETIONS -> new Routed("/api/chat", new ChatTranslation(body, keepAlive, numCtx));
       case COMPLETIONS -> new Routed("/api/generate", new CompletionTranslation(body, keepAlive, numCtx));
-      case RESPONSES -> new Routed("/api/chat", new ResponsesTranslation(body, keepAlive, numCtx,
-          request.attribute(ResponseEcho.KEY, ResponseEcho.NOT_STORED)));
+      case RESPONSES -> new Routed("/api/chat", new ResponsesTranslation(body, keepAlive, numCtx));
       case EMBEDDINGS -> new Routed("/api/embed", new EmbeddingTranslation(body, keepAlive));
       default -> throw new IllegalStateException("unhandled route " + request.route());
     };
@@ -291,11 +289,7 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     control.load(model, 0);
   }
 
-  /**
-   * Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). An
-   * embedding-only model refuses {@code /api/generate} ("does not support generate"): it is loaded
-   * with an empty {@code /api/embed} instead, and every later round goes there straight away.
-   */
+  /** Loads {@code model} with {@code options.num_ctx} = {@code contextTokens} (none when 0). */
   @Override
   public void load(String model, int contextTokens) {
     control.load(model, contextTokens);

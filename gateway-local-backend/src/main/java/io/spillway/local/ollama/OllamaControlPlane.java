@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Ollama's control plane, over OkHttp ({@link ControlPlaneClient}), off the request path: the probe
  * ({@code /api/version}, {@code /api/tags}, {@code /api/ps}), keep-warm loads (an empty
- * {@code /api/generate} with {@code keep_alive}) and the model's context window ({@code /api/show}).
+ * {@code /api/generate} with {@code keep_alive}, or an empty {@code /api/embed} for an embedding-only
+ * model) and the model's context window ({@code /api/show}).
  * Probes and model questions use the short-timeout probe client; loads may take as long as
  * {@code local.timeout}. Thread-safe.
  */
@@ -100,8 +101,8 @@ final class OllamaControlPlane implements AutoCloseable {
   }
 
   /**
-   * Posts a load request. Returns null when it succeeded, the error message of a 400 answer (which the
-   * caller judges), and throws for any other failure.
+   * Posts a load request: null when it succeeded, the error text of a 400 answer (which the caller
+   * judges); any other failure is thrown.
    */
   private String loadCall(String path, ObjectNode body, String model) {
     Call call = client.newCall(post(path, body, Via.OWN));
@@ -110,11 +111,12 @@ final class OllamaControlPlane implements AutoCloseable {
       if (response.isSuccessful()) {
         return null;
       }
+      byte[] answer = read(response);
       if (response.code() == 400) {
-        String message = OllamaWire.errorMessage(() -> read(response));
+        String message = OllamaWire.errorMessage(() -> answer);
         return message == null ? "HTTP 400" : message;
       }
-      throw OllamaWire.error(response.code(), () -> read(response), response.header("retry-after"), model, model);
+      throw OllamaWire.error(response.code(), () -> answer, response.header("retry-after"), model, model);
     } catch (IOException e) {
       throw UpstreamFailures.beforeResponse(OllamaWire.NAME, e);
     }
