@@ -8,6 +8,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -58,7 +59,7 @@ public final class StoredResponsesService implements Terminal {
       }
       return passThrough(request, query);
     }
-    RequestOutcome.of(request).servedBy(StoredState.LOCAL.equals(stored.origin()) ? BackendKind.LOCAL : BackendKind.CLOUD);
+    RequestOutcome.of(request).servedBy(StoredState.kindOf(stored.origin()));
     return switch (query.kind()) {
       case GET_RESPONSE -> CompletableFuture.completedFuture(json(stored.response()));
       case INPUT_ITEMS -> CompletableFuture.completedFuture(json(inputItems(stored, query)));
@@ -71,7 +72,7 @@ public final class StoredResponsesService implements Terminal {
       String team) {
     store.delete(team, stored.id());
     ObjectNode deleted = Json.object().put("id", stored.id()).put("object", "response").put("deleted", true);
-    if (StoredState.LOCAL.equals(stored.origin())) {
+    if (StoredState.kindOf(stored.origin()) == BackendKind.LOCAL) {
       return CompletableFuture.completedFuture(json(deleted));
     }
     // The cloud issued it: it forgets it too, and its answer (a 404 if it had already) stands.

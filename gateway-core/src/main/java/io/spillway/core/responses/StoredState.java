@@ -7,6 +7,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Attribute;
+import io.spillway.core.pipeline.BackendKind;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,14 @@ public final class StoredState {
   public static final Attribute<String> ORIGIN = Attribute.of("responseOrigin");
   /** The origin of answers the local backend gives. */
   public static final String LOCAL = "local";
+
+  /**
+   * The kind of backend a stored origin names: {@link #LOCAL} the local backend, anything else a
+   * cloud route (by its name). The one place a stored origin is read as a backend.
+   */
+  public static BackendKind kindOf(String origin) {
+    return LOCAL.equals(origin) ? BackendKind.LOCAL : BackendKind.CLOUD;
+  }
 
   private final String previousId;
   private final List<StoredResponse> chain;

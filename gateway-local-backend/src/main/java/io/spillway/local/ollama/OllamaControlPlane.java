@@ -113,12 +113,7 @@ final class OllamaControlPlane implements AutoCloseable {
       }
       byte[] answer = read(response);
       if (response.code() == 400) {
-        String message = null;
-        try {
-          message = Json.text(OllamaWire.parse(answer), "error");
-        } catch (UpstreamException e) {
-          // Not Ollama's JSON: the status alone has to do.
-        }
+        String message = OllamaWire.errorMessage(() -> answer);
         return message == null ? "HTTP 400" : message;
       }
       throw OllamaWire.error(response.code(), () -> answer, response.header("retry-after"), model, model);

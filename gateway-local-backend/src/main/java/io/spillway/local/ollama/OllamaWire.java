@@ -11,6 +11,7 @@ import io.spillway.core.json.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What the data plane ({@link OllamaBackend}) and the control plane ({@link OllamaControlPlane})
@@ -85,14 +86,18 @@ final class OllamaWire {
    *
    * @param body reads the body (bounded); its failure leaves the status alone to speak
    */
-  static GatewayException error(int status, java.util.function.Supplier<byte[]> body, String retryAfterHeader,
+  static GatewayException error(int status, Supplier<byte[]> body, String retryAfterHeader,
       String requested, String localModel) {
-    String message = null;
+    return OllamaErrors.from(status, errorMessage(body), requested, localModel,
+        OllamaErrors.retryAfter(retryAfterHeader));
+  }
+
+  /** The {@code error} of an Ollama error answer, or null when its body is not Ollama's JSON (or not whole). */
+  static String errorMessage(Supplier<byte[]> body) {
     try {
-      message = Json.text(parse(body.get()), "error");
+      return Json.text(parse(body.get()), "error");
     } catch (UpstreamException e) {
-      // Not JSON, or not whole: the status alone has to do.
+      return null;
     }
-    return OllamaErrors.from(status, message, requested, localModel, OllamaErrors.retryAfter(retryAfterHeader));
   }
 }
