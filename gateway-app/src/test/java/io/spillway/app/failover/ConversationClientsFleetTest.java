@@ -11,7 +11,7 @@ import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.NodeChat;
 import io.spillway.app.testing.RoundRobinFront;
 import io.spillway.app.testing.StatefulResponsesCloud;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
