@@ -324,7 +324,7 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
     // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
     new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
-        quota::calendar).register(admin);
+        quota::calendar, accessLog::logId).register(admin);
     reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
@@ -420,6 +420,7 @@ public final class Gateway implements AutoCloseable {
     config.cloud().effectiveRoutes().forEach(route -> secrets.add(route.apiKey()));
     secrets.add(config.admin().token());
     secrets.add(newAdminToken);
+    secrets.add(config.logging().keyIdSalt());
     return secrets;
   }
 
@@ -638,28 +639,28 @@ public final class Gateway implements AutoCloseable {
     return quota;
   }
 
+  /**
+   * Stops the front end (letting requests in flight drain), then closes every part, each one even
+   * when one before it fails; the first failure is thrown afterwards ({@link Closer}).
+   */
   @Override
   public void close() {
-    server.stop(config.server().drainTimeout());
-    if (local != null) {
-      local.close();
-    }
-    localScheduler.shutdownNow();
-    requestLimiter.close();
-    quota.close();
-    spend.close();
-    usageStore.close();
-    if (responseStore != null) {
-      responseStore.close();
-    }
-    apiKeys.close();
-    routes.forEach(route -> route.breaker().close());
-    riskCounts.close();
-    if (redis != null) {
-      redis.close(); // after every part that used it
-    }
-    tracing.close();
-    clients.close();
+    Closer closer = new Closer()
+        .then("the front end", () -> server.stop(config.server().drainTimeout()))
+        .then("the local backend", local)
+        .then("the local scheduler", localScheduler::shutdownNow)
+        .then("the request limiter", requestLimiter)
+        .then("the tier pools", quota)
+        .then("spend", spend)
+        .then("the usage store", usageStore)
+        .then("the response store", responseStore)
+        .then("the key store", apiKeys);
+    routes.forEach(route -> closer.then("the breaker of route " + route.name(), route.breaker()));
+    closer.then("the risk counts", riskCounts)
+        .then("the Redis link", redis) // after every part that used it
+        .then("tracing", tracing)
+        .then("the HTTP clients", clients)
+        .closeAll();
   }
 
   private static Duration min(Duration a, Duration b) {
