@@ -15,7 +15,7 @@ import io.spillway.app.deploy.FleetLoad.Client;
 import io.spillway.app.deploy.FleetLoad.Result;
 import io.spillway.app.sim.SimulatedOllama;
 import io.spillway.app.testing.OpenAiStubs;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

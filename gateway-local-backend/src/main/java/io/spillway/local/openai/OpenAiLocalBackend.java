@@ -10,8 +10,9 @@ import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Attribute;
-import io.spillway.core.pipeline.Blocking;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -54,7 +55,7 @@ import okhttp3.Response;
  * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
  */
 public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
-  public static final String NAME = "local";
+  public static final String NAME = BackendKind.LOCAL.tag();
 
   private final ModelMapping models;
   private final LocalConfig config;
@@ -79,23 +80,17 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     this.settings = UpstreamSettings.from(config, cloud);
     this.probeClient = ControlPlaneClient.forProbes(
         ControlPlaneClient.create(settings.connectTimeout(), settings.timeout()), settings.connectTimeout());
-    this.delegate = new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http);
+    this.delegate = new OpenAiHttpBackend(BackendKind.LOCAL, settings, UpstreamDialect.OPENAI, http);
   }
 
   @Override
-  public String name() {
-    return NAME;
+  public BackendKind kind() {
+    return BackendKind.LOCAL;
   }
 
   @Override
-  public String kind() {
+  public String serverKind() {
     return "openai";
-  }
-
-  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
-  @Override
-  public GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
   }
 
   /**
@@ -122,7 +117,8 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   }
 
   private CompletionStage<GatewayResponse> responsesOverChat(GatewayRequest request, String local) {
-    ResponsesOverChat translation = new ResponsesOverChat(request.body());
+    ResponsesOverChat translation = new ResponsesOverChat(request.body(),
+        request.attribute(ResponseEcho.KEY, ResponseEcho.NOT_STORED));
     TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
         translated.body(), null, request.receivedAt());

@@ -48,6 +48,7 @@ final class MeteredEventStream extends ForwardingEventStream {
   private final Reservation reservation;
   private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
+  private final UsageReader usageReader;
   private final List<SseEvent> pending = new ArrayList<>();
   private int pendingBytes;
   private volatile TokenUsage reported;
@@ -58,11 +59,12 @@ final class MeteredEventStream extends ForwardingEventStream {
   private long streamedTokens;
 
   MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
-      ToLongFunction<String> tokenCounter) {
+      ToLongFunction<String> tokenCounter, UsageReader usageReader) {
     super(delegate);
     this.reservation = reservation;
     this.promptEstimate = promptEstimate;
     this.tokenCounter = tokenCounter;
+    this.usageReader = usageReader;
   }
 
   @Override
@@ -186,7 +188,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       return;
     }
     JsonNode choices = json.get("choices");
-    TokenUsage usage = UsageReader.fromUsage(json.get("usage"));
+    TokenUsage usage = usageReader.fromUsage(json.get("usage"));
     if (usage != null) {
       reported = usage;
     }
@@ -208,7 +210,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       countText(json.get("delta"));
     } else if (type.equals("response.completed") || type.equals("response.incomplete")
         || type.equals("response.failed")) {
-      TokenUsage usage = UsageReader.fromBody(json.get("response"));
+      TokenUsage usage = usageReader.fromBody(json.get("response"));
       if (usage != null) {
         reported = usage;
       }

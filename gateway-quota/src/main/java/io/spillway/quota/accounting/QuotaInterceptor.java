@@ -1,6 +1,7 @@
 package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.CallerInterceptor;
@@ -66,7 +67,7 @@ public final class QuotaInterceptor extends CallerInterceptor {
     } catch (GatewayException e) {
       return CompletableFuture.completedFuture(ErrorMapper.toResponse(e));
     }
-    AtomicReference<String> backend = new AtomicReference<>();
+    AtomicReference<BackendKind> backend = new AtomicReference<>();
     if (spend != null) {
       String model = request.model();
       AtomicReference<Double> cost = new AtomicReference<>();
@@ -112,7 +113,8 @@ public final class QuotaInterceptor extends CallerInterceptor {
     if (response.isStream()) {
       return response.withStream(metered(response, reservation, estimate, request));
     }
-    TokenUsage usage = UsageReader.fromBody(response.json()); // null when not JSON: settle with the estimate
+    // Null when not JSON, when the backend reported none, or reported nonsense: settle with the estimate.
+    TokenUsage usage = usageReader().fromBody(response.json());
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
     return response;
   }
@@ -125,7 +127,12 @@ public final class QuotaInterceptor extends CallerInterceptor {
       synchronized (completion) {
         return completion.count(text);
       }
-    });
+    }, usageReader());
+  }
+
+  /** Reads usage within the pools' current {@code quota.maxReportedTokens}, counting refusals there. */
+  private UsageReader usageReader() {
+    return new UsageReader(pools.maxReportedTokens(), pools::usageRefused);
   }
 
   @Override
