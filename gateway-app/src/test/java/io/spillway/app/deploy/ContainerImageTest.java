@@ -220,7 +220,7 @@ class ContainerImageTest {
     long before = teamUsage();
     assertThat(before).as("the chat and the stream were counted").isGreaterThan(0);
 
-    assertThat(stop()).as("a clean exit on SIGTERM").isZero();
+    assertThat(stop()).as("the JVM's own exit on SIGTERM, after its shutdown (143 = 128 + SIGTERM)").isIn(0, 143);
     assertThat(data.resolve("usage.mv.db")).exists();
     start();
 
@@ -240,7 +240,7 @@ class ContainerImageTest {
     String body = stream.get(60, TimeUnit.SECONDS);
     assertThat(body).contains("six").endsWith("data: [DONE]\n\n");
     assertThat(running.waitFor(60, TimeUnit.SECONDS)).as("the container exits after the stream").isTrue();
-    assertThat(running.exitValue()).isZero();
+    assertThat(running.exitValue()).isIn(0, 143);
   }
 
   String readStream(CountDownLatch firstEvent) {

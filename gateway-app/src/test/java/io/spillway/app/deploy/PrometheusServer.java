@@ -53,11 +53,13 @@ public final class PrometheusServer implements AutoCloseable {
         .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
     PrometheusServer server = new PrometheusServer(dir, process, port);
     try {
-      await("Prometheus is ready").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+      await("Prometheus is ready").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+          .ignoreExceptions()
           .until(() -> server.get("/-/ready").statusCode() == 200);
     } catch (RuntimeException e) {
+      String log = Files.exists(dir.resolve("prometheus.log")) ? Files.readString(dir.resolve("prometheus.log")) : "(no log)";
       server.close();
-      throw new IllegalStateException("Prometheus did not start:\n" + Files.readString(dir.resolve("prometheus.log")), e);
+      throw new IllegalStateException("Prometheus did not start:\n" + log, e);
     }
     return server;
   }
