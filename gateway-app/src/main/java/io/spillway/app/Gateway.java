@@ -27,6 +27,8 @@ import io.spillway.core.pipeline.Caller;
 import io.spillway.core.api.ModelQueryStage;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.anthropic.CountTokens;
+import io.spillway.core.api.anthropic.MessagesEndpoint;
 import io.spillway.core.api.OutcomeHeaders;
 import io.spillway.core.api.ParseStage;
 import io.spillway.cache.ResponseCache;
@@ -204,12 +206,18 @@ public final class Gateway implements AutoCloseable {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud(), clients.cloud())
           : CloudBackend.create(route, config.cloud(), clients.cloud());
-      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
+      String provider = switch (route.kind()) {
+        case AZURE -> "azure.ai.openai";
+        case ANTHROPIC -> "anthropic";
+        case OPENAI -> "openai";
+      };
+      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), provider,
           capacity);
       Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
-          route.azure() ? route.models().keySet() : null));
+          route.azure() ? route.models().keySet() : null,
+          route.kind() == CloudRouteConfig.Kind.ANTHROPIC ? Route.Api.ANTHROPIC : Route.Api.OPENAI));
     }
     this.routes = List.copyOf(cloudRoutes);
     Backend cloud = routes.get(0).backend();
@@ -249,6 +257,8 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(observer);
     interceptors.add(new ParseStage());
     List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
+    // Anthropic's token count: answered by the gateway after the same authentication and rate limits.
+    List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseStage()));
     List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
       frontStages.add(tracing.stage());
@@ -259,6 +269,7 @@ public final class Gateway implements AutoCloseable {
     frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.addAll(frontStages);
     models.addAll(frontStages);
+    countStages.addAll(frontStages);
     interceptors.add(new TokenReportInterceptor(quota));
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
@@ -281,6 +292,8 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router, ticker));
+    countStages.add(rateLimits);
+    Pipeline tokenCount = new Pipeline(countStages, new CountTokens(config.shaping().maxTokenizedChars()));
     models.add(new OutcomeHeaders());
     Pipeline modelList = new Pipeline(models, metrics.meter(
         new ModelsService(routes, classifier, admission, localModels, ticker, routerMetrics), ticker));
@@ -303,10 +316,13 @@ public final class Gateway implements AutoCloseable {
 
     HttpRoutes.Builder httpRoutes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      if (route.hasBody()) {
+      if (route.hasBody() && route.api() == Route.Api.OPENAI) {
         httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
       }
     }
+    httpRoutes.route(Route.MESSAGES.method(), Route.MESSAGES.path(), new MessagesEndpoint(Route.MESSAGES, pipeline));
+    httpRoutes.route(Route.MESSAGES_COUNT_TOKENS.method(), Route.MESSAGES_COUNT_TOKENS.path(),
+        new MessagesEndpoint(Route.MESSAGES_COUNT_TOKENS, tokenCount));
     ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
     httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);

@@ -97,7 +97,7 @@ class CloudRoutesConfigTest {
         .hasMessageContaining("key 'cloud.routes[2].kind': 'bedrock' is not one of openai, azure")
         .hasMessageContaining("key 'cloud.routes[2].baseUrl'")
         .hasMessageContaining("key 'cloud.routes[3].name': 'bad name!' must be")
-        .hasMessageContaining("key 'cloud.routes[3].apiVersion': only an azure route takes an api-version")
+        .hasMessageContaining("key 'cloud.routes[3].apiVersion': only an azure or anthropic route takes an api-version")
         .hasMessageContaining("key 'cloud.routes[3].timeout': must be longer than zero");
   }
 

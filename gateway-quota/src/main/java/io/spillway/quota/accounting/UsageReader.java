@@ -6,7 +6,9 @@ import io.spillway.quota.pool.TokenUsage;
 /**
  * Reads the usage a backend reported, in OpenAI's two shapes: {@code usage.prompt_tokens} /
  * {@code completion_tokens} (chat/completions, completions) and {@code usage.input_tokens} /
- * {@code output_tokens} (Responses API).
+ * {@code output_tokens} (Responses API, and Anthropic's Messages API, whose
+ * {@code input_tokens} leaves out the prompt-cache writes {@code cache_creation_input_tokens} and
+ * reads {@code cache_read_input_tokens}: both are added to the input, and the reads are its cached part).
  */
 final class UsageReader {
   private UsageReader() {}
@@ -25,6 +27,12 @@ final class UsageReader {
     JsonNode input = usage.get("input_tokens");
     JsonNode output = usage.get("output_tokens");
     if (input != null && input.canConvertToLong()) {
+      long cacheWrites = count(usage.get("cache_creation_input_tokens"));
+      long cacheReads = count(usage.get("cache_read_input_tokens"));
+      if (cacheWrites > 0 || cacheReads > 0) {
+        return new TokenUsage(input.asLong() + cacheWrites + cacheReads, output != null ? output.asLong() : 0,
+            cacheReads);
+      }
       return new TokenUsage(input.asLong(), output != null ? output.asLong() : 0,
           cached(usage.get("input_tokens_details"), input.asLong()));
     }
@@ -33,6 +41,10 @@ final class UsageReader {
       return new TokenUsage(total.asLong(), 0);
     }
     return null;
+  }
+
+  private static long count(JsonNode value) {
+    return value != null && value.canConvertToLong() ? Math.max(0, value.asLong()) : 0;
   }
 
   /** Cached prompt tokens from a details object, within 0 and the prompt. */
