@@ -16,7 +16,7 @@ import io.spillway.app.observe.BreakerMetrics;
 import io.spillway.app.observe.CapacitySignal;
 import io.spillway.app.observe.GatewayMetrics;
 import io.spillway.app.observe.RedactedMessage;
-import io.spillway.app.observe.RequestObserver;
+import io.spillway.app.observe.RequestObserverInterceptor;
 import io.spillway.app.observe.RouterMetrics;
 import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
@@ -24,13 +24,13 @@ import io.spillway.app.reload.ReloadableInterceptor;
 import io.spillway.app.reload.ReloadableRequestLimiter;
 import io.spillway.app.reload.ReloadableStages;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelQueryInterceptor;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.api.anthropic.CountTokens;
 import io.spillway.core.api.anthropic.MessagesEndpoint;
-import io.spillway.core.api.OutcomeHeaders;
-import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
+import io.spillway.core.api.ParseInterceptor;
 import io.spillway.cache.ResponseCache;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.Durations;
@@ -39,7 +39,7 @@ import io.spillway.config.Reloadable;
 import io.spillway.config.SelfReference;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.http.LoopGuard;
+import io.spillway.core.http.LoopGuardInterceptor;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
@@ -71,7 +71,7 @@ import io.spillway.quota.keys.KeyStores;
 import io.spillway.quota.keys.KeyHashes;
 import io.spillway.quota.keys.KeyRegistry;
 import io.spillway.quota.pool.QuotaPools;
-import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.ReplicaRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
@@ -253,19 +253,19 @@ public final class Gateway implements AutoCloseable {
     status.register("quota", () -> quotaReport());
 
     List<Interceptor> interceptors = new ArrayList<>();
-    RequestObserver observer = new RequestObserver(metrics, accessLog, clock, ticker);
+    RequestObserverInterceptor observer = new RequestObserverInterceptor(metrics, accessLog, clock, ticker);
     interceptors.add(observer);
-    interceptors.add(new ParseStage());
-    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryStage()));
+    interceptors.add(new ParseInterceptor());
+    List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryInterceptor()));
     // Anthropic's token count: answered by the gateway after the same authentication and rate limits.
-    List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseStage()));
+    List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
     List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
       frontStages.add(tracing.stage());
     }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
-    frontStages.add(new LoopGuard(maxHops::get));
+    frontStages.add(new LoopGuardInterceptor(maxHops::get));
     frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.addAll(frontStages);
     models.addAll(frontStages);
@@ -274,7 +274,7 @@ public final class Gateway implements AutoCloseable {
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
-    interceptors.add(new OutcomeHeaders()); // inside the cache: stored and shared answers keep their headers
+    interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, ticker));
@@ -294,7 +294,7 @@ public final class Gateway implements AutoCloseable {
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router, ticker));
     countStages.add(rateLimits);
     Pipeline tokenCount = new Pipeline(countStages, new CountTokens(config.shaping().maxTokenizedChars()));
-    models.add(new OutcomeHeaders());
+    models.add(new OutcomeHeadersInterceptor());
     Pipeline modelList = new Pipeline(models, metrics.meter(
         new ModelsService(routes, classifier, admission, localModels, ticker, routerMetrics), ticker));
 
@@ -442,7 +442,7 @@ public final class Gateway implements AutoCloseable {
       return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
           config.quota().flushInterval());
     }
-    return new LocalRequestLimiter(policy, clock);
+    return new ReplicaRequestLimiter(policy, clock);
   }
 
   /**

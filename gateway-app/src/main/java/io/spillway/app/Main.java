@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -76,6 +77,12 @@ public final class Main implements Callable<Integer> {
 
   /** Runs a command with the given standard streams (tests use this). */
   static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+    return run(in, out, err, System::getenv, args);
+  }
+
+  /** Runs a command with the given standard streams and environment for {@code ${NAME}} in configs. */
+  static int run(InputStream in, PrintWriter out, PrintWriter err, Function<String, String> environment,
+      String... args) {
     ServeArguments serve = ServeArguments.parse(args);
     if (serve != null) {
       return serve(serve, err);
@@ -86,6 +93,9 @@ public final class Main implements Callable<Integer> {
       public <K> K create(Class<K> type) throws Exception {
         if (type == HashKey.class) {
           return type.cast(new HashKey(in));
+        }
+        if (type == CheckConfig.class) {
+          return type.cast(new CheckConfig(environment));
         }
         return defaults.create(type);
       }
@@ -167,15 +177,27 @@ public final class Main implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    private final Function<String, String> environment;
+
+    CheckConfig() {
+      this(System::getenv);
+    }
+
+    CheckConfig(Function<String, String> environment) {
+      this.environment = environment;
+    }
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       try {
-        GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+        ConfigLoader loader = new ConfigLoader(environment);
+        GatewayConfig loaded = loader.load(config);
         out.println("# " + config + ": valid");
         out.print(ConfigPrinter.toMaskedYaml(loaded));
         out.flush();
         PrintWriter err = spec.commandLine().getErr();
+        loader.warnings().forEach(w -> err.println("spillway: warning: " + w));
         SelfReference.warnings(loaded, loaded.server().port()).forEach(w -> err.println("spillway: warning: " + w));
         err.flush();
         return 0;

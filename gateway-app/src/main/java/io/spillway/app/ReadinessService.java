@@ -93,12 +93,12 @@ final class ReadinessService implements HttpService {
     }
     FleetMode mode = breaker.mode();
     ObjectNode breakerJson = out.putObject("breaker").put("mode", mode.tag());
-    if (mode == FleetMode.LOCAL_FALLBACK) {
+    if (mode == FleetMode.REPLICA_FALLBACK) {
       breakerJson.put("detail", "the fleet's breaker in Redis does not answer; this replica decides on its own");
     }
     FleetMode counts = riskMode.get();
     ObjectNode riskJson = out.putObject("risk").put("mode", counts.tag());
-    if (counts == FleetMode.LOCAL_FALLBACK) {
+    if (counts == FleetMode.REPLICA_FALLBACK) {
       riskJson.put("detail", "the fleet's risk counts in Redis do not answer; the risk index counts this replica's requests");
     }
     out.putObject("tokenizer").put("loaded", tokenizerLoaded.getAsBoolean());

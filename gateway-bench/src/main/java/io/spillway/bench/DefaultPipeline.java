@@ -9,7 +9,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.ServerConfig;
 import io.spillway.core.api.OpenAiEndpoint;
-import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.ParseInterceptor;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.pipeline.Backend;
@@ -21,14 +21,14 @@ import io.spillway.core.time.Ticker;
 import io.spillway.quota.admission.PriorityAdmissionGate;
 import io.spillway.quota.keys.AuthInterceptor;
 import io.spillway.quota.keys.KeyRegistry;
-import io.spillway.quota.ratelimit.LocalRequestLimiter;
+import io.spillway.quota.ratelimit.ReplicaRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.routing.LocalModelList;
 import io.spillway.routing.Router;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.server.HttpRoutes;
 import java.io.IOException;
@@ -81,11 +81,11 @@ public final class DefaultPipeline {
       }
     };
     pipeline = new Pipeline(
-        List.of(new ParseStage(), new AuthInterceptor(() -> keys), cache.interceptor(),
-            new RateLimitInterceptor(new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
+        List.of(new ParseInterceptor(), new AuthInterceptor(() -> keys), cache.interceptor(),
+            new RateLimitInterceptor(new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock))),
         Router.builder()
             .cloud(upstream)
-            .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock))
+            .breaker(new ReplicaBreaker(BreakerSettings.DEFAULTS, clock))
             .classifier(new CapacityClassifier(clock))
             .admission(PriorityAdmissionGate.from(QuotaConfig.DEFAULTS, clock, Ticker.system(), meters))
             .retryLocally(FailoverConfig.DEFAULTS.retryLocally())

@@ -2,7 +2,7 @@ package io.spillway.cache;
 
 import io.spillway.cache.CachePolicy.Decision;
 import io.spillway.cache.InFlightCall.Outcome;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
@@ -295,7 +295,7 @@ final class CacheInterceptor implements Interceptor {
     Headers.Builder out = Headers.builder();
     sharedHeaders(headers).forEach((name, value) -> {
       String lower = name.toLowerCase(Locale.ROOT);
-      if (!lower.startsWith("retry-after") && !lower.equals("age") && !lower.equals(OutcomeHeaders.DEGRADED)) {
+      if (!lower.startsWith("retry-after") && !lower.equals("age") && !lower.equals(OutcomeHeadersInterceptor.DEGRADED)) {
         out.add(name, value);
       }
     });

@@ -10,8 +10,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * One upstream call that identical requests share. The request that registered it (the leader)
- * makes the call and publishes the {@link Outcome} once; the others (joiners) wait for it on their
- * own virtual threads, parked on the future, never spinning. Thread-safe.
+ * makes the call and publishes the {@link Outcome} once; the others (joiners) continue from the
+ * future when it completes, holding no thread while they wait. Thread-safe.
  */
 final class InFlightCall {
   private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();

@@ -5,7 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.config.CacheConfig;
 import io.spillway.core.pipeline.Interceptor;
 import java.time.Clock;
@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ResponseCache {
   /** The response header that says how the cache served a request: hit, miss or bypass. */
-  public static final String HEADER = OutcomeHeaders.CACHE;
+  public static final String HEADER = OutcomeHeadersInterceptor.CACHE;
 
   final CacheConfig config;
   final Clock clock;

@@ -48,7 +48,8 @@ public interface Choice {
     }
     ConfigProblems.Reporter at = ConfigProblems.at(type.getSimpleName());
     String key = at.path("").replaceFirst("\\[\\d+]$", "");
-    at.raw("key '" + key + "': '" + value + "' is not one of " + spellings(type));
+    at.raw("key '" + key + "': '" + value + "' is not one of " + spellings(type) + Suggestions.didYouMean(value,
+        Arrays.stream(type.getEnumConstants()).map(Choice::spelling).toList(), "; "));
     return null;
   }
 

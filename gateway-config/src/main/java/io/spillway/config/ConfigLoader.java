@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -36,10 +38,27 @@ import java.util.regex.Pattern;
 public final class ConfigLoader {
   private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
 
+  /**
+   * The keys that hold a secret: an empty value there is a key that lets nobody in or a call made
+   * without credentials, so it is refused, or warned about where the file asked for it ({@code ${NAME:-}}).
+   */
+  private static final Pattern SECRET_KEY =
+      Pattern.compile("admin\\.token|cloud\\.apiKey|cloud\\.routes\\[\\d+]\\.apiKey|keys\\[\\d+]\\.key");
+
   private final Function<String, String> environment;
+  private final List<String> warnings = new ArrayList<>();
 
   public ConfigLoader(Function<String, String> environment) {
     this.environment = environment;
+  }
+
+  /**
+   * What the last {@link #load}/{@link #parse} allowed but an operator should know: each secret that
+   * resolved to nothing through {@code ${NAME:-}}, naming the key, the variable and what follows.
+   * A loader is not meant to be shared between threads.
+   */
+  public List<String> warnings() {
+    return List.copyOf(warnings);
   }
 
   public static ConfigLoader withSystemEnvironment() {
@@ -86,6 +105,7 @@ public final class ConfigLoader {
 
   /** Parses config text; {@code source} names it in error messages. */
   public GatewayConfig parse(String source, String text) {
+    warnings.clear();
     JsonNode tree;
     try {
       tree = YAML.readTree(text);
@@ -148,20 +168,48 @@ public final class ConfigLoader {
   private String substitute(String source, String path, String value) {
     Matcher m = VARIABLE.matcher(value);
     StringBuilder out = new StringBuilder();
+    List<String> names = new ArrayList<>();
+    boolean allowedEmpty = false;
     while (m.find()) {
       String name = m.group(1);
+      names.add(name);
       String resolved = environment.apply(name);
       if (resolved == null || (resolved.isEmpty() && m.group(2) != null)) {
         if (m.group(2) == null) {
           throw new ConfigException(source + ": key '" + path + "': environment variable " + name
-              + " is not set (write ${" + name + ":-} to allow it to be empty)");
+              + " is not set (export it" + (isSecret(path) ? "" : ", or write ${" + name + ":-} to allow it to be empty")
+              + ")");
         }
         resolved = m.group(3);
+        allowedEmpty |= resolved.isEmpty();
       }
       m.appendReplacement(out, Matcher.quoteReplacement(resolved));
     }
     m.appendTail(out);
-    return out.toString();
+    String result = out.toString();
+    if (result.isBlank() && isSecret(path)) {
+      String variables = String.join(", ", names);
+      if (!allowedEmpty) {
+        throw new ConfigException(source + ": key '" + path + "': environment variable " + variables
+            + " is set but empty; a secret cannot be empty (export a value)");
+      }
+      warnings.add(path + ": " + variables + " is empty, so " + consequence(path));
+    }
+    return result;
+  }
+
+  private static boolean isSecret(String path) {
+    return SECRET_KEY.matcher(path).matches();
+  }
+
+  private static String consequence(String path) {
+    if (path.equals("admin.token")) {
+      return "the admin API and the dashboard's data are off";
+    }
+    if (path.startsWith("keys")) {
+      return "this key is disabled and admits nobody";
+    }
+    return "the cloud is called without an API key and will refuse every request";
   }
 
   private static String path(JsonMappingException e) {
@@ -180,6 +228,12 @@ public final class ConfigLoader {
   }
 
   private static String reason(JsonMappingException e) {
+    if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+      String got = e instanceof InvalidFormatException invalid && invalid.getValue() != null
+          ? "'" + invalid.getValue() + "'"
+          : "something else";
+      return "expected " + ValueTypes.inPlainWords(mismatch.getTargetType()) + ", got " + got;
+    }
     Throwable cause = e.getCause();
     if (cause instanceof IllegalArgumentException && cause.getMessage() != null) {
       return cause.getMessage();
@@ -193,12 +247,29 @@ public final class ConfigLoader {
    * A value that does not parse ({@code localFor: five minutes}) is reported under its key and read
    * as absent, so binding goes on to the other problems.
    */
-  private static <T> T reported(JsonParser p, String text, Function<String, T> parse) {
+  private static <T> T reported(JsonParser p, String text, Function<String, T> parse, String expected) {
+    if (text == null || p.currentToken() == null || !p.currentToken().isScalarValue()) {
+      String key = p.currentToken() == com.fasterxml.jackson.core.JsonToken.START_ARRAY
+          ? BindingPaths.pathOf(p).replaceFirst("\\[\\d+]$", "") // the parser is already inside the list
+          : BindingPaths.pathOf(p);
+      ConfigProblems.at("").raw("key '" + key + "': expected " + expected + ", got a "
+          + (p.currentToken() != null && p.currentToken().isStructStart() ? "list or mapping" : "null"));
+      skip(p);
+      return null;
+    }
     try {
       return parse.apply(text);
     } catch (IllegalArgumentException e) {
       ConfigProblems.at("").raw("key '" + BindingPaths.pathOf(p) + "': " + e.getMessage());
       return null;
+    }
+  }
+
+  private static void skip(JsonParser p) {
+    try {
+      p.skipChildren();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -212,13 +283,13 @@ public final class ConfigLoader {
     module.addDeserializer(Duration.class, new JsonDeserializer<>() {
       @Override
       public Duration deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return reported(p, p.getValueAsString(), Durations::parse);
+        return reported(p, p.getValueAsString(), Durations::parse, "a duration (90s, 5m)");
       }
     });
     module.addDeserializer(DataSize.class, new JsonDeserializer<>() {
       @Override
       public DataSize deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
-        return reported(p, p.getValueAsString(), DataSize::parse);
+        return reported(p, p.getValueAsString(), DataSize::parse, "a size (512KiB, 8MiB)");
       }
     });
     module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
@@ -228,6 +299,7 @@ public final class ConfigLoader {
         .registerModule(module)
         .addHandler(new UnknownKeys())
         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT); // capacityStreak: 2.5 is an error, not 2
   }
 }

@@ -21,6 +21,8 @@ import java.util.Set;
 public final class ConfigPrinter {
   private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password");
   private static final String MASK = "****";
+  /** How a secret that resolved to nothing is shown: never as the mask, which would hide that it is missing. */
+  static final String EMPTY = "(empty)";
 
   private ConfigPrinter() {}
 
@@ -60,8 +62,9 @@ public final class ConfigPrinter {
   private static void mask(JsonNode node) {
     if (node instanceof ObjectNode object) {
       object.properties().forEach(field -> {
-        if (SECRET_FIELDS.contains(field.getKey()) && field.getValue().isTextual()) {
-          object.put(field.getKey(), MASK);
+        if (SECRET_FIELDS.contains(field.getKey()) && (field.getValue().isTextual() || field.getValue().isNull() && !object.path("keyHash").isTextual())) {
+          boolean empty = field.getValue().isNull() || field.getValue().textValue().isBlank();
+          object.put(field.getKey(), empty ? EMPTY : MASK);
         } else if (field.getKey().equals("store") && field.getValue().isTextual()) {
           object.put("store", field.getValue().textValue().replaceAll("//[^@/]*@", "//" + MASK + "@"));
         } else {

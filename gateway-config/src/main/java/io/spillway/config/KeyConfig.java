@@ -1,6 +1,5 @@
 package io.spillway.config;
 
-import io.spillway.core.pipeline.Tier;
 import java.util.List;
 
 /**
@@ -24,10 +23,10 @@ public record KeyConfig(String key, String keyHash, String team, String tier, Li
     if (team == null || team.isBlank()) {
       at.problem("team", "missing");
     }
-    try {
-      Tier.parse(tier);
-    } catch (IllegalArgumentException e) {
-      at.problem("tier", e.getMessage());
+    if (tier == null) {
+      at.problem("tier", "missing (one of gold, silver, bronze)");
+    } else if (TierMaps.exactly(tier) == null) {
+      at.problem("tier", TierMaps.notATier(tier));
     }
     if (models != null && models.stream().anyMatch(m -> m == null || m.isBlank())) {
       at.problem("models", "a model name is empty");

@@ -44,12 +44,28 @@ final class TierMaps {
         }
       }
       String key = BindingPaths.pathOf(p).replaceFirst("\\[\\d+]$", "");
-      ConfigProblems.at("").raw("key '" + key + "': '" + value + "' is not one of " + TAGS);
+      ConfigProblems.at("").raw("key '" + key + "': " + notATier(value));
       return null;
     }
   }
 
-  private static final String TAGS = Arrays.stream(Tier.values()).map(Tier::tag).collect(Collectors.joining(", "));
+  private static final java.util.List<String> TAG_LIST = Arrays.stream(Tier.values()).map(Tier::tag).toList();
+  private static final String TAGS = String.join(", ", TAG_LIST);
+
+  /** A tier value that is none of the tiers, as written ({@code Gold}): choices are case-sensitive. */
+  static String notATier(String value) {
+    return "'" + value + "' is not one of " + TAGS + Suggestions.didYouMean(value, TAG_LIST, "; ");
+  }
+
+  /** The tier spelled exactly {@code value}, or null. */
+  static Tier exactly(String value) {
+    for (Tier tier : Tier.values()) {
+      if (tier.tag().equals(value)) {
+        return tier;
+      }
+    }
+    return null;
+  }
 
   /** Reads a tier key as YAML spells it ({@code gold}, case-sensitive); reports any other word. */
   static final class Keys extends KeyDeserializer {
@@ -60,8 +76,8 @@ final class TierMaps {
           return tier;
         }
       }
-      ConfigProblems.at("").raw("unknown key '" + BindingPaths.pathOf(ctxt.getParser()) + "' (known keys here: "
-          + TAGS + ")");
+      ConfigProblems.at("").raw("unknown key '" + BindingPaths.pathOf(ctxt.getParser()) + "'"
+          + Suggestions.knownKeys(key, TAG_LIST));
       return null;
     }
   }

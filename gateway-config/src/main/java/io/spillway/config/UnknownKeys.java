@@ -10,8 +10,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * An unknown key is a problem like any other: it is reported with the keys known at that place and
- * skipped, so that binding goes on and {@code check-config} lists it beside the rest.
+ * An unknown key is a problem like any other: it is reported with the keys known at that place (sorted,
+ * with the nearest one offered for a near miss) and skipped, so that binding goes on and {@code check-config} lists it beside the rest.
  */
 final class UnknownKeys extends DeserializationProblemHandler {
   @Override
@@ -22,8 +22,10 @@ final class UnknownKeys extends DeserializationProblemHandler {
     if (names != null) {
       names.forEach(name -> known.add(String.valueOf(name)));
     }
-    ConfigProblems.at("").raw("unknown key '" + BindingPaths.pathOf(p) + "'"
-        + (known.isEmpty() ? "" : " (known keys here: " + String.join(", ", known) + ")"));
+    // The key as written, below the record being bound: the parser has already stepped onto the
+    // value, and for a list or mapping its position names the value's inside, not the key.
+    ConfigProblems.Reporter here = ConfigProblems.at("");
+    here.raw("unknown key '" + here.path(propertyName) + "'" + Suggestions.knownKeys(propertyName, known));
     p.skipChildren();
     return true;
   }

@@ -23,7 +23,7 @@ class ConfigProblemsTest {
         """))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("key 'server.port': 70000 is not a port")
-        .hasMessageContaining("key 'keys[1].tier': unknown tier 'platinum'")
+        .hasMessageContaining("key 'keys[1].tier': 'platinum' is not one of gold, silver, bronze")
         .hasMessageContaining("key 'cache.scope': 'user' is not one of team, tier, global")
         .hasMessageContaining("key 'cache.ttl': must be longer than 0s")
         .hasMessageContaining("key 'failover.capacityStreak': must be at least 1")
@@ -57,7 +57,7 @@ class ConfigProblemsTest {
           routes:
             - { name: a, kind: bedrock, baseUrl: "https://a.example/v1" }
         """))
-        .hasMessageContaining("unknown key 'quota.tiers.platinum' (known keys here: gold, silver, bronze)")
+        .hasMessageContaining("unknown key 'quota.tiers.platinum' (known keys here: bronze, gold, silver)")
         .hasMessageContaining("key 'quota.tiers.silver.requestsPerHour': must be at least 1")
         .hasMessageContaining("key 'cloud.routes[0].kind': 'bedrock' is not one of openai, azure");
   }

@@ -1,6 +1,6 @@
 package io.spillway.routing;
 
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.AdmissionGate;
@@ -77,11 +77,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Router implements Terminal {
   private static final Logger log = LoggerFactory.getLogger(Router.class);
-  public static final String BACKEND_HEADER = OutcomeHeaders.BACKEND;
+  public static final String BACKEND_HEADER = OutcomeHeadersInterceptor.BACKEND;
   /** The cloud route that served (or, for an error, was tried last): its name from {@code cloud.routes}. */
-  public static final String ROUTE_HEADER = OutcomeHeaders.ROUTE;
+  public static final String ROUTE_HEADER = OutcomeHeadersInterceptor.ROUTE;
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
-  public static final String FALLBACK_HEADER = OutcomeHeaders.FALLBACK;
+  public static final String FALLBACK_HEADER = OutcomeHeadersInterceptor.FALLBACK;
   static final String LOCAL_NAME = "local";
 
   private final List<CloudRoute> routes;

@@ -17,7 +17,7 @@ import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.cloud.CloudRoute;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +34,7 @@ class ModelsServiceTest {
       + "\"owned_by\":\"openai\"}]}";
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(BreakerSettings.DEFAULTS, clock);
+  final Breaker breaker = new ReplicaBreaker(BreakerSettings.DEFAULTS, clock);
   final AtomicInteger cloudCalls = new AtomicInteger();
 
   ModelsService service(GatewayResponse cloudAnswer, AdmissionGate gate) {

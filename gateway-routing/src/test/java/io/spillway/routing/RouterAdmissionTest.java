@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
@@ -22,7 +22,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -119,7 +119,7 @@ class RouterAdmissionTest {
     FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
     Router router = Router.builder()
         .cloud(cloud)
-        .breaker(new LocalBreaker(BreakerSettings.DEFAULTS, clock))
+        .breaker(new ReplicaBreaker(BreakerSettings.DEFAULTS, clock))
         .classifier(new CapacityClassifier(clock))
         .admission(gate)
         .retryLocally(FailoverConfig.DEFAULTS.retryLocally())
@@ -127,7 +127,7 @@ class RouterAdmissionTest {
         .ticker(clock)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeadersInterceptor.write(RequestOutcome.of(request), response));
   }
 
   private static Backend streaming(SseEvent... events) {

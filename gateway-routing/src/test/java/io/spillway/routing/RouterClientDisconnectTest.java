@@ -16,7 +16,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  final Breaker breaker = new LocalBreaker(BreakerSettings.DEFAULTS, clock);
+  final Breaker breaker = new ReplicaBreaker(BreakerSettings.DEFAULTS, clock);
   final AtomicInteger localCalls = new AtomicInteger();
   final Backend local = backend("local", request -> {
     localCalls.incrementAndGet();

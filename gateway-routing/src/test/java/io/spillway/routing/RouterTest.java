@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.LocalConfig;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -24,7 +24,7 @@ import io.spillway.core.sse.SseEvent;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerSettings;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Verdict;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +50,7 @@ class RouterTest {
 
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final BreakerSettings config = BreakerSettings.DEFAULTS;
-  final Breaker breaker = new LocalBreaker(config, clock);
+  final Breaker breaker = new ReplicaBreaker(config, clock);
   final RecordingGate gate = new RecordingGate();
   final List<String> told = new CopyOnWriteArrayList<>();
 
@@ -95,7 +95,7 @@ class RouterTest {
         .listener(listener)
         .build();
     // As the pipeline answers: the headers stage writes x-spillway-* from the outcome the router wrote.
-    return request -> router.handle(request).thenApply(response -> OutcomeHeaders.write(RequestOutcome.of(request), response));
+    return request -> router.handle(request).thenApply(response -> OutcomeHeadersInterceptor.write(RequestOutcome.of(request), response));
   }
 
   static GatewayRequest request(boolean stream) {

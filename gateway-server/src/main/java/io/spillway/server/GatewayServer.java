@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Netty front end: HTTP/1.1 and HTTP/2 on one port (h2c with prior knowledge, or h2 by ALPN
- * over TLS). Event loops only decode, enforce limits and write; each request is
- * served on its own virtual thread by the {@link HttpService}.
+ * over TLS). Event loops decode, enforce limits and write; the {@link HttpService} answers each
+ * request from the event loop that received it, and moves to a virtual thread only for work that
+ * may block.
  *
  * <p>Lifecycle: {@link #start} binds; {@link #stop} stops accepting, lets in-flight requests finish
  * up to the drain timeout, then closes every connection.

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The event-loop side of one connection: turns each decoded request into a {@link ServerRequest}
- * and serves it on a virtual thread, one at a time, so answers are never interleaved or reordered.
+ * and hands it to the service on this event loop (the service moves to a virtual thread only for
+ * work that may block), one at a time, so answers are never interleaved or reordered.
  *
  * <p>A client that waits for each answer (every SDK) is served without touching the socket's read
  * interest: reading stays on, and the answer's last write and the start of whatever comes next run

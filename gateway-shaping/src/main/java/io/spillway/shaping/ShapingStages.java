@@ -1,6 +1,6 @@
 package io.spillway.shaping;
 
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.pipeline.Interceptor;
@@ -34,7 +34,7 @@ import java.util.concurrent.Executors;
  */
 public final class ShapingStages {
   /** Lists the steps that changed the request, in order. */
-  public static final String DEGRADED_HEADER = OutcomeHeaders.DEGRADED;
+  public static final String DEGRADED_HEADER = OutcomeHeadersInterceptor.DEGRADED;
   /** {@code low} on the answer to a low-signal request. */
   public static final String SIGNAL_HEADER = SignalInterceptor.HEADER;
 

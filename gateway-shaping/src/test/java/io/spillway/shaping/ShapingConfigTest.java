@@ -75,7 +75,7 @@ class ShapingConfigTest {
 
   @Test
   void theDocumentedDefaultConfigSpellsOutTheDefaults() {
-    ShapingConfig documented = new ConfigLoader(Map.<String, String>of()::get)
+    ShapingConfig documented = new ConfigLoader(Map.of("SPILLWAY_CLOUD_API_KEY", "sk-cloud", "SPILLWAY_CI_KEY", "ci")::get)
         .load(Path.of("../config/gateway.yaml")).shaping();
     assertThat(documented).isEqualTo(ShapingConfig.DEFAULTS);
   }

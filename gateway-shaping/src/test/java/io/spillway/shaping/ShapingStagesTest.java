@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.ShapingConfig;
-import io.spillway.core.api.OutcomeHeaders;
+import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
@@ -50,7 +50,7 @@ class ShapingStagesTest {
   private GatewayResponse send(ShapingConfig config, PressureSignals signals, RiskIndex risk, Tier tier, Route route,
       String json) {
     List<Interceptor> stages = new ArrayList<>();
-    stages.add(new OutcomeHeaders()); // writes x-spillway-degraded from the steps shaping recorded
+    stages.add(new OutcomeHeadersInterceptor()); // writes x-spillway-degraded from the steps shaping recorded
     stages.add(chain -> {
       chain.request().setAttribute(RequestAttributes.CALLER, new Caller("team", tier, "k1"));
       return chain.proceed(chain.request());

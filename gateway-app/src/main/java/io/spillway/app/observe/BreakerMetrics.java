@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ul>
  *   <li>{@code spillway_breaker_state{route}}: 0 closed (cloud), 1 half-open (probing), 2 open (local),
  *       forced states counted as what routing does;
+ *   <li>{@code spillway_breaker_override{route}}: 0 while the breaker decides by itself, 1 while an
+ *       operator holds it open (everything local), 2 while one holds it closed (everything to the cloud);
  *   <li>{@code spillway_breaker_capacity_streak{route}}: consecutive capacity answers while closed;
  *   <li>{@code spillway_breaker_mode{mode}}: 1 for the mode in force ({@code local}; or {@code fleet}
  *       and {@code local-fallback} for the fleet's breaker, one of them 1);
@@ -35,22 +37,26 @@ public final class BreakerMetrics implements BreakerListener {
 
   /** Registers {@code breaker}'s gauges in {@code meters} and counts its transitions there from now on. */
   public static void bind(Breaker breaker, MeterRegistry meters) {
-    if (breaker.mode() == FleetMode.LOCAL) {
+    if (breaker.mode() == FleetMode.REPLICA) {
       Gauge.builder("spillway.breaker.mode", () -> 1)
           .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
-          .tag("mode", FleetMode.LOCAL.tag())
+          .tag("mode", FleetMode.REPLICA.tag())
           .register(meters);
     }
     Gauge.builder("spillway.breaker.state", breaker, b -> stateValue(b.state()))
         .description("Breaker state per cloud route: 0 closed (cloud), 1 half-open (probing), 2 open (local)")
         .tag("route", breaker.route())
         .register(meters);
+    Gauge.builder("spillway.breaker.override", breaker, b -> overrideValue(b.state()))
+        .description("The operator's override per cloud route: 0 none (auto), 1 forced open (local), 2 forced closed (cloud)")
+        .tag("route", breaker.route())
+        .register(meters);
     Gauge.builder("spillway.breaker.capacity.streak", breaker, Breaker::streak)
         .description("Consecutive capacity answers while closed (the breaker opens at failover.capacityStreak)")
         .tag("route", breaker.route())
         .register(meters);
-    if (breaker.mode() != FleetMode.LOCAL) {
-      for (FleetMode mode : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK)) {
+    if (breaker.mode() != FleetMode.REPLICA) {
+      for (FleetMode mode : List.of(FleetMode.FLEET, FleetMode.REPLICA_FALLBACK)) {
         Gauge.builder("spillway.breaker.mode", breaker, b -> b.mode() == mode ? 1 : 0)
             .description("Who decides the breaker: 1 for the mode in force (local, fleet, local-fallback)")
             .tag("mode", mode.tag())
@@ -66,6 +72,15 @@ public final class BreakerMetrics implements BreakerListener {
       case CLOSED -> 0;
       case HALF_OPEN -> 1;
       default -> 2;
+    };
+  }
+
+  /** The value of the {@code spillway_breaker_override} gauge: 0 auto, 1 forced open, 2 forced closed. */
+  static int overrideValue(State state) {
+    return switch (state) {
+      case FORCED_OPEN -> 1;
+      case FORCED_CLOSED -> 2;
+      default -> 0;
     };
   }
 

@@ -56,7 +56,7 @@ final class MeteredBackend extends ForwardingBackend {
   private void answered(GatewayRequest request, GatewayResponse response, long start) {
     long elapsed = ticker.read() - start;
     int status = response.status();
-    metrics.recordBackendCall(name, RequestObserver.statusClass(status), elapsed);
+    metrics.recordBackendCall(name, RequestObserverInterceptor.statusClass(status), elapsed);
     boolean atCapacity = !response.isStream() && capacity.isCapacity(request, response);
     if (atCapacity) {
       metrics.countCapacityAnswer(name);

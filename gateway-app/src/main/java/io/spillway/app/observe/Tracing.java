@@ -64,7 +64,7 @@ public final class Tracing implements AutoCloseable {
    */
   public Interceptor stage() {
     requireEnabled();
-    return new TracingStage(tracer, providers::get);
+    return new TracingInterceptor(tracer, providers::get);
   }
 
   /**

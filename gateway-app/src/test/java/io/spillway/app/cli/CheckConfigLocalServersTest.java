@@ -20,7 +20,8 @@ class CheckConfigLocalServersTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit = MainAccess.run(new ByteArrayInputStream(new byte[0]), new PrintWriter(out, true),
-        new PrintWriter(err, true), "check-config", "--config", file.toString());
+        new PrintWriter(err, true), java.util.Map.of("SPILLWAY_CLOUD_API_KEY", "sk-cloud", "SPILLWAY_CI_KEY", "ci-key")::get,
+        "check-config", "--config", file.toString());
     return new Result(exit, out.toString(), err.toString());
   }
 

@@ -95,18 +95,61 @@ class CommandLineTest {
         .contains("failover.capacityStreek").contains("unknown key");
   }
 
+  Result runWith(java.util.Map<String, String> environment, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = MainAccess.run(new ByteArrayInputStream(new byte[0]), new PrintWriter(out, true),
+        new PrintWriter(err, true), environment::get, args);
+    return new Result(exit, out.toString(), err.toString());
+  }
+
+  private static final java.util.Map<String, String> EXPORTED = java.util.Map.of(
+      "SPILLWAY_CLOUD_API_KEY", "sk-company", "SPILLWAY_CI_KEY", "ci-team-key", "SPILLWAY_AZURE_API_KEY", "az-key",
+      "SPILLWAY_ADMIN_TOKEN", "admin-token");
+
   @Test
-  void theShippedDefaultConfigIsValid() {
+  void theShippedDefaultConfigIsValidWithItsVariablesExported() {
     Path shipped = Path.of("..", "config", "gateway.yaml");
-    Result result = run("", "check-config", "--config", shipped.toString());
+    Result result = runWith(EXPORTED, "check-config", "--config", shipped.toString());
     assertThat(result.err()).isEmpty();
     assertThat(result.exit()).isZero();
   }
 
   @Test
+  void theShippedDefaultConfigFailsClosedWhenNothingIsExported() {
+    Path shipped = Path.of("..", "config", "gateway.yaml");
+    Result result = runWith(java.util.Map.of(), "check-config", "--config", shipped.toString());
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.err().strip()).startsWith("spillway: invalid config: ").contains("cloud.apiKey")
+        .contains("SPILLWAY_CLOUD_API_KEY is not set").doesNotContain("\n");
+    assertThat(result.out()).doesNotContain("valid");
+  }
+
+  @Test
+  void theShippedDefaultConfigWithoutAGatewayKeyFailsNamingItsVariable() {
+    Path shipped = Path.of("..", "config", "gateway.yaml");
+    Result result = runWith(java.util.Map.of("SPILLWAY_CLOUD_API_KEY", "sk-company"), "check-config", "--config",
+        shipped.toString());
+    assertThat(result.exit()).isEqualTo(2);
+    assertThat(result.err()).contains("keys[0].key").contains("SPILLWAY_CI_KEY is not set");
+  }
+
+  @Test
+  void theShippedDefaultConfigWithoutAnAdminTokenWarnsAndShowsItEmpty() {
+    Path shipped = Path.of("..", "config", "gateway.yaml");
+    java.util.Map<String, String> noAdmin = new java.util.HashMap<>(EXPORTED);
+    noAdmin.remove("SPILLWAY_ADMIN_TOKEN");
+    Result result = runWith(noAdmin, "check-config", "--config", shipped.toString());
+    assertThat(result.exit()).isZero();
+    assertThat(result.out()).contains("token: (empty)").contains("apiKey: '****'").doesNotContain("sk-company");
+    assertThat(result.err().strip()).isEqualTo("spillway: warning: admin.token: SPILLWAY_ADMIN_TOKEN is empty, so the"
+        + " admin API and the dashboard's data are off");
+  }
+
+  @Test
   void theShippedTwoRouteExampleIsValidAndItsRouteKeysAreMasked() throws IOException {
     Path example = Path.of("..", "config", "routes.example.yaml");
-    Result result = run("", "check-config", "--config", example.toString());
+    Result result = runWith(EXPORTED, "check-config", "--config", example.toString());
     assertThat(result.err()).isEmpty();
     assertThat(result.exit()).isZero();
     assertThat(result.out()).contains("name: openai").contains("name: azure-eu").contains("kind: azure");

@@ -27,10 +27,10 @@ import io.spillway.app.sim.SimulatedOllama;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.ServerConfig;
-import io.spillway.core.api.ModelQueryStage;
+import io.spillway.core.api.ModelQueryInterceptor;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
-import io.spillway.core.api.ParseStage;
+import io.spillway.core.api.ParseInterceptor;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
@@ -74,7 +74,7 @@ class LocalBackendSdkTest {
     LocalConfig config = new LocalConfig(true, LocalConfig.Kind.OLLAMA, ollama.baseUrl(), models, null, null, null, null);
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry(), EventLoopClient.http());
-    Pipeline pipeline = new Pipeline(List.of(new ParseStage()), Terminal.blocking(
+    Pipeline pipeline = new Pipeline(List.of(new ParseInterceptor()), Terminal.blocking(
         request -> local.call(request).withHeader("x-spillway-backend", "local")));
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
@@ -84,7 +84,7 @@ class LocalBackendSdkTest {
     }
     // The model list has its own service; here it is the local map, as the gateway answers while traffic is local.
     LocalModelList localModels = new LocalModelList(config, clock.instant());
-    ModelsEndpoint modelList = new ModelsEndpoint(new Pipeline(List.of(new ModelQueryStage()), 
+    ModelsEndpoint modelList = new ModelsEndpoint(new Pipeline(List.of(new ModelQueryInterceptor()), 
         Terminal.blocking(request -> localModels.response())));
     routes.get(Route.MODELS.path(), modelList);
     server = new GatewayServer(ServerConfig.DEFAULTS.withHost("127.0.0.1").withPort(0), routes.build(), clock).start();

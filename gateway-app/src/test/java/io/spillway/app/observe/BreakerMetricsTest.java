@@ -9,7 +9,7 @@ import io.spillway.routing.breaker.BreakerSettings;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.Breaker.OverrideMode;
-import io.spillway.routing.breaker.LocalBreaker;
+import io.spillway.routing.breaker.ReplicaBreaker;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Duration;
@@ -23,7 +23,7 @@ class BreakerMetricsTest {
   final BreakerSettings config =
       BreakerSettings.from(new FailoverConfig(3, LOCAL_FOR, Duration.ofMinutes(30), true, 4, null, null, null));
   final PrometheusMeterRegistry meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  final Breaker breaker = new LocalBreaker("primary", config, clock);
+  final Breaker breaker = new ReplicaBreaker("primary", config, clock);
 
   BreakerMetricsTest() {
     BreakerMetrics.bind(breaker, meters);
@@ -50,6 +50,20 @@ class BreakerMetricsTest {
     assertThat(scrape().sum("spillway_breaker_state", "route", "primary")).as("forced open").isEqualTo(2);
     breaker.override(OverrideMode.CLOSED);
     assertThat(scrape().sum("spillway_breaker_state", "route", "primary")).as("forced closed").isEqualTo(0);
+  }
+
+  @Test
+  void theOverrideGaugeTellsAnOperatorsHoldFromTheBreakersOwnDecision() {
+    capacityAnswer();
+    capacityAnswer();
+    capacityAnswer();
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("opened by capacity answers").isEqualTo(0);
+    breaker.override(OverrideMode.OPEN);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("forced open").isEqualTo(1);
+    breaker.override(OverrideMode.CLOSED);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("forced closed").isEqualTo(2);
+    breaker.override(OverrideMode.AUTO);
+    assertThat(scrape().sum("spillway_breaker_override", "route", "primary")).as("auto again").isEqualTo(0);
   }
 
   @Test

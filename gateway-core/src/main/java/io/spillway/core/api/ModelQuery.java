@@ -6,7 +6,7 @@ import io.spillway.core.pipeline.Attribute;
 
 /**
  * What a {@code GET /v1/models} or {@code GET /v1/models/{id}} request asks: the whole list, or one
- * entry of it. Set by {@link ModelsEndpoint}; checked by {@link ModelQueryStage}; answered by the model
+ * entry of it. Set by {@link ModelsEndpoint}; checked by {@link ModelQueryInterceptor}; answered by the model
  * list's terminal.
  *
  * @param method the HTTP method the client used

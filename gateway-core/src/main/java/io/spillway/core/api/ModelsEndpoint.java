@@ -12,7 +12,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * {@code GET /v1/models} and {@code GET /v1/models/{id}}: the model list, served by a pipeline of its
- * own (observe, {@link ModelQueryStage}, authentication, rate limits, and the model list's terminal),
+ * own (observe, {@link ModelQueryInterceptor}, authentication, rate limits, and the model list's terminal),
  * apart from the model calls' pipeline. Register it for both the path and {@link #PREFIX}.
  */
 public final class ModelsEndpoint implements HttpService {

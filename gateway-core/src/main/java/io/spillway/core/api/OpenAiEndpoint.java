@@ -12,7 +12,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * Serves one OpenAI model-call route: hands the request as received to the pipeline, whose
- * {@link ParseStage} reads the body.
+ * {@link ParseInterceptor} reads the body.
  * A streamed answer leaves here speaking its API, so it frames its own failure (see
  * {@link io.spillway.core.sse.EventStream#errorEvents}).
  */

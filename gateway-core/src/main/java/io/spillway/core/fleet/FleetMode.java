@@ -8,14 +8,23 @@ package io.spillway.core.fleet;
  */
 public enum FleetMode {
   /** This replica's own state, the default without Redis. */
-  LOCAL,
+  REPLICA("local"),
   /** The fleet's state in Redis. */
-  FLEET,
+  FLEET("fleet"),
   /** Redis is configured but did not answer in time: this replica decides alone until it does. */
-  LOCAL_FALLBACK;
+  REPLICA_FALLBACK("local-fallback");
 
-  /** How {@code /readyz}, {@code /admin/status} and the metrics spell it. */
+  private final String tag;
+
+  FleetMode(String tag) {
+    this.tag = tag;
+  }
+
+  /**
+   * How {@code /readyz}, {@code /admin/status} and the metrics spell it: the wire keeps its first
+   * spelling ({@code local}, {@code local-fallback}) though the code says "replica" for it.
+   */
   public String tag() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return tag;
   }
 }

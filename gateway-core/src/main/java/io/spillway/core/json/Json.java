@@ -19,9 +19,9 @@ import java.io.UncheckedIOException;
  * The one shared Jackson mapper and small tree helpers. The mapper is configured once, thread-safe,
  * and must not be reconfigured after start.
  *
- * <p>Every request runs on its own virtual thread, so Jackson's default per-thread buffer recycling
- * would hand each request fresh parser and generator buffers; {@link #RECYCLER} shares them across
- * threads instead.
+ * <p>A request is parsed on an event loop or, once a stage may block, on a short-lived virtual
+ * thread, so Jackson's default per-thread buffer recycling would often hand it fresh parser and
+ * generator buffers; {@link #RECYCLER} shares them across threads instead.
  */
 public final class Json {
   /** Nesting deeper than this is refused before it can exhaust a stack. */

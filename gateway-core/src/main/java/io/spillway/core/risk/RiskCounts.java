@@ -6,7 +6,7 @@ import io.spillway.core.fleet.FleetMode;
 /**
  * Where the {@link RiskIndex} gets its counts: requests, errors and latency over time. The index
  * computes from whatever this answers; the source decides whose requests those are: this replica's
- * ({@link LocalRiskCounts}), or the whole fleet's, shared in Redis.
+ * ({@link ReplicaRiskCounts}), or the whole fleet's, shared in Redis.
  *
  * <p>{@link #answered} and {@link #refused} are called on every request and must not block;
  * {@link #totals} is called on every request that shaping considers and must answer from memory.

@@ -48,7 +48,7 @@ class FirstStagesTest {
   @Test
   void theParseStageHandsOnTheParsedBodyAndForwardsTheClientsExactBytes() {
     String sent = "{ \"model\" : \"gpt-4o\", \"messages\": [{\"role\":\"user\",\"content\":\"hi\"}] }";
-    run(behind(new ParseStage()), chat(sent, "application/json"));
+    run(behind(new ParseInterceptor()), chat(sent, "application/json"));
 
     GatewayRequest next = reached.get();
     assertThat(next.model()).isEqualTo("gpt-4o");
@@ -58,35 +58,35 @@ class FirstStagesTest {
 
   @Test
   void aMalformedBodyGoesNoFurtherThanTheParseStage() {
-    assertThatThrownBy(() -> run(behind(new ParseStage()), chat("{\"model\":", "application/json")))
+    assertThatThrownBy(() -> run(behind(new ParseInterceptor()), chat("{\"model\":", "application/json")))
         .isInstanceOfSatisfying(GatewayException.class, e -> assertThat(e.status()).isEqualTo(400));
     assertThat(reached.get()).isNull();
   }
 
   @Test
   void aBodyThatIsNotJsonByContentTypeIsRefusedAs415() {
-    assertThatThrownBy(() -> run(behind(new ParseStage()), chat("{\"model\":\"gpt-4o\"}", "text/plain")))
+    assertThatThrownBy(() -> run(behind(new ParseInterceptor()), chat("{\"model\":\"gpt-4o\"}", "text/plain")))
         .isInstanceOfSatisfying(GatewayException.class, e -> assertThat(e.status()).isEqualTo(415));
     assertThat(reached.get()).isNull();
   }
 
   @Test
   void theModelQueryStageLetsAGetThrough() {
-    run(behind(new ModelQueryStage()), models("GET", "gpt-4o"));
+    run(behind(new ModelQueryInterceptor()), models("GET", "gpt-4o"));
 
     assertThat(reached.get().attribute(RequestAttributes.PARSED)).isNotNull();
   }
 
   @Test
   void aModelQueryWithAnotherMethodIsRefusedBeforeAnyLaterStage() {
-    assertThatThrownBy(() -> run(behind(new ModelQueryStage()), models("DELETE", "gpt-4o")))
+    assertThatThrownBy(() -> run(behind(new ModelQueryInterceptor()), models("DELETE", "gpt-4o")))
         .isInstanceOfSatisfying(GatewayException.class, e -> assertThat(e.status()).isEqualTo(405));
     assertThat(reached.get()).isNull();
   }
 
   @Test
   void aModelIdWithControlCharactersIsNotFoundBeforeAnyLaterStage() {
-    assertThatThrownBy(() -> run(behind(new ModelQueryStage()), models("GET", "gpt\u0001")))
+    assertThatThrownBy(() -> run(behind(new ModelQueryInterceptor()), models("GET", "gpt\u0001")))
         .isInstanceOfSatisfying(GatewayException.class, e -> {
           assertThat(e.status()).isEqualTo(404);
           assertThat(e.getMessage()).contains("'gpt?'");

@@ -3,7 +3,7 @@ package io.spillway.quota.accounting;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.CallerInterceptor;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Runs after authentication (it needs {@link RequestAttributes#CALLER}). The model list
  * does not pass here (it has its own service).
  */
-public final class QuotaInterceptor extends CallerStage {
+public final class QuotaInterceptor extends CallerInterceptor {
   private final QuotaPools pools;
   private final TokenEstimator estimator;
   private final SpendLedger spend;

@@ -1,7 +1,7 @@
 package io.spillway.quota.accounting;
 
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.CallerInterceptor;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestOutcome;
@@ -30,7 +30,7 @@ import java.util.concurrent.CompletionStage;
  * into its error response here (as the front end would render it). Reads the pools' cached view, so
  * it costs no store call. The model list does not pass here.
  */
-public final class TokenReportInterceptor extends CallerStage {
+public final class TokenReportInterceptor extends CallerInterceptor {
   public static final String LIMIT = "x-ratelimit-limit-tokens";
   public static final String REMAINING = "x-ratelimit-remaining-tokens";
   public static final String RESET = "x-ratelimit-reset-tokens";

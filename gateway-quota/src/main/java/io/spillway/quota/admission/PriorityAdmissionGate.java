@@ -32,7 +32,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The priority waiting area in front of each backend's concurrency limit.
  *
  * <p>Each backend admits up to its limit of requests at once ({@code quota.admission.cloudConcurrency},
- * {@code localConcurrency}). A request beyond it waits, blocking its own virtual thread, in a waiting
+ * {@code localConcurrency}). A request beyond it waits, blocking a virtual thread (never an event
+ * loop: there the router only tries to enter, and moves the wait off the loop), in a waiting
  * area of at most {@code quota.admission.queueSize} requests per backend. A freed place goes to the
  * first waiter of the best class: gold, then silver, then bronze, then low-signal requests
  * ({@code RequestAttributes.LOW_SIGNAL}, whatever their tier); first come, first served within a

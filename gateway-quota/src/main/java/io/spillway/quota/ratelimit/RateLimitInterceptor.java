@@ -4,7 +4,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Caller;
-import io.spillway.core.pipeline.CallerStage;
+import io.spillway.core.pipeline.CallerInterceptor;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,7 +26,7 @@ import java.util.concurrent.CompletionStage;
  * to put them on later stages' errors too, a {@link GatewayException} from those is turned into its
  * error response here, by the same mapper.
  */
-public final class RateLimitInterceptor extends CallerStage {
+public final class RateLimitInterceptor extends CallerInterceptor {
   public static final String LIMIT = "x-ratelimit-limit-requests";
   public static final String REMAINING = "x-ratelimit-remaining-requests";
   public static final String RESET = "x-ratelimit-reset-requests";

@@ -61,7 +61,7 @@ public final class RedisRequestLimiter implements RequestLimiter {
     this.policy = policy;
     this.clock = clock;
     this.failClosed = failClosed;
-    this.fallback = new LocalRequestLimiter(policy, clock);
+    this.fallback = new ReplicaRequestLimiter(policy, clock);
     if (tryConnect()) {
       this.reconnect = null;
       return;

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /** The interceptor without Netty: a pipeline whose first stage plays authentication. */
 class RateLimitInterceptorTest {
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
-  private final LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+  private final ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
   private final AtomicInteger reachedTerminal = new AtomicInteger();
 
   @Test

@@ -12,9 +12,9 @@ import java.util.Locale;
  * or what comes after it (the next route, then the local backend) serves it: closed (cloud), open for a while after {@code failover.capacityStreak} capacity answers in a
  * row (local), half-open (exactly one probe to the cloud decides), and an operator's override.
  *
- * <p>Two implementations: {@link LocalBreaker}, this replica's own state machine (the default), and
+ * <p>Two implementations: {@link ReplicaBreaker}, this replica's own state machine (the default), and
  * {@link FleetBreaker}, one breaker for every replica sharing a Redis ({@code store: redis://...}),
- * which falls back to a {@link LocalBreaker} of its own while Redis does not answer in time.
+ * which falls back to a {@link ReplicaBreaker} of its own while Redis does not answer in time.
  * {@link Breakers#create} picks one from the config. Implementations are thread-safe and never make
  * a caller wait longer than {@code failover.fleetTimeout} on a shared store.
  */

@@ -1,7 +1,7 @@
 package io.spillway.routing.breaker;
 
 import io.spillway.config.ShapingConfig;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import java.time.Clock;
 
@@ -22,7 +22,7 @@ public final class Breakers {
     if (isRedis(store)) {
       return FleetBreaker.connect(route, store, config, clock);
     }
-    return new LocalBreaker(route, config, clock);
+    return new ReplicaBreaker(route, config, clock);
   }
 
   /**
@@ -34,7 +34,7 @@ public final class Breakers {
     if (isRedis(store)) {
       return FleetRiskCounts.connect(store, risk, failover, clock);
     }
-    return new LocalRiskCounts(risk.growthWindow(), risk.window());
+    return new ReplicaRiskCounts(risk.growthWindow(), risk.window());
   }
 
   private static boolean isRedis(String store) {

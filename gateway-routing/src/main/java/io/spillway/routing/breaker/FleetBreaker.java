@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One breaker for every replica that shares a Redis ({@code store: redis://...}): the same states and
- * rules as {@link LocalBreaker}, with Redis holding the truth.
+ * rules as {@link ReplicaBreaker}, with Redis holding the truth.
  *
  * <ul>
  *   <li>Capacity answers seen by any replica count toward one streak; the step that opens the breaker
@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When Redis does not answer within {@code failover.fleetTimeout} (down, slow, unreachable at
  * start), the replica logs one line, carries on from the last shared state it saw with a
- * {@link LocalBreaker} of its own ({@link FleetMode#LOCAL_FALLBACK}), and keeps trying Redis every
+ * {@link ReplicaBreaker} of its own ({@link FleetMode#LOCAL_FALLBACK}), and keeps trying Redis every
  * {@code failover.fleetRefresh}. Once Redis answers it logs one line and follows the shared state
  * again; what it decided alone meanwhile is dropped (an override set during the outage applied to
  * this replica only). No request waits on Redis longer than {@code failover.fleetTimeout}.
@@ -95,7 +95,7 @@ public final class FleetBreaker implements Breaker {
   private final String location;
   private final RedisClient client;
   private final String channel;
-  private final LocalBreaker fallback;
+  private final ReplicaBreaker fallback;
   private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong probes = new AtomicLong();
   private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
@@ -122,7 +122,7 @@ public final class FleetBreaker implements Breaker {
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
     this.channel = channelPrefix(route) + redisUri.getDatabase();
     this.client = FleetRedis.client(redisUri, config.fleetTimeout());
-    this.fallback = new LocalBreaker(route, config, clock);
+    this.fallback = new ReplicaBreaker(route, config, clock);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());
   }
@@ -292,7 +292,7 @@ public final class FleetBreaker implements Breaker {
 
   @Override
   public FleetMode mode() {
-    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
+    return away ? FleetMode.REPLICA_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -321,7 +321,7 @@ public final class FleetBreaker implements Breaker {
   @Override
   public BreakerStatus status() {
     if (away) {
-      return fallback.status().as(FleetMode.LOCAL_FALLBACK, fleetStatus());
+      return fallback.status().as(FleetMode.REPLICA_FALLBACK, fleetStatus());
     }
     refreshHistory();
     FleetState s = shared;

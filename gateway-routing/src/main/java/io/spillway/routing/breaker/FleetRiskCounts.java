@@ -9,7 +9,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.config.Durations;
 import io.spillway.config.ShapingConfig;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.core.risk.RiskWindow;
 import java.nio.charset.StandardCharsets;
@@ -101,13 +101,13 @@ public final class FleetRiskCounts implements RiskCounts {
   private final Clock clock;
   private final String location;
   private final RedisClient client;
-  private final LocalRiskCounts own;
+  private final ReplicaRiskCounts own;
   private final ScheduledExecutorService worker;
   private final Object lock = new Object();
   /** Counted here and not yet in Redis; guarded by {@link #lock}. */
-  private LocalRiskCounts pending;
+  private ReplicaRiskCounts pending;
   /** The fleet's counts as last read, plus what was counted here since; guarded by {@link #lock}. */
-  private LocalRiskCounts fleet;
+  private ReplicaRiskCounts fleet;
   private volatile boolean away = true;
   private volatile Instant awaySince;
   /** Whether a line said this replica is on its own counts (an outage, or Redis unreachable at start). */
@@ -123,9 +123,9 @@ public final class FleetRiskCounts implements RiskCounts {
     RedisURI redisUri = FleetRedis.uri(uri, failover.fleetTimeout());
     this.location = redisUri.getHost() + ":" + redisUri.getPort();
     this.client = FleetRedis.client(redisUri, failover.fleetTimeout());
-    this.own = new LocalRiskCounts(config.growthWindow(), config.window());
-    this.pending = new LocalRiskCounts(config.growthWindow(), config.window());
-    this.fleet = new LocalRiskCounts(config.growthWindow(), config.window());
+    this.own = new ReplicaRiskCounts(config.growthWindow(), config.window());
+    this.pending = new ReplicaRiskCounts(config.growthWindow(), config.window());
+    this.fleet = new ReplicaRiskCounts(config.growthWindow(), config.window());
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-risk").daemon(true).factory());
   }
@@ -178,7 +178,7 @@ public final class FleetRiskCounts implements RiskCounts {
 
   @Override
   public FleetMode mode() {
-    return away ? FleetMode.LOCAL_FALLBACK : FleetMode.FLEET;
+    return away ? FleetMode.REPLICA_FALLBACK : FleetMode.FLEET;
   }
 
   @Override
@@ -228,10 +228,10 @@ public final class FleetRiskCounts implements RiskCounts {
    * this source's own thread only (and once from {@link #connect} before that starts).
    */
   private boolean sync() {
-    LocalRiskCounts sending;
+    ReplicaRiskCounts sending;
     synchronized (lock) {
       sending = pending;
-      pending = new LocalRiskCounts(config.growthWindow(), config.window());
+      pending = new ReplicaRiskCounts(config.growthWindow(), config.window());
     }
     long now = clock.millis();
     List<List<String>> hashes;
@@ -246,7 +246,7 @@ public final class FleetRiskCounts implements RiskCounts {
       leave(e);
       return false;
     }
-    LocalRiskCounts view = new LocalRiskCounts(config.growthWindow(), config.window());
+    ReplicaRiskCounts view = new ReplicaRiskCounts(config.growthWindow(), config.window());
     view.add(growthBuckets(hashes.get(0)), recentBuckets(hashes.get(1)));
     boolean rejoined;
     synchronized (lock) {
@@ -276,7 +276,7 @@ public final class FleetRiskCounts implements RiskCounts {
         location, Durations.format(failover.fleetTimeout()), cause.toString());
   }
 
-  private List<List<String>> eval(LocalRiskCounts deltas, long now) {
+  private List<List<String>> eval(ReplicaRiskCounts deltas, long now) {
     StatefulRedisConnection<String, String> c = connection;
     if (c == null || !c.isOpen()) {
       if (c != null) {

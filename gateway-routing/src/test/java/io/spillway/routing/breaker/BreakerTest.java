@@ -37,7 +37,7 @@ class BreakerTest {
 
   @BeforeEach
   void create() {
-    breaker = new LocalBreaker(config, clock);
+    breaker = new ReplicaBreaker(config, clock);
     told = TransitionLog.on(breaker);
   }
 

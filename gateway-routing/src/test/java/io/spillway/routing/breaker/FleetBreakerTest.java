@@ -295,10 +295,10 @@ class FleetBreakerTest {
     Duration waited = Duration.ofNanos(System.nanoTime() - started);
 
     assertThat(waited).as("no request waits on Redis longer than the timeout").isLessThan(TIMEOUT.plusMillis(500));
-    assertThat(c.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
+    assertThat(c.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK);
     assertThat(c.state()).as("the third answer counts on top of the last shared streak").isEqualTo(State.OPEN);
     await("the other replicas notice on their own").atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
     assertThat(a.state()).as("each decides alone now").isEqualTo(State.CLOSED);
     assertThat(a.acquire().target()).isEqualTo(Target.CLOUD);
     assertThat(c.acquire().target()).isEqualTo(Target.LOCAL);
@@ -323,7 +323,7 @@ class FleetBreakerTest {
 
       assertThat(waited).as("the timeout (1s, with room for a loaded machine), not Redis's 3s stall")
           .isLessThan(TIMEOUT.plusMillis(500));
-      assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK);
+      assertThat(a.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK);
       assertThat(a.streak()).as("the answer counts on this replica's own breaker").isEqualTo(1);
     }
     await("the replica rejoins once Redis answers again").atMost(Duration.ofSeconds(8))
@@ -334,7 +334,7 @@ class FleetBreakerTest {
   void anOverrideWhileRedisIsGoneAppliesToThatReplicaOnly() {
     redis.kill();
     await().atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
 
     a.override(OverrideMode.OPEN);
 
@@ -345,9 +345,9 @@ class FleetBreakerTest {
   @Test
   void withoutRedisEachReplicaHasItsOwnBreaker() {
     Breaker own = Breakers.create("embedded:./data", config, clock);
-    assertThat(own).isInstanceOf(LocalBreaker.class);
-    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(own).isInstanceOf(ReplicaBreaker.class);
+    assertThat(own.mode()).isEqualTo(FleetMode.REPLICA);
     assertThat(own.status().toJson().get("mode").asText()).isEqualTo("local");
-    assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(Breakers.create("memory", config, clock).mode()).isEqualTo(FleetMode.REPLICA);
   }
 }

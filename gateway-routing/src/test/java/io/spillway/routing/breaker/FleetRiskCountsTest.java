@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.FailoverConfig;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.shaping.risk.RiskIndex;
 import io.spillway.core.testing.FakeClock;
@@ -107,7 +107,7 @@ class FleetRiskCountsTest {
 
     redis.kill();
     await("each replica falls back to its own counts").atMost(TIMEOUT.plusSeconds(1))
-        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.LOCAL_FALLBACK));
+        .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.REPLICA_FALLBACK));
     answered(a, 3, 500, 3);
     answered(b, 2, 500, 0);
 
@@ -141,7 +141,7 @@ class FleetRiskCountsTest {
 
       assertThat(took).as("a thousand requests counted from memory, not a 3s stall").isLessThan(Duration.ofMillis(200));
       await("the sync gives up after the timeout").atMost(TIMEOUT.plusSeconds(1))
-          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.LOCAL_FALLBACK));
+          .untilAsserted(() -> assertThat(a.mode()).isEqualTo(FleetMode.REPLICA_FALLBACK));
       assertThat(a.totals(clock.millis()).recent()).isEqualTo(1000);
     }
     await("back on the fleet's counts once Redis answers").atMost(Duration.ofSeconds(8))
@@ -151,8 +151,8 @@ class FleetRiskCountsTest {
   @Test
   void withoutRedisEachReplicaCountsItsOwn() {
     RiskCounts own = Breakers.riskCounts("embedded:./data", risk, failover, clock);
-    assertThat(own).isInstanceOf(LocalRiskCounts.class);
-    assertThat(own.mode()).isEqualTo(FleetMode.LOCAL);
+    assertThat(own).isInstanceOf(ReplicaRiskCounts.class);
+    assertThat(own.mode()).isEqualTo(FleetMode.REPLICA);
     RiskIndex index = new RiskIndex(risk, clock, own).bindTo(new SimpleMeterRegistry());
     assertThat(index.snapshot().at("/counts/mode").asText()).isEqualTo("local");
   }

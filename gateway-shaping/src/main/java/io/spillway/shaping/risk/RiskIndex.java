@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.json.Json;
-import io.spillway.core.risk.LocalRiskCounts;
+import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import java.time.Clock;
 import java.time.Instant;
@@ -30,7 +30,7 @@ import java.util.List;
  * last time it was seen above.
  *
  * <p>Fed by the pipeline ({@link #record}) with every request's latency and outcome, which it hands
- * to its {@link RiskCounts}: this replica's own ({@link LocalRiskCounts}, the default) or the
+ * to its {@link RiskCounts}: this replica's own ({@link ReplicaRiskCounts}, the default) or the
  * fleet's, shared in Redis, so every replica computes the same index from everyone's requests. Time
  * comes from the injected clock. Thread-safe; every method is a short critical section in memory.
  */
@@ -42,7 +42,7 @@ public final class RiskIndex {
 
   /** An index over this replica's own requests. */
   public RiskIndex(ShapingConfig.RiskConfig config, Clock clock) {
-    this(config, clock, new LocalRiskCounts(config.growthWindow(), config.window()));
+    this(config, clock, new ReplicaRiskCounts(config.growthWindow(), config.window()));
   }
 
   /** An index over the counts {@code counts} keeps (this replica's, or the fleet's). */
@@ -66,9 +66,9 @@ public final class RiskIndex {
     Gauge.builder("spillway.risk.index", this, RiskIndex::value)
         .description("Capacity risk index: request growth, latency increase and error rate, weighted")
         .register(registry);
-    List<FleetMode> modes = counts.mode() == FleetMode.LOCAL
-        ? List.of(FleetMode.LOCAL)
-        : List.of(FleetMode.FLEET, FleetMode.LOCAL_FALLBACK);
+    List<FleetMode> modes = counts.mode() == FleetMode.REPLICA
+        ? List.of(FleetMode.REPLICA)
+        : List.of(FleetMode.FLEET, FleetMode.REPLICA_FALLBACK);
     for (FleetMode mode : modes) {
       Gauge.builder("spillway.risk.mode", this, index -> index.mode() == mode ? 1 : 0)
           .description("Whose requests the risk index counts: 1 for the mode in force (local, fleet, local-fallback)")

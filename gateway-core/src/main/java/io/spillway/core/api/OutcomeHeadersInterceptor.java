@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionStage;
  * is never cached). It sits right inside the response cache, so a stored or shared answer carries
  * them as they were, and the cache adds its own status on the way out. Thread-safe.
  */
-public final class OutcomeHeaders implements Interceptor {
+public final class OutcomeHeadersInterceptor implements Interceptor {
   public static final String BACKEND = "x-spillway-backend";
   public static final String ROUTE = "x-spillway-route";
   public static final String FALLBACK = "x-spillway-fallback";
@@ -66,6 +66,6 @@ public final class OutcomeHeaders implements Interceptor {
 
   @Override
   public String toString() {
-    return "OutcomeHeaders";
+    return "OutcomeHeadersInterceptor";
   }
 }

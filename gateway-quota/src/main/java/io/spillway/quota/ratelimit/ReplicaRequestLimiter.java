@@ -11,11 +11,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code memory}). Buckets are created per team and tier on first use; their number is bounded by
  * the configured keys. Thread-safe.
  */
-public final class LocalRequestLimiter extends BucketRequestLimiter {
+public final class ReplicaRequestLimiter extends BucketRequestLimiter {
   private final TimeMeter time;
   private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
 
-  public LocalRequestLimiter(RateLimitPolicy policy, Clock clock) {
+  public ReplicaRequestLimiter(RateLimitPolicy policy, Clock clock) {
     super(policy);
     this.time = new ClockTimeMeter(clock);
   }

@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class LocalRequestLimiterTest {
+class ReplicaRequestLimiterTest {
   private static final Caller WEB = new Caller("web", Tier.SILVER, "k1");
   private static final Caller MOBILE = new Caller("mobile", Tier.SILVER, "k2");
   private static final Caller SANDBOX = new Caller("sandbox", Tier.BRONZE, "k3");
@@ -23,7 +23,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void silverTeamGetsItsPerMinuteLimitThenIsRefused() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
 
     for (int i = 1; i <= 50; i++) {
       Decision decision = limiter.acquire(WEB);
@@ -40,7 +40,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void newLimitsApplyAtOnceAndAnUnchangedLimitKeepsItsBucket() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 50; i++) {
       limiter.acquire(WEB);
     }
@@ -60,7 +60,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void twoSilverTeamsDoNotShareABucket() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 50; i++) {
       limiter.acquire(WEB);
     }
@@ -73,7 +73,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void bronzeTeamsShareTheTiersHourlyBucket() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 100; i++) {
       limiter.acquire(SANDBOX);
       limiter.acquire(SCRIPTS);
@@ -87,7 +87,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void limitsRefillWithTheClock() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 50; i++) {
       limiter.acquire(WEB);
     }
@@ -108,7 +108,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void goldIsUnlimited() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(QuotaConfig.DEFAULTS), clock);
     for (int i = 0; i < 1000; i++) {
       assertThat(limiter.acquire(RELEASE)).isEqualTo(Decision.UNLIMITED);
     }
@@ -117,7 +117,7 @@ class LocalRequestLimiterTest {
   @Test
   void refusedRequestCostsNothingInTheOtherLimits() {
     Map<Tier, TierConfig> tiers = Map.of(Tier.BRONZE, new TierConfig(null, null, 3, 5, null));
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(
         new QuotaConfig(null, null, null, tiers, null, null, null, null, null, null, null, null, null)), clock);
 
     for (int i = 0; i < 3; i++) {
@@ -143,7 +143,7 @@ class LocalRequestLimiterTest {
 
   @Test
   void teamOverrideGivesGoldTeamALimit() {
-    LocalRequestLimiter limiter = new LocalRequestLimiter(new RateLimitPolicy(new QuotaConfig(
+    ReplicaRequestLimiter limiter = new ReplicaRequestLimiter(new RateLimitPolicy(new QuotaConfig(
         null, null, null, null, null, null, null, null, Map.of("release", new TeamConfig(2, null)), null, null, null, null)), clock);
 
     assertThat(limiter.acquire(RELEASE).allowed()).isTrue();

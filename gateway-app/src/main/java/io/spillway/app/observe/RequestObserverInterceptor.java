@@ -35,7 +35,7 @@ import org.slf4j.MDC;
  *
  * <p>Never changes the request or the answer; it only wraps a stream to see it pass.
  */
-public final class RequestObserver implements Interceptor {
+public final class RequestObserverInterceptor implements Interceptor {
   private static final int MAX_COMPLETION_CHARS = 64 * 1024;
 
   private final GatewayMetrics metrics;
@@ -43,7 +43,7 @@ public final class RequestObserver implements Interceptor {
   private final Clock clock;
   private final Ticker ticker;
 
-  public RequestObserver(GatewayMetrics metrics, AccessLog accessLog, Clock clock, Ticker ticker) {
+  public RequestObserverInterceptor(GatewayMetrics metrics, AccessLog accessLog, Clock clock, Ticker ticker) {
     this.metrics = metrics;
     this.accessLog = accessLog;
     this.clock = clock;

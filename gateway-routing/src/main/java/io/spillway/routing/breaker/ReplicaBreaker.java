@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Each transition is logged once at WARN, kept in a bounded history and told to the
  * {@link BreakerListener listeners} (the app's meters are bound that way, from outside).
  */
-public final class LocalBreaker implements Breaker {
-  private static final Logger log = LoggerFactory.getLogger(LocalBreaker.class);
+public final class ReplicaBreaker implements Breaker {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaBreaker.class);
 
   private final String route;
   private final BreakerSettings config;
@@ -67,12 +67,12 @@ public final class LocalBreaker implements Breaker {
   private final List<BreakerListener> listeners = new CopyOnWriteArrayList<>();
 
   /** The breaker of the one-route shorthand's route ({@value Breaker#DEFAULT_ROUTE}). */
-  public LocalBreaker(BreakerSettings config, Clock clock) {
+  public ReplicaBreaker(BreakerSettings config, Clock clock) {
     this(DEFAULT_ROUTE, config, clock);
   }
 
   /** The breaker of the cloud route named {@code route}. */
-  public LocalBreaker(String route, BreakerSettings config, Clock clock) {
+  public ReplicaBreaker(String route, BreakerSettings config, Clock clock) {
     this.route = route;
     this.config = config;
     this.clock = clock;
@@ -208,7 +208,7 @@ public final class LocalBreaker implements Breaker {
 
   @Override
   public FleetMode mode() {
-    return FleetMode.LOCAL;
+    return FleetMode.REPLICA;
   }
 
   /**
@@ -276,7 +276,7 @@ public final class LocalBreaker implements Breaker {
       case HalfOpen h -> h.probing() ? null : now();
       default -> null;
     };
-    return new BreakerStatus(route, FleetMode.LOCAL, current.state(), currentOverride(current), current.since(),
+    return new BreakerStatus(route, FleetMode.REPLICA, current.state(), currentOverride(current), current.since(),
         current instanceof Closed c ? c.streak() : 0, config.capacityStreak(), nextProbeAt,
         current instanceof HalfOpen h && h.probing(), config.localFor(), config.maxLocalFor(), history(), null);
   }

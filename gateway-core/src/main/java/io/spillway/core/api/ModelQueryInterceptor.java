@@ -9,12 +9,12 @@ import io.spillway.core.pipeline.RequestAttributes;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The first stage of the model list after the observer, its counterpart of {@link ParseStage}: checks
+ * The first stage of the model list after the observer, its counterpart of {@link ParseInterceptor}: checks
  * the method and the asked id of a {@link ModelQuery} (405 for anything but {@code GET}/{@code HEAD},
  * 404 {@code model_not_found} for an empty, over-long or control-character id) before anything else
  * (authentication included) looks at the request. Sets {@link RequestAttributes#PARSED}. Thread-safe.
  */
-public final class ModelQueryStage implements Interceptor {
+public final class ModelQueryInterceptor implements Interceptor {
   @Override
   public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest request = chain.request();
@@ -41,6 +41,6 @@ public final class ModelQueryStage implements Interceptor {
 
   @Override
   public String toString() {
-    return "ModelQueryStage";
+    return "ModelQueryInterceptor";
   }
 }

@@ -15,11 +15,11 @@ import java.util.function.IntSupplier;
  *
  * <p>The limit is read per request, so a reloaded {@code server.maxHops} applies at once.
  */
-public final class LoopGuard implements Interceptor {
+public final class LoopGuardInterceptor implements Interceptor {
   private final IntSupplier maxHops;
 
   /** @param maxHops how many Spillway hops a request may already have made when it arrives */
-  public LoopGuard(IntSupplier maxHops) {
+  public LoopGuardInterceptor(IntSupplier maxHops) {
     this.maxHops = maxHops;
   }
 

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletionStage;
  * thrown to the stages before (the observer counts and logs it like any other answer). Sets
  * {@link RequestAttributes#PARSED}. Thread-safe.
  */
-public final class ParseStage implements Interceptor {
+public final class ParseInterceptor implements Interceptor {
   @Override
   public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest received = chain.request();
@@ -32,6 +32,6 @@ public final class ParseStage implements Interceptor {
 
   @Override
   public String toString() {
-    return "ParseStage";
+    return "ParseInterceptor";
   }
 }

@@ -35,14 +35,14 @@ import java.util.function.Function;
  * cut. The span's context travels to the backend attempts as a request attribute; its trace id goes
  * to the access log.
  */
-final class TracingStage implements Interceptor {
+final class TracingInterceptor implements Interceptor {
   private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
 
   private final Tracer tracer;
   private final Function<String, String> providers;
 
   /** @param providers the {@code gen_ai.provider.name} of a backend, by the backend's name */
-  TracingStage(Tracer tracer, Function<String, String> providers) {
+  TracingInterceptor(Tracer tracer, Function<String, String> providers) {
     this.tracer = tracer;
     this.providers = providers;
   }

@@ -5,7 +5,7 @@ import java.util.concurrent.CompletionStage;
  * A stage that only concerns authenticated callers (quota accounting, token reporting, rate
  * limits): a request without {@link RequestAttributes#CALLER} passes through untouched.
  */
-public abstract class CallerStage implements Interceptor {
+public abstract class CallerInterceptor implements Interceptor {
   @Override
   public final CompletionStage<GatewayResponse> intercept(Chain chain) {
     Caller caller = chain.request().attribute(RequestAttributes.CALLER);

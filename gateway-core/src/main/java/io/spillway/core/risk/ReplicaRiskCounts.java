@@ -12,7 +12,7 @@ import java.util.List;
  * {@code window}. Also the building block of the fleet's source, which keeps its pending deltas
  * and its view of the fleet in instances of this class. Thread-safe.
  */
-public final class LocalRiskCounts implements RiskCounts {
+public final class ReplicaRiskCounts implements RiskCounts {
   private final RiskWindow growth;
   private final RiskWindow recent;
 
@@ -20,7 +20,7 @@ public final class LocalRiskCounts implements RiskCounts {
    * @param growthWindow the span compared with the one before it for request growth
    * @param window the span of latency and errors
    */
-  public LocalRiskCounts(Duration growthWindow, Duration window) {
+  public ReplicaRiskCounts(Duration growthWindow, Duration window) {
     this.growth = new RiskWindow(growthWindow.toMillis() / BUCKETS, 2 * BUCKETS + 1);
     this.recent = new RiskWindow(window.toMillis() / BUCKETS, BUCKETS + 1);
   }
@@ -53,7 +53,7 @@ public final class LocalRiskCounts implements RiskCounts {
   }
 
   /** Adds everything {@code other} holds. */
-  public void addAll(LocalRiskCounts other) {
+  public void addAll(ReplicaRiskCounts other) {
     List<RiskWindow.Bucket> g = other.growthBuckets();
     List<RiskWindow.Bucket> r = other.recentBuckets();
     add(g, r);
@@ -86,12 +86,12 @@ public final class LocalRiskCounts implements RiskCounts {
 
   @Override
   public FleetMode mode() {
-    return FleetMode.LOCAL;
+    return FleetMode.REPLICA;
   }
 
   @Override
   public void describe(ObjectNode into) {
-    into.put("mode", FleetMode.LOCAL.tag());
+    into.put("mode", FleetMode.REPLICA.tag());
   }
 
   @Override
