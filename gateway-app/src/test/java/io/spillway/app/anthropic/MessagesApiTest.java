@@ -257,6 +257,42 @@ class MessagesApiTest {
   }
 
   @Test
+  void claudeCodesRealTurnGoesToTheAnthropicRouteByteForByte() throws java.io.IOException {
+    String turn = claudeCodeTurn();
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.messageStream(MODEL, "ok")));
+
+    HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, turn);
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(anthropic.findAll(postRequestedFor(urlEqualTo("/v1/messages"))).get(0).getBodyAsString())
+        .isEqualTo(turn);
+  }
+
+  @Test
+  void claudeCodesRealTurnIsServedLocallyWithWhatLocalCannotDoNamed() throws java.io.IOException {
+    forceRoutesOpen();
+    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Hello from the local model."));
+
+    HttpResponse<String> answer = messages(GatewayHarness.BRONZE_KEY, claudeCodeTurn());
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(text(answer.body())).isEqualTo("Hello from the local model.");
+    assertThat(answer.headers().firstValue("x-spillway-dropped-params"))
+        .hasValue("thinking,context_management,output_config");
+    JsonNode chat = ollamaChats(h.ollama).get(0);
+    assertThat(chat.path("tools").findValuesAsText("name")).contains("Bash", "Read", "Edit", "Write");
+    assertThat(chat.path("messages").findValuesAsText("role")).contains("system", "user");
+  }
+
+  /** A turn the real Claude Code CLI sent (kept by {@link ClaudeCodeFailoverTest}). */
+  private static String claudeCodeTurn() throws java.io.IOException {
+    try (var in = MessagesApiTest.class.getResourceAsStream("/fixtures/claude-code/healthy-turn.json")) {
+      assertThat(in).as("fixture").isNotNull();
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
   void countTokensIsAnsweredByTheGatewayAfterAuthentication() {
     HttpResponse<String> counted = h.post("/v1/messages/count_tokens", null, """
         {"model":"%s","system":"You are terse.","tools":%s,

@@ -11,12 +11,13 @@ import java.util.Set;
  * The checks {@link RequestParser} makes of an Anthropic Messages API body ({@code /v1/messages}
  * and {@code /v1/messages/count_tokens}): the shape every stage that reads it relies on (token
  * estimate, trimming, the local translation). {@code messages} is an array of objects with role
- * {@code user} or {@code assistant} and a string or array {@code content} whose blocks each name
+ * {@code user}, {@code assistant} or {@code system} and a string or array {@code content} whose blocks each name
  * their {@code type}; {@code system} is a string or an array of blocks; a model call names its
  * {@code max_tokens}, as Anthropic requires. Everything else passes through unchecked.
  */
 final class AnthropicRequests {
-  private static final Set<String> ROLES = Set.of("user", "assistant");
+  /** Claude Code also sends {@code system} messages inside {@code messages} (its environment notes). */
+  private static final Set<String> ROLES = Set.of("user", "assistant", "system");
 
   private AnthropicRequests() {}
 
@@ -56,7 +57,7 @@ final class AnthropicRequests {
     }
     JsonNode role = message.get("role");
     if (role == null || !role.isTextual() || !ROLES.contains(role.textValue())) {
-      throw GatewayException.invalid(at + ".role: Input should be 'user' or 'assistant'", at + ".role");
+      throw GatewayException.invalid(at + ".role: Input should be 'user', 'assistant' or 'system'", at + ".role");
     }
     JsonNode content = message.get("content");
     if (content == null || content.isNull()) {

@@ -15,7 +15,9 @@ import java.util.Set;
  * is):
  *
  * <ul>
- *   <li>{@code system} (a string or text blocks) becomes the first {@code system} message;
+ *   <li>{@code system} (a string or text blocks) becomes the first {@code system} message, a
+ *       {@code system} message inside {@code messages} (Claude Code sends its environment so) a
+ *       {@code system} message in its place;
  *   <li>a user message's text and image blocks become its content parts (a base64 image as a
  *       {@code data:} URL), its {@code tool_result} blocks each a {@code tool} message with the
  *       {@code tool_call_id} of the call it answers, before the rest of the message;
@@ -66,8 +68,14 @@ final class MessagesAsChat {
     JsonNode given = body.path("messages");
     for (int i = 0; i < given.size(); i++) {
       JsonNode message = given.get(i);
-      if ("assistant".equals(message.path("role").asText())) {
+      String role = message.path("role").asText();
+      if ("assistant".equals(role)) {
         assistant(messages, message.get("content"), i, unsupported);
+      } else if ("system".equals(role)) {
+        String text = systemText(message.get("content"));
+        if (!text.isEmpty()) {
+          messages.addObject().put("role", "system").put("content", text);
+        }
       } else {
         user(messages, message.get("content"), i, unsupported);
       }
