@@ -48,6 +48,12 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStore;
+import io.spillway.core.responses.StoredResponsesEndpoint;
+import io.spillway.core.responses.StoredResponsesService;
+import io.spillway.core.responses.StoredStateBackend;
+import io.spillway.quota.responses.ResponseStores;
 import io.spillway.server.ConnectionBudget;
 import io.spillway.core.redact.RedactingService;
 import io.spillway.core.redact.Redactor;
@@ -75,6 +81,8 @@ import io.spillway.quota.ratelimit.ReplicaRequestLimiter;
 import io.spillway.quota.ratelimit.RateLimitInterceptor;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
 import io.spillway.quota.ratelimit.RedisRequestLimiter;
+import io.spillway.redis.RedisLink;
+import io.spillway.routing.risk.RiskCountSources;
 import io.spillway.quota.ratelimit.RequestLimiter;
 import io.spillway.quota.spend.SpendLedger;
 import io.spillway.quota.store.UsageStore;
@@ -134,6 +142,7 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics;
   private final StatusRegistry status = new StatusRegistry();
   private final ConfigReloader reloader;
+  private AuditLog audit;
   private final ScheduledExecutorService localScheduler;
   private final LocalPool local;
   private final RequestLimiter requestLimiter;
@@ -148,6 +157,9 @@ public final class Gateway implements AutoCloseable {
   private final List<CloudRoute> routes;
   private final Tracing tracing;
   private final DataPathClients clients;
+  private final RedisLink redis;
+  /** The response store ({@code responses.*}), or null when it is off. */
+  private final ResponseStore responseStore;
 
   private Gateway(GatewayConfig loaded, Clock clock, Ticker ticker, Path configFile) {
     // Only hashes of gateway keys stay in memory: in the registry, in the config kept here, and in
@@ -157,7 +169,10 @@ public final class Gateway implements AutoCloseable {
     GatewayConfig config = this.config;
     this.clock = clock;
     this.ticker = ticker;
-    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), config.quota().storeTimeout()), clock);
+    // One link to Redis for the whole process (null without Redis): every Redis user goes through it.
+    this.redis = RedisLink.names(config.store()) ? RedisLink.open(config.store(),
+        min(config.quota().storeTimeout(), config.failover().fleetTimeout())) : null;
+    this.apiKeys = new ApiKeys(KeyStores.open(config.store(), redis, config.quota().storeTimeout()), clock);
     apiKeys.startSync(config.admin().keySyncInterval());
     this.metrics = new GatewayMetrics(config.metrics(), configuredModels(config), clock);
     // No answer and no access-log line may show a cloud route's key or the admin token.
@@ -173,7 +188,7 @@ public final class Gateway implements AutoCloseable {
         "admin.token");
 
     ReloadableRequestLimiter limiter =
-        new ReloadableRequestLimiter(requestLimiter(config, clock, apiKeys), apiKeys);
+        new ReloadableRequestLimiter(requestLimiter(config, redis, clock, apiKeys), apiKeys);
     reloader.register(limiter, "quota.tiers", "quota.teams");
     this.requestLimiter = limiter;
     this.admission = PriorityAdmissionGate.from(config.quota(), clock, ticker, metrics.registry());
@@ -190,6 +205,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
+    this.responseStore = ResponseStores.open(config, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -200,6 +216,10 @@ public final class Gateway implements AutoCloseable {
     Backend meteredLocal = local == null ? null
         : tracing.trace(metrics.meter(new JudgingBackend(local, classifier), capacity, ticker), localProvider(config),
             capacity);
+    if (meteredLocal != null && responseStore != null) {
+      // Stored state is expanded before the local pool fits the conversation to the model's window.
+      meteredLocal = StoredStateBackend.local(meteredLocal);
+    }
     List<CloudRoute> cloudRoutes = new ArrayList<>();
     BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
@@ -213,7 +233,10 @@ public final class Gateway implements AutoCloseable {
       };
       Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), provider,
           capacity);
-      Breaker routeBreaker = Breakers.create(route.name(), config.store(), breakerSettings, clock);
+      if (responseStore != null) {
+        traced = StoredStateBackend.cloud(route.name(), traced);
+      }
+      Breaker routeBreaker = Breakers.create(route.name(), redis, breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
           route.azure() ? route.models().keySet() : null,
@@ -226,7 +249,7 @@ public final class Gateway implements AutoCloseable {
     List<Breaker> breakers = routes.stream().map(CloudRoute::breaker).toList();
     status.register("breaker", () -> breaker.status().toJson());
     status.register("routes", () -> routesStatus(config));
-    this.riskCounts = Breakers.riskCounts(config.store(), config.shaping().risk(), breakerSettings, clock);
+    this.riskCounts = RiskCountSources.open(redis, config.shaping().risk(), breakerSettings, clock);
     RiskIndex risk = new RiskIndex(config.shaping().risk(), clock, riskCounts).bindTo(meters);
     status.register("risk", risk::snapshot);
     LocalModelList localModels = new LocalModelList(config.local(), clock.instant());
@@ -242,11 +265,11 @@ public final class Gateway implements AutoCloseable {
         .listener(routerMetrics)
         .build();
 
-    this.usageStore = UsageStores.open(config, clock);
+    this.usageStore = UsageStores.open(config, redis, clock);
     this.quota = new QuotaPools(config.quota(), usageStore, clock, meters, apiKeys);
     reloader.register(named("quota pools", next -> quota.reload(next.quota())), "quota.monthlyTokens",
         "quota.alertAt", "quota.softAt", "quota.tiers", "quota.timezone", "quota.alertWebhook",
-        "quota.alertWebhookTimeout");
+        "quota.alertWebhookTimeout", "quota.maxReportedTokens");
     this.spend = new SpendLedger(config.spend(), config.quota(), quota::calendar, usageStore, meters);
     reloader.register(named("spend", next -> spend.reload(next.spend(), next.quota())), "spend", "quota.alertAt",
         "quota.softAt", "quota.alertWebhook", "quota.alertWebhookTimeout");
@@ -275,6 +298,10 @@ public final class Gateway implements AutoCloseable {
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
     interceptors.add(cache.interceptor());
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
+    if (responseStore != null) {
+      // Before shaping: the exchange is stored as the client sent it.
+      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+    }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
         next -> ShapingStages.create(next.shaping(), pressure, risk, meters, ticker));
@@ -305,9 +332,13 @@ public final class Gateway implements AutoCloseable {
         .put("capacityWindow", Durations.format(capacityWindow)));
     AdminApi.Builder admin = AdminApi.builder(config.admin().token());
     AuditLog audit = new AuditLog(config.admin().token(), clock);
+    this.audit = audit;
+    reloader.register(audit, "admin.token");
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
-    new KeysEndpoint(keys::get, apiKeys, audit, clock, config.admin().rotationOverlap(), quota::calendar)
-        .register(admin);
+    // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
+    new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
+        quota::calendar).register(admin);
+    reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
     admin.get("/admin/quota", request -> AdminApi.ok(quotaReport()));
@@ -323,6 +354,17 @@ public final class Gateway implements AutoCloseable {
     httpRoutes.route(Route.MESSAGES.method(), Route.MESSAGES.path(), new MessagesEndpoint(Route.MESSAGES, pipeline));
     httpRoutes.route(Route.MESSAGES_COUNT_TOKENS.method(), Route.MESSAGES_COUNT_TOKENS.path(),
         new MessagesEndpoint(Route.MESSAGES_COUNT_TOKENS, tokenCount));
+    List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
+    storedStages.addAll(frontStages);
+    storedStages.add(rateLimits);
+    storedStages.add(new OutcomeHeadersInterceptor());
+    StoredResponsesEndpoint storedResponses = new StoredResponsesEndpoint(new Pipeline(storedStages,
+        metrics.meter(new StoredResponsesService(responseStore, routes.get(0).backend()), ticker)));
+    httpRoutes.prefix(StoredResponsesEndpoint.RESPONSES_PREFIX, storedResponses);
+    httpRoutes.prefix(StoredResponsesEndpoint.CONVERSATIONS_PREFIX, storedResponses);
+    for (String method : List.of("GET", "POST")) {
+      httpRoutes.route(method, StoredResponsesEndpoint.CONVERSATIONS, storedResponses);
+    }
     ModelsEndpoint modelsEndpoint = new ModelsEndpoint(modelList);
     httpRoutes.get(Route.MODELS.path(), modelsEndpoint);
     httpRoutes.prefix(ModelsEndpoint.PREFIX, modelsEndpoint);
@@ -334,7 +376,7 @@ public final class Gateway implements AutoCloseable {
       httpRoutes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, metrics.scrape()));
     }
     AdminApi adminApi = admin.build();
-    reloader.register(adminApi, "admin");
+    reloader.register(adminApi, "admin.token"); // admin.keySyncInterval: at start-up only
     Dashboard dashboard = new Dashboard();
     httpRoutes.get("/dashboard", request -> {
       if (!adminApi.enabled()) {
@@ -436,11 +478,11 @@ public final class Gateway implements AutoCloseable {
         trim.maxDefinitionLines(), trim.marker());
   }
 
-  private static RequestLimiter requestLimiter(GatewayConfig config, Clock clock, ApiKeys apiKeys) {
+  private static RequestLimiter requestLimiter(GatewayConfig config, RedisLink redis, Clock clock, ApiKeys apiKeys) {
     RateLimitPolicy policy = new RateLimitPolicy(config.quota(), apiKeys);
-    if (config.store().startsWith("redis://") || config.store().startsWith("rediss://")) {
-      return RedisRequestLimiter.connect(config.store(), policy, clock, config.quota().failClosed(),
-          config.quota().flushInterval());
+    if (redis != null) {
+      return RedisRequestLimiter.connect(redis, config.quota().storeTimeout(), policy, clock,
+          config.quota().failClosed(), config.quota().flushInterval());
     }
     return new ReplicaRequestLimiter(policy, clock);
   }
@@ -513,12 +555,22 @@ public final class Gateway implements AutoCloseable {
     return (config.server().tls() != null ? "https" : "http") + "://" + host + ":" + port() + "/v1";
   }
 
+  /** The connection limit in force, and why it may be below {@code server.maxConnections}. */
+  public ConnectionBudget connectionBudget() {
+    return server.budget();
+  }
+
   public int openConnections() {
     return server.openConnections();
   }
 
   public int inFlightRequests() {
     return server.inFlightRequests();
+  }
+
+  /** Request-body bytes held for uploads that have not ended yet (server.maxPendingBodyBytes). */
+  public long pendingBodyBytes() {
+    return server.pendingBodyBytes();
   }
 
   /** Response bytes waiting for slow clients to read them, over all connections. */
@@ -551,6 +603,13 @@ public final class Gateway implements AutoCloseable {
   /** Re-reads the config file, as {@code SIGHUP} and {@code POST /admin/reload} do. */
   public ConfigReloader.Result reload() {
     return reloader.reload();
+  }
+
+  /** A reload asked for by {@code SIGHUP}: as {@link #reload()}, and recorded in the audit log. */
+  public ConfigReloader.Result reloadBySignal() {
+    ConfigReloader.Result result = reloader.reload();
+    audit.record("signal:SIGHUP", "local", null, "config.reload", line -> ReloadEndpoint.describe(line, result));
+    return result;
   }
 
   /** The local backend, or null when {@code local.enabled} is false. */
@@ -606,10 +665,20 @@ public final class Gateway implements AutoCloseable {
     quota.close();
     spend.close();
     usageStore.close();
+    if (responseStore != null) {
+      responseStore.close();
+    }
     apiKeys.close();
     routes.forEach(route -> route.breaker().close());
     riskCounts.close();
+    if (redis != null) {
+      redis.close(); // after every part that used it
+    }
     tracing.close();
     clients.close();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 }

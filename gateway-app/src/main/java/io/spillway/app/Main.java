@@ -17,6 +17,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -60,14 +61,13 @@ public final class Main implements Callable<Integer> {
     try {
       return new Serve(arguments.config(), arguments.port()).call();
     } catch (ConfigException e) {
-      err.println("spillway: invalid config: " + e.getMessage());
-      return 2;
+      err.println(StartFailure.invalidConfig(e));
+      return StartFailure.exitCode(e);
     } catch (PortInUseException e) {
       err.println(portInUse(e));
       return 1;
     } catch (Exception e) {
-      e.printStackTrace(err);
-      return 1;
+      return StartFailure.report(e, err);
     }
   }
 
@@ -103,13 +103,16 @@ public final class Main implements Callable<Integer> {
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      if (e instanceof ConfigException) {
-        commandLine.getErr().println("spillway: invalid config: " + e.getMessage());
-        return 2;
+      if (e instanceof ConfigException config) {
+        commandLine.getErr().println(StartFailure.invalidConfig(config));
+        return StartFailure.exitCode(config);
       }
       if (e instanceof PortInUseException inUse) {
         commandLine.getErr().println(portInUse(inUse));
         return 1;
+      }
+      if (commandLine.getCommand() instanceof Serve || commandLine.getCommand() instanceof Main) {
+        return StartFailure.report(e, commandLine.getErr());
       }
       throw e;
     });
@@ -149,20 +152,27 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      GatewayConfig loaded = ConfigLoader.withSystemEnvironment().load(config);
+      ConfigLoader loader = ConfigLoader.withSystemEnvironment();
+      GatewayConfig loaded = loader.load(config);
       StartupWarmer.configLoaded(loaded);
       if (port != null) {
         loaded = loaded.withServer(loaded.server().withPort(port));
       }
       Gateway gateway = Gateway.start(loaded, Clock.systemUTC(), Ticker.system(), config);
-      HangupSignal.install(gateway::reload);
+      HangupSignal.install(gateway::reloadBySignal);
       CountDownLatch stopped = new CountDownLatch(1);
+      PrintStream err = System.err;
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        err.println("spillway: " + ServeReport.stopping(gateway.inFlightRequests(),
+            gateway.config().server().drainTimeout()));
         gateway.close();
         DefaultLogging.stop(); // the last answers' access lines are written before the JVM exits
+        err.println("spillway: " + ServeReport.STOPPED);
+        err.flush();
         stopped.countDown();
       }, "spillway-shutdown"));
-      System.err.println("Spillway " + Version.VERSION + " serving " + gateway.baseUrl());
+      ServeReport.started(gateway, loader.warnings()).forEach(line -> err.println(
+          line.startsWith("Spillway ") ? line : "spillway: " + line));
       stopped.await();
       return 0;
     }

@@ -35,7 +35,7 @@ class ArchitectureTest {
   void everyModuleIsSeen() {
     for (String pkg : List.of("io.spillway.core", "io.spillway.config", "io.spillway.server",
         "io.spillway.upstream", "io.spillway.shaping", "io.spillway.cache", "io.spillway.quota",
-        "io.spillway.routing", "io.spillway.local", "io.spillway.app")) {
+        "io.spillway.routing", "io.spillway.local", "io.spillway.redis", "io.spillway.app")) {
       assertThat(CLASSES.stream()
               .anyMatch(c -> c.getPackageName().startsWith(pkg)))
           .as("classes of %s imported", pkg).isTrue();
@@ -104,6 +104,22 @@ class ArchitectureTest {
   void theTrimmerImportsNothingOfOurs() {
     noClasses().that().resideInAPackage("io.spillway.trim..")
         .should().dependOnClassesThat().resideOutsideOfPackages("io.spillway.trim..", "java..")
+        .check(CLASSES);
+  }
+
+  /**
+   * The Redis link is a library every Redis user goes through (issue 27, item 1): it needs nothing
+   * of ours, and only it makes Lettuce clients and client resources (one set per process).
+   */
+  @Test
+  void onlyTheRedisLinkConnectsToRedis() {
+    noClasses().that().resideInAPackage("io.spillway.redis..")
+        .should().dependOnClassesThat(resideInAPackage("io.spillway..").and(not(resideInAPackage("io.spillway.redis.."))))
+        .check(CLASSES);
+    noClasses().that().resideOutsideOfPackage("io.spillway.redis..")
+        .should().dependOnClassesThat().haveFullyQualifiedName("io.lettuce.core.RedisClient")
+        .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.resource..")
+        .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.pubsub..")
         .check(CLASSES);
   }
 

@@ -70,9 +70,11 @@ public final class ConfigLoader {
     try {
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigException(file + ": no such file");
+      throw ConfigException.unreadable(file + ": no such file", e);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw ConfigException.unreadable(file + ": cannot read (permission denied)", e);
     } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read (" + e.getMessage() + ")");
+      throw ConfigException.unreadable(file + ": cannot read (" + e.getMessage() + ")", e);
     }
     return parse(file.toString(), text);
   }

@@ -7,6 +7,7 @@ import java.util.List;
  * defaults. Immutable; a reload builds a new instance.
  *
  * @param store {@code embedded:<dir>} (durable file store) or {@code redis://host:port} (shared)
+ * @param responses the response store kept in {@code store} (stored Responses API state)
  */
 public record GatewayConfig(
     ServerConfig server,
@@ -22,7 +23,8 @@ public record GatewayConfig(
     MetricsConfig metrics,
     LoggingConfig logging,
     SpendConfig spend,
-    TracesConfig traces) {
+    TracesConfig traces,
+    ResponsesConfig responses) {
 
   public GatewayConfig {
     server = server != null ? server : ServerConfig.DEFAULTS;
@@ -39,6 +41,7 @@ public record GatewayConfig(
     logging = logging != null ? logging : LoggingConfig.DEFAULTS;
     spend = spend != null ? spend : SpendConfig.DEFAULTS;
     traces = traces != null ? traces : TracesConfig.DEFAULTS;
+    responses = responses != null ? responses : ResponsesConfig.DEFAULTS;
     if (!(store.startsWith("embedded:") || store.startsWith("redis://") || store.startsWith("rediss://")
         || store.equals("memory"))) {
       ConfigProblems.at("").problem("store", "'" + store + "' is not embedded:<dir>, redis://host:port or memory");
@@ -46,16 +49,16 @@ public record GatewayConfig(
   }
 
   public static GatewayConfig defaults() {
-    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+    return new GatewayConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   public GatewayConfig withKeys(List<KeyConfig> newKeys) {
     return new GatewayConfig(
-        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging, spend, traces);
+        server, admin, cloud, local, failover, newKeys, quota, shaping, cache, store, metrics, logging, spend, traces, responses);
   }
 
   public GatewayConfig withServer(ServerConfig newServer) {
     return new GatewayConfig(
-        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging, spend, traces);
+        newServer, admin, cloud, local, failover, keys, quota, shaping, cache, store, metrics, logging, spend, traces, responses);
   }
 }

@@ -17,6 +17,10 @@ import java.util.Map;
  * @param failClosed with the Redis store unreachable: refuse requests instead of serving on local accounting
  * @param storeTimeout the longest one call to the Redis store may take before it counts as unreachable
  * @param alertWebhookTimeout the longest one band-alert webhook POST may take
+ * @param maxReportedTokens the most prompt (or completion) tokens one request may report; a backend's
+ *     report above it, negative, fractional or not a number is refused and the request settled at
+ *     its estimate (default {@value #DEFAULT_MAX_REPORTED_TOKENS}: twice the largest context window a
+ *     model offers today, so a real answer never comes near it)
  */
 public record QuotaConfig(
     Long monthlyTokens,
@@ -31,10 +35,21 @@ public record QuotaConfig(
     AdmissionConfig admission,
     Boolean failClosed,
     Duration storeTimeout,
-    Duration alertWebhookTimeout) {
+    Duration alertWebhookTimeout,
+    Long maxReportedTokens) {
+
+  public static final long DEFAULT_MAX_REPORTED_TOKENS = 2_000_000L;
 
   public static final QuotaConfig DEFAULTS =
-      new QuotaConfig(null, null, null, null, null, null, null, null, null, null, null, null, null);
+      new QuotaConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+
+  /** The section without {@code maxReportedTokens} (its default). */
+  public QuotaConfig(Long monthlyTokens, Double alertAt, Double softAt, Map<Tier, TierConfig> tiers, String timezone,
+      String alertWebhook, Integer defaultMaxTokens, Duration flushInterval, Map<String, TeamConfig> teams,
+      AdmissionConfig admission, Boolean failClosed, Duration storeTimeout, Duration alertWebhookTimeout) {
+    this(monthlyTokens, alertAt, softAt, tiers, timezone, alertWebhook, defaultMaxTokens, flushInterval, teams,
+        admission, failClosed, storeTimeout, alertWebhookTimeout, null);
+  }
 
   public QuotaConfig {
     monthlyTokens = monthlyTokens != null ? monthlyTokens : 50_000_000L;
@@ -49,6 +64,7 @@ public record QuotaConfig(
     failClosed = failClosed != null ? failClosed : false;
     storeTimeout = storeTimeout != null ? storeTimeout : Duration.ofSeconds(1);
     alertWebhookTimeout = alertWebhookTimeout != null ? alertWebhookTimeout : Duration.ofSeconds(10);
+    maxReportedTokens = maxReportedTokens != null ? maxReportedTokens : DEFAULT_MAX_REPORTED_TOKENS;
     ConfigProblems.Reporter at = ConfigProblems.at("quota");
     if (monthlyTokens < 0) {
       at.problem("monthlyTokens", "must not be negative");
@@ -62,6 +78,7 @@ public record QuotaConfig(
     }
     tiers.forEach((tier, limits) -> limits.check(at.below("tiers." + tier.tag())));
     at.atLeast("defaultMaxTokens", defaultMaxTokens, 1);
+    at.atLeast("maxReportedTokens", maxReportedTokens, 1);
     at.positive("flushInterval", flushInterval, "must be longer than zero");
     at.positive("storeTimeout", storeTimeout, "must be longer than zero");
     at.positive("alertWebhookTimeout", alertWebhookTimeout, "must be longer than zero");

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Ticker;
 import io.spillway.config.ServerConfig;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ final class FrontEndProtocols {
   private final ConnectionTracker connections;
   private final HttpService service;
   private final Clock clock;
+  /** Unfinished request bodies across every connection ({@code server.maxPendingBodyBytes}). */
+  private final PendingBodyBudget pendingBodies;
 
   FrontEndProtocols(
       ServerConfig config, ConnectionTracker connections, HttpService service, Clock clock) {
@@ -37,11 +40,16 @@ final class FrontEndProtocols {
     this.connections = connections;
     this.service = service;
     this.clock = clock;
+    this.pendingBodies = new PendingBodyBudget(config.maxPendingBodyBytes().bytes(), "server.maxPendingBodyBytes");
+  }
+
+  long pendingBodyBytes() {
+    return pendingBodies.held();
   }
 
   /** HTTP/1.1 after the connection's idle handler: idle events reach the request handler. */
   void http1(ChannelPipeline pipeline) {
-    HttpRequestHandler requests = newRequestHandler();
+    HttpRequestHandler requests = newRequestHandler(null);
     pipeline.addLast(
         "http-codec",
         new HttpServerCodec(
@@ -49,46 +57,68 @@ final class FrontEndProtocols {
                 .setMaxInitialLineLength(8192)
                 .setMaxHeaderSize(config.maxHeaderSize().toIntBytes())
                 .setMaxChunkSize(64 * 1024)));
+    pipeline.addLast("pending-body-limit", new PendingBodyLimit(pendingBodies, null, requests::answerPending));
     pipeline.addLast("aggregator",
         new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
     pipeline.addLast("request", requests);
   }
 
   /**
-   * The connection-wide read timeout is HTTP/1's: on HTTP/2 the streams share the connection, so a
-   * stream that sends nothing for {@code server.idleTimeout} is reset instead, and a connection
-   * with no open stream is closed after as long.
+   * The connection-wide read timeout and idle handler are HTTP/1's: on HTTP/2 the streams share the
+   * connection, so a stream that sends nothing for {@code server.idleTimeout} is reset instead, and
+   * a connection with no open stream and no stream frame for as long is closed ({@link
+   * Http2IdleClose}: PINGs do not keep it open). Per connection: one budget of stream resets either
+   * way ({@link Http2ResetBudget}), one of unfinished bodies ({@link PendingBodyLimit}), one share of
+   * requests in flight ({@link InFlightShare}).
    */
   void http2(ChannelPipeline pipeline) {
     if (pipeline.get(READ_TIMEOUT) != null) {
       pipeline.remove(READ_TIMEOUT);
     }
+    if (pipeline.get("idle") != null) {
+      pipeline.remove("idle");
+    }
+    ServerConfig.Http2Config limits = config.http2();
+    Ticker ticker = Ticker.systemTicker();
+    Http2ResetBudget resets = new Http2ResetBudget(limits.maxResetsPerWindow(), limits.resetWindow(), ticker);
+    Http2IdleClose idle = new Http2IdleClose(config.idleTimeout(), ticker);
     Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
         .initialSettings(Http2Settings.defaultSettings()
-            .maxConcurrentStreams(config.http2().maxConcurrentStreams())
+            .maxConcurrentStreams(limits.maxConcurrentStreams())
+            .initialWindowSize(limits.initialWindowSize().toIntBytes())
             .maxHeaderListSize(config.maxHeaderSize().bytes()))
+        // Resets are counted both ways by Http2ResetBudget; Netty's client-only count would be a
+        // second, looser limit on the same thing.
+        .decoderEnforceMaxRstFramesPerWindow(0, 0)
+        .frameLogger(new Http2FrameWatch(resets, idle))
         .build();
-    pipeline.addLast("http2-idle-close", new Http2IdleClose(codec));
+    idle.watch(codec.connection());
+    PendingBodyBudget connectionBodies = new PendingBodyBudget(
+        limits.maxPendingBodyBytesPerConnection().bytes(), "server.http2.maxPendingBodyBytesPerConnection");
+    InFlightShare share = new InFlightShare(limits.maxInFlightPerConnection());
+    pipeline.addLast("http2-idle-close", idle);
     pipeline.addLast("http2-codec", codec);
     pipeline.addLast("http2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel stream) {
-        http2Stream(stream.pipeline());
+        http2Stream(stream.pipeline(), connectionBodies, share);
       }
     }));
+    pipeline.addLast("http2-errors", Http2ConnectionErrors.INSTANCE);
   }
 
-  private void http2Stream(ChannelPipeline pipeline) {
-    HttpRequestHandler requests = newRequestHandler();
+  private void http2Stream(ChannelPipeline pipeline, PendingBodyBudget connectionBodies, InFlightShare share) {
+    HttpRequestHandler requests = newRequestHandler(share);
     pipeline.addLast("http2-to-http", new Http2StreamFrameToHttpObjectCodec(true));
     pipeline.addLast("idle", idleHandler());
+    pipeline.addLast("pending-body-limit", new PendingBodyLimit(pendingBodies, connectionBodies, () -> false));
     pipeline.addLast("aggregator",
         new RequestBodyAggregator(config.maxRequestSize().toIntBytes(), requests::answerPending));
     pipeline.addLast("request", requests);
   }
 
-  private HttpRequestHandler newRequestHandler() {
-    return new HttpRequestHandler(service, connections, config, clock);
+  private HttpRequestHandler newRequestHandler(InFlightShare share) {
+    return new HttpRequestHandler(service, connections, config, clock, share);
   }
 
   /**

@@ -33,6 +33,10 @@ final class GatewayChannelInitializer extends ChannelInitializer<SocketChannel> 
     this.protocols = new FrontEndProtocols(config, connections, service, clock);
   }
 
+  long pendingBodyBytes() {
+    return protocols.pendingBodyBytes();
+  }
+
   @Override
   protected void initChannel(SocketChannel ch) {
     ChannelPipeline pipeline = ch.pipeline();

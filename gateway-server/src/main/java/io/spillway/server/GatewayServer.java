@@ -36,6 +36,7 @@ public final class GatewayServer implements AutoCloseable {
   private static final int WRITE_HIGH_WATER_MARK = 128 * 1024;
 
   private final ServerConfig config;
+  private volatile GatewayChannelInitializer initializer;
   private final HttpService service;
   private final Clock clock;
   private final ConnectionTracker connections;
@@ -83,8 +84,11 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public GatewayServer start() {
-    if (budget.lowered()) {
+    if (budget.lowered() && budget.configured() != ServerConfig.DEFAULT_MAX_CONNECTIONS) {
       log.warn(budget.warning());
+    } else if (budget.lowered()) {
+      // The default is a ceiling fitted to the machine, not a promise an operator made: no warning.
+      log.debug(budget.warning());
     }
     loops = sharedLoops != null ? sharedLoops : new EventLoops();
     boolean epoll = loops.epoll();
@@ -98,9 +102,8 @@ public final class GatewayServer implements AutoCloseable {
             .childOption(ChannelOption.SO_KEEPALIVE, true)
             .childOption(
                 ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WRITE_LOW_WATER_MARK, WRITE_HIGH_WATER_MARK))
-            .childHandler(
-                new GatewayChannelInitializer(
-                    config, ssl, connections, channels, service, clock));
+            .childHandler(initializer = new GatewayChannelInitializer(
+                config, ssl, connections, channels, service, clock));
     try {
       serverChannel =
           bootstrap.bind(new InetSocketAddress(config.host(), config.port())).syncUninterruptibly().channel();
@@ -152,6 +155,15 @@ public final class GatewayServer implements AutoCloseable {
 
   public int inFlightRequests() {
     return connections.inFlight();
+  }
+
+  /**
+   * Request-body bytes held for requests whose body has not ended yet, over all connections
+   * (bounded by {@code server.maxPendingBodyBytes}); 0 before the server starts.
+   */
+  public long pendingBodyBytes() {
+    GatewayChannelInitializer started = initializer;
+    return started == null ? 0 : started.pendingBodyBytes();
   }
 
   /**

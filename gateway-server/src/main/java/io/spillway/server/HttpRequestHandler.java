@@ -77,6 +77,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
   private final ConnectionTracker connections;
   private final ServerConfig config;
   private final Clock clock;
+  /** The HTTP/2 connection's share of requests in flight; null on HTTP/1 (one at a time anyway). */
+  private final InFlightShare share;
   private final ArrayDeque<Work> queue = new ArrayDeque<>();
   private ResponseWriter writer;
   private RequestReadTimeoutHandler readTimeout;
@@ -86,10 +88,16 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
 
   HttpRequestHandler(
       HttpService service, ConnectionTracker connections, ServerConfig config, Clock clock) {
+    this(service, connections, config, clock, null);
+  }
+
+  HttpRequestHandler(HttpService service, ConnectionTracker connections, ServerConfig config, Clock clock,
+      InFlightShare share) {
     this.service = service;
     this.connections = connections;
     this.config = config;
     this.clock = clock;
+    this.share = share;
   }
 
   @Override
@@ -186,6 +194,21 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
       writer.writeAndEnd(work.rejection(), work.request().requestId(), work.status());
       return;
     }
+    if (share == null) {
+      serve(ctx, work);
+      return;
+    }
+    share.enter(() -> {
+      if (!ctx.channel().isActive()) {
+        return false;
+      }
+      serve(ctx, work);
+      return true;
+    });
+  }
+
+  /** Hands a request to the service (its place in the connection's share, if any, is taken). */
+  private void serve(ChannelHandlerContext ctx, Work work) {
     boolean keepAlive = work.keepAlive() && !connections.draining();
     connections.requestStarted();
     serving = work.request();
@@ -249,6 +272,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     connections.requestFinished();
     Runnable then = () -> {
       serving = null;
+      if (share != null) {
+        share.leave();
+      }
       if (keepOpen && answered && ctx.channel().isActive()) {
         next(ctx);
       } else {

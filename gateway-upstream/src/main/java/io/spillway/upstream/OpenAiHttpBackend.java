@@ -11,6 +11,7 @@ import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.pipeline.UpstreamTarget;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.http.RequestIds;
 import io.spillway.core.sse.EventStream;
@@ -109,18 +110,21 @@ public final class OpenAiHttpBackend implements Backend {
    */
   private CompletableFuture<GatewayResponse> exchange(GatewayRequest request) {
     boolean stream = request.stream();
-    URI uri = uri(request);
+    UpstreamTarget target = request.attribute(UpstreamTarget.KEY);
+    URI uri = target != null ? URI.create(config.baseUrl() + target.path()) : uri(request);
     Headers.Builder headers = Headers.builder();
     upstreamHeaders(request, headers::add);
-    boolean post = request.route().hasBody();
-    if (post) {
+    boolean post = target == null && request.route().hasBody();
+    byte[] body = target != null ? target.body() : post ? request.bodyBytes() : null;
+    if (body != null) {
       headers.set("Content-Type", "application/json");
       if (stream) {
         headers.set("Accept", "text/event-stream");
       }
     }
-    UpstreamExchange exchange = http.send(new OutboundRequest(name, post ? "POST" : "GET", uri,
-        headers.build(), post ? request.bodyBytes() : null, config.connectTimeout(),
+    String method = target != null ? target.method() : post ? "POST" : "GET";
+    UpstreamExchange exchange = http.send(new OutboundRequest(name, method, uri,
+        headers.build(), body, config.connectTimeout(),
         config.timeout(), stream ? null : config.timeout(), request.attribute(RequestAttributes.CONNECTION_LOOP),
         config.h2c()));
     ClientDisconnect.of(request).onDisconnect(exchange::cancel);

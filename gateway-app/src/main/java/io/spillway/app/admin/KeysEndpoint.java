@@ -52,11 +52,17 @@ public final class KeysEndpoint {
   private final ApiKeys apiKeys;
   private final AuditLog audit;
   private final Clock clock;
-  private final Duration defaultOverlap;
+  /** The longest a rotation's overlap may be: a year. */
+  static final Duration MAX_OVERLAP = Duration.ofDays(366);
+  /** The furthest ahead a key may expire: a hundred years. */
+  static final Duration MAX_EXPIRY = Duration.ofDays(36_525);
+
+  private final Supplier<Duration> defaultOverlap;
   private final Supplier<QuotaCalendar> calendar;
 
+  /** {@code defaultOverlap} is read at each rotation ({@code admin.rotationOverlap}, which follows reloads). */
   public KeysEndpoint(Supplier<KeyRegistry> configKeys, ApiKeys apiKeys, AuditLog audit, Clock clock,
-      Duration defaultOverlap, Supplier<QuotaCalendar> calendar) {
+      Supplier<Duration> defaultOverlap, Supplier<QuotaCalendar> calendar) {
     this.configKeys = configKeys;
     this.apiKeys = apiKeys;
     this.audit = audit;
@@ -154,14 +160,21 @@ public final class KeysEndpoint {
 
   private GatewayResponse rotate(ServerRequest request, String id) {
     refuseConfigKey(id, "rotated");
-    Duration overlap = defaultOverlap;
+    Duration overlap = defaultOverlap.get();
     if (request.body().length > 0) {
       JsonNode body = AdminApi.jsonBody(request);
+      JsonNode given = body.get("overlap");
+      if (given != null && !given.isNull() && !given.isTextual()) {
+        throw GatewayException.invalid("'overlap' must be a duration such as 10m or 12h", "overlap");
+      }
       String text = Json.text(body, "overlap");
       if (text != null) {
         overlap = duration(text, "overlap");
         if (overlap.isNegative()) {
           throw GatewayException.invalid("'overlap' must not be negative", "overlap");
+        }
+        if (overlap.compareTo(MAX_OVERLAP) > 0) {
+          throw GatewayException.invalid("'overlap' must be at most " + Durations.format(MAX_OVERLAP), "overlap");
         }
       }
     }
@@ -256,6 +269,19 @@ public final class KeysEndpoint {
   private Instant expiry(JsonNode body) {
     String atField = body.has("expiry") ? "expiry" : "expiresAt";
     JsonNode atNode = body.get(atField);
+    Instant latest = clock.instant().plus(MAX_EXPIRY);
+    if (atNode != null && atNode.isNumber() && !atNode.isIntegralNumber()) {
+      throw GatewayException.invalid("'" + atField + "' must be whole seconds since the epoch or an ISO-8601 instant",
+          atField);
+    }
+    if (atNode != null && atNode.isIntegralNumber()
+        && (!atNode.canConvertToLong() || atNode.longValue() > latest.getEpochSecond())) {
+      throw GatewayException.invalid("'" + atField + "' is too far ahead: a key expires at most "
+          + MAX_EXPIRY.toDays() + " days from now", atField);
+    }
+    if (atNode != null && atNode.isIntegralNumber() && atNode.longValue() <= clock.instant().getEpochSecond()) {
+      throw GatewayException.invalid("'" + atField + "' must be in the future", atField);
+    }
     String at = atNode != null && atNode.isIntegralNumber()
         ? Instant.ofEpochSecond(atNode.longValue()).toString() : Json.text(body, atField);
     String in = Json.text(body, "expiresIn");
@@ -279,10 +305,20 @@ public final class KeysEndpoint {
             + " (or seconds since the epoch)", atField);
       }
     } else if (in != null) {
-      expiry = now.plus(duration(in, "expiresIn"));
+      Duration after = duration(in, "expiresIn");
+      if (after.compareTo(MAX_EXPIRY) > 0) {
+        throw GatewayException.invalid("'expiresIn' is too long: a key expires at most " + MAX_EXPIRY.toDays()
+            + " days from now", "expiresIn");
+      }
+      expiry = now.plus(after);
+    }
+    if (expiry != null && expiry.isAfter(latest)) {
+      throw GatewayException.invalid("'" + (at != null ? atField : "expiresIn") + "' is too far ahead: a key"
+          + " expires at most " + MAX_EXPIRY.toDays() + " days from now", at != null ? atField : "expiresIn");
     }
     if (expiry != null && !expiry.isAfter(now)) {
-      throw GatewayException.invalid("The expiry must be in the future", at != null ? "expiresAt" : "expiresIn");
+      String field = at != null ? atField : "expiresIn";
+      throw GatewayException.invalid("'" + field + "' must be in the future", field);
     }
     return expiry;
   }

@@ -5,6 +5,8 @@ import io.spillway.config.GatewayConfig;
 import io.spillway.config.Reloadable;
 import io.spillway.quota.keys.KeyHashes;
 import java.lang.reflect.RecordComponent;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -106,9 +108,14 @@ public final class ConfigReloader {
   }
 
   /** The outcome of one reload, as {@code POST /admin/reload} reports it. */
-  public record Result(boolean ok, String error, List<String> restartNeeded, List<String> failed) {
+  /**
+   * @param changed the dotted config keys whose value changed (sections when a whole section was
+   *     added or removed); never values
+   */
+  public record Result(boolean ok, String error, List<String> changed, List<String> restartNeeded,
+      List<String> failed) {
     static Result rejected(String error) {
-      return new Result(false, error, List.of(), List.of());
+      return new Result(false, error, List.of(), List.of(), List.of());
     }
   }
 
@@ -120,6 +127,12 @@ public final class ConfigReloader {
     }
     GatewayConfig next;
     try {
+      if (blank(file)) {
+        String error = file + ": the file is empty (or only comments); a reload would drop every key and"
+            + " the admin token, so it is refused and the running config stays";
+        log.error("config reload rejected: {}", error);
+        return Result.rejected(error);
+      }
       next = loader.apply(file);
     } catch (ConfigException e) {
       log.error("config reload rejected, keeping the running config: {}", e.getMessage());
@@ -127,6 +140,12 @@ public final class ConfigReloader {
     } catch (RuntimeException e) {
       log.error("config reload rejected, keeping the running config: {}: {}", file, e.toString());
       return Result.rejected(file + ": " + e);
+    }
+    if (next.keys().isEmpty() && next.admin().token() == null) {
+      String error = file + ": the new config has no keys and no admin.token: every client would get 401 and"
+          + " the admin API would be gone (a truncated or half-written file?); refused, the running config stays";
+      log.error("config reload rejected: {}", error);
+      return Result.rejected(error);
     }
     GatewayConfig previous = current;
     List<String> failed = new ArrayList<>();
@@ -148,7 +167,39 @@ public final class ConfigReloader {
           file, next.keys().size(), String.join(", ", restartNeeded));
     }
     return new Result(failed.isEmpty(), failed.isEmpty() ? null : "some components failed to reload",
-        restartNeeded, failed);
+        changed(previous, current), restartNeeded, failed);
+  }
+
+  /** Whether a config file holds nothing but blank lines and comments (or cannot be read: the loader says why). */
+  private static boolean blank(Path file) {
+    try {
+      return Files.readAllLines(file).stream().map(String::strip).allMatch(line -> line.isEmpty() || line.startsWith("#"));
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return false;
+    }
+  }
+
+  /** Every dotted key whose value differs, walking into sections and nested records. */
+  static List<String> changed(GatewayConfig before, GatewayConfig after) {
+    List<String> keys = new ArrayList<>();
+    for (RecordComponent component : GatewayConfig.class.getRecordComponents()) {
+      changed(component.getName(), value(component, before), value(component, after), keys);
+    }
+    return keys;
+  }
+
+  private static void changed(String key, Object before, Object after, List<String> out) {
+    if (Objects.equals(before, after)) {
+      return;
+    }
+    if (before != null && after != null && after.getClass().isRecord() && before.getClass() == after.getClass()
+        && after.getClass().getRecordComponents().length > 1) { // a one-value record (a size) is a value
+      for (RecordComponent component : after.getClass().getRecordComponents()) {
+        changed(key + "." + component.getName(), value(component, before), value(component, after), out);
+      }
+    } else {
+      out.add(key);
+    }
   }
 
   /** Changed keys that no registered component applies, most general first. */

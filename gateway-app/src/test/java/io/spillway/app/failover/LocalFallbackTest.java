@@ -58,7 +58,7 @@ class LocalFallbackTest {
     int refusedPort = closedPort();
     return Stream.of(
         new Breakage("unsupported on local (Ollama)", "", "/v1/responses",
-            "{\"model\":\"gpt-4.1\",\"stream\":%s,\"input\":\"And the next line?\",\"previous_response_id\":\"resp_1\"}",
+            "{\"model\":\"gpt-4.1\",\"stream\":%s,\"input\":\"And the next line?\",\"conversation\":\"conv_1\"}",
             h -> {}, "local_unsupported"),
         new Breakage("local answers 500", LOCAL_OPENAI, "/v1/chat/completions", CHAT,
             h -> h.ollama.stubFor(post("/v1/chat/completions").atPriority(0).willReturn(OpenAiStubs.json(500,

@@ -21,12 +21,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Honest refusals: a request the local backend cannot serve is answered {@code unsupported_on_local},
  * naming what it cannot do, with a status and {@code Retry-After} that the breaker vouches for.
- * The local backend here is the Ollama one, which cannot rebuild a stored conversation
- * ({@code previous_response_id}).
+ * The local backend here is the Ollama one with the response store off ({@code responses.enabled:
+ * false}), so it cannot rebuild a stored conversation ({@code previous_response_id}); with the store
+ * on, ConversationFailoverTest shows the same conversation served.
  */
 class UnsupportedOnLocalTest {
   private static final List<String> KEYS =
       List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY);
+
+  private static final String STORE_OFF = """
+      responses:
+        enabled: false
+      """;
 
   private static String stored(boolean stream) {
     return "{\"model\":\"gpt-4.1\",\"stream\":" + stream
@@ -48,7 +54,7 @@ class UnsupportedOnLocalTest {
   @ParameterizedTest(name = "stream={0}")
   @ValueSource(booleans = {false, true})
   void forcedOpenRefusesWith400AndNoRetryAfterBecauseNoBackendWillServeIt(boolean stream) {
-    try (GatewayHarness h = GatewayHarness.start()) {
+    try (GatewayHarness h = GatewayHarness.start(STORE_OFF)) {
       h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.response("cloud")));
       setBreaker(h, "{\"state\":\"open\"}");
 
@@ -71,7 +77,7 @@ class UnsupportedOnLocalTest {
   @ParameterizedTest(name = "stream={0}")
   @ValueSource(booleans = {false, true})
   void openOnItsOwnWithTheCloudStillFullRefusesWith503UntilTheNextProbe(boolean stream) {
-    try (GatewayHarness h = GatewayHarness.start()) {
+    try (GatewayHarness h = GatewayHarness.start(STORE_OFF)) {
       h.cloud.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.atCapacity()));
       h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.atCapacity()));
       for (int i = 0; i < 3; i++) {
@@ -101,7 +107,7 @@ class UnsupportedOnLocalTest {
   @ParameterizedTest(name = "stream={0}")
   @ValueSource(booleans = {false, true})
   void aCapacityAnswerWhileClosedRefusesWith503AndTheCloudsOwnRetryAfter(boolean stream) {
-    try (GatewayHarness h = GatewayHarness.start()) {
+    try (GatewayHarness h = GatewayHarness.start(STORE_OFF)) {
       h.cloud.stubFor(post("/v1/responses").willReturn(OpenAiStubs.atCapacity().withHeader("Retry-After", "7")));
 
       HttpResponse<String> response = h.post("/v1/responses", GatewayHarness.SILVER_KEY, stored(stream));

@@ -9,7 +9,7 @@ import static org.awaitility.Awaitility.await;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.quota.keys.KeyHashes;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

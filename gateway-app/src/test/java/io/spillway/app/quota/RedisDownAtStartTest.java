@@ -12,7 +12,7 @@ import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.LogCapture;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

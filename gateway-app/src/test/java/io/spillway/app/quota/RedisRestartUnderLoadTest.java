@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

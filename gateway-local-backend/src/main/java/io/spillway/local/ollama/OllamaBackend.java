@@ -16,6 +16,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -222,7 +223,8 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
     return switch (request.route()) {
       case CHAT_COMPLETIONS -> new Routed("/api/chat", new ChatTranslation(body, keepAlive, numCtx));
       case COMPLETIONS -> new Routed("/api/generate", new CompletionTranslation(body, keepAlive, numCtx));
-      case RESPONSES -> new Routed("/api/chat", new ResponsesTranslation(body, keepAlive, numCtx));
+      case RESPONSES -> new Routed("/api/chat", new ResponsesTranslation(body, keepAlive, numCtx,
+          request.attribute(ResponseEcho.KEY, ResponseEcho.NOT_STORED)));
       case EMBEDDINGS -> new Routed("/api/embed", new EmbeddingTranslation(body, keepAlive));
       default -> throw new IllegalStateException("unhandled route " + request.route());
     };

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.local.StreamTranslator;
 import io.spillway.local.Translation;
@@ -31,10 +32,17 @@ import java.util.List;
  * tool. One instance per request: {@link #request} reads the conversation the answer is built for.
  */
 final class ResponsesTranslation extends OllamaGeneration {
+  private final ResponseEcho echo;
   private Conversation conversation;
 
   ResponsesTranslation(ObjectNode body, String keepAlive, Integer numCtx) {
+    this(body, keepAlive, numCtx, ResponseEcho.NOT_STORED);
+  }
+
+  /** @param echo what the answer says of stored state ({@code previous_response_id}, {@code store}) */
+  ResponsesTranslation(ObjectNode body, String keepAlive, Integer numCtx, ResponseEcho echo) {
     super("Responses API", body, keepAlive, numCtx);
+    this.echo = echo;
   }
 
   @Override
@@ -128,14 +136,14 @@ final class ResponsesTranslation extends OllamaGeneration {
   public ObjectNode answer(JsonNode answer, String localModel, long createdAt) {
     JsonNode message = answer.path("message");
     String text = Json.text(message, "content");
-    ResponseBuilder builder = new ResponseBuilder(body, conversation.tools(), createdAt);
+    ResponseBuilder builder = new ResponseBuilder(body, conversation.tools(), createdAt, echo);
     return builder.whole(Translation.servedModel(answer, localModel), text == null ? "" : text,
         ToolCall.listOf(message.get("tool_calls")), usage(answer), "length".equals(Json.text(answer, "done_reason")));
   }
 
   @Override
   public StreamTranslator streamTranslator(String localModel, long createdAt) {
-    return new Stream(new ResponseEvents(new ResponseBuilder(body, conversation.tools(), createdAt)), localModel);
+    return new Stream(new ResponseEvents(new ResponseBuilder(body, conversation.tools(), createdAt, echo)), localModel);
   }
 
   static ResponseBuilder.Usage usage(JsonNode answer) {

@@ -12,6 +12,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -122,7 +123,8 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
   }
 
   private CompletionStage<GatewayResponse> responsesOverChat(GatewayRequest request, String local) {
-    ResponsesOverChat translation = new ResponsesOverChat(request.body());
+    ResponsesOverChat translation = new ResponsesOverChat(request.body(),
+        request.attribute(ResponseEcho.KEY, ResponseEcho.NOT_STORED));
     TranslatedRequest translated = TranslatedRequest.of(translation, request, local, dropped);
     GatewayRequest chat = GatewayRequest.create(request.id(), Route.CHAT_COMPLETIONS, request.headers(),
         translated.body(), null, request.receivedAt());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.local.StreamTranslator;
 import io.spillway.local.Translation;
@@ -44,10 +45,17 @@ final class ResponsesOverChat implements Translation {
 
   private final ObjectNode body;
   private final List<String> dropped = new ArrayList<>();
+  private final ResponseEcho echo;
   private Conversation conversation;
 
   ResponsesOverChat(ObjectNode body) {
+    this(body, ResponseEcho.NOT_STORED);
+  }
+
+  /** @param echo what the answer says of stored state ({@code previous_response_id}, {@code store}) */
+  ResponsesOverChat(ObjectNode body, ResponseEcho echo) {
     this.body = body;
+    this.echo = echo;
   }
 
   @Override
@@ -248,7 +256,7 @@ final class ResponsesOverChat implements Translation {
   }
 
   private ResponseBuilder builder(long createdAt) {
-    return new ResponseBuilder(body, conversation.tools(), createdAt);
+    return new ResponseBuilder(body, conversation.tools(), createdAt, echo);
   }
 
   static ResponseBuilder.Usage usage(JsonNode usage) {

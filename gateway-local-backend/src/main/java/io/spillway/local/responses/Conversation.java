@@ -32,9 +32,12 @@ import java.util.function.Consumer;
  *       {@code input.<type>}.
  * </ul>
  *
- * <p>Stored state cannot be rebuilt locally: {@code previous_response_id}, {@code conversation},
- * a stored {@code prompt}, {@code background} and {@code item_reference} items are refused as
- * {@link Unsupported}. {@code store: true} alone is served (the answer says {@code store: false}).
+ * <p>Stored state arrives expanded: while the response store is on ({@code responses.enabled}),
+ * {@code io.spillway.core.responses.StoredStateBackend} replaces {@code previous_response_id} and
+ * {@code item_reference} items with the stored items before the request gets here. What still
+ * carries them (the store off) is refused as {@link Unsupported}, and so are {@code conversation}
+ * (the Conversations API's state lives only in the cloud), a stored {@code prompt} and
+ * {@code background}.
  *
  * @param messages the conversation, instructions first
  * @param tools the tools a local model can call
@@ -89,11 +92,11 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
 
   private static void refuseStoredState(ObjectNode body, Unsupported unsupported) {
     if (present(body.get("previous_response_id"))) {
-      unsupported.add("previous_response_id (the local backend keeps no stored responses; send the whole "
-          + "conversation in 'input')", "previous_response_id");
+      unsupported.add("previous_response_id (the gateway's response store is off, responses.enabled: false; send "
+          + "the whole conversation in 'input')", "previous_response_id");
     }
     if (present(body.get("conversation"))) {
-      unsupported.add("conversation (the local backend keeps no conversations)", "conversation");
+      unsupported.add("conversation (the Conversations API's state is kept only by the cloud)", "conversation");
     }
     if (present(body.get("prompt"))) {
       unsupported.add("stored prompts ('prompt')", "prompt");
@@ -150,7 +153,8 @@ public record Conversation(List<ChatMessage> messages, ToolSet tools, ToolChoice
         case "function_call" -> call(item, at, false);
         case "custom_tool_call" -> call(item, at, true);
         case "function_call_output", "custom_tool_call_output" -> output(item, at);
-        case "item_reference" -> unsupported.add("'item_reference' input items (stored items)", at);
+        case "item_reference" -> unsupported.add(
+            "'item_reference' input items (the gateway's response store is off, responses.enabled: false)", at);
         default -> drop.accept("input." + type);
       }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
+import io.spillway.core.responses.ResponseEcho;
 import io.spillway.local.Ids;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,24 +13,33 @@ import java.util.List;
  * Builds the Responses API's {@code response} object and its output items for one answer of a
  * local model: a {@code message} with the text, then a {@code function_call} or
  * {@code custom_tool_call} per tool call (named back as the client declared the tool, with its
- * {@code namespace}). The request's settings are echoed as OpenAI echoes them; {@code store} is
- * always false, since nothing is stored. One instance per response; not thread-safe.
+ * {@code namespace}). The request's settings are echoed as OpenAI echoes them; {@code store} and
+ * {@code previous_response_id} say what the response store did ({@link ResponseEcho}): with the store
+ * off, {@code store} is false and nothing is continued. One instance per response; not thread-safe.
  */
 public final class ResponseBuilder {
   private final String id = Ids.next("resp_");
   private final ObjectNode request;
   private final ToolSet tools;
   private final long createdAt;
+  private final ResponseEcho echo;
+
+  /** A builder for an answer nothing is stored of. */
+  public ResponseBuilder(ObjectNode request, ToolSet tools, long createdAt) {
+    this(request, tools, createdAt, ResponseEcho.NOT_STORED);
+  }
 
   /**
    * @param request the client's Responses request (read, never changed)
    * @param tools its tools, to name calls back
    * @param createdAt the response's {@code created_at}, in epoch seconds
+   * @param echo what the answer says of stored state
    */
-  public ResponseBuilder(ObjectNode request, ToolSet tools, long createdAt) {
+  public ResponseBuilder(ObjectNode request, ToolSet tools, long createdAt, ResponseEcho echo) {
     this.request = request;
     this.tools = tools;
     this.createdAt = createdAt;
+    this.echo = echo;
   }
 
   /** Token counts of one answer. */
@@ -83,9 +93,13 @@ public final class ResponseBuilder {
     output.forEach(items::add);
     JsonNode parallel = request.get("parallel_tool_calls");
     out.put("parallel_tool_calls", parallel == null || !parallel.isBoolean() || parallel.booleanValue());
-    out.putNull("previous_response_id");
+    if (echo.previousResponseId() != null) {
+      out.put("previous_response_id", echo.previousResponseId());
+    } else {
+      out.putNull("previous_response_id");
+    }
     out.putObject("reasoning").putNull("effort").putNull("summary");
-    out.put("store", false);
+    out.put("store", echo.store());
     out.set("temperature", numberOr(request.get("temperature"), 1.0));
     JsonNode format = request.path("text").get("format");
     out.putObject("text").set("format", format != null && format.isObject() ? format : Json.object().put("type", "text"));

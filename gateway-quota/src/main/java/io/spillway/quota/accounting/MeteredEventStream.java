@@ -48,6 +48,7 @@ final class MeteredEventStream extends ForwardingEventStream {
   private final Reservation reservation;
   private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
+  private final UsageReader usageReader;
   private final List<SseEvent> pending = new ArrayList<>();
   private int pendingBytes;
   private volatile TokenUsage reported;
@@ -60,11 +61,12 @@ final class MeteredEventStream extends ForwardingEventStream {
   private long streamedTokens;
 
   MeteredEventStream(EventStream delegate, Reservation reservation, long promptEstimate,
-      ToLongFunction<String> tokenCounter) {
+      ToLongFunction<String> tokenCounter, UsageReader usageReader) {
     super(delegate);
     this.reservation = reservation;
     this.promptEstimate = promptEstimate;
     this.tokenCounter = tokenCounter;
+    this.usageReader = usageReader;
   }
 
   @Override
@@ -192,7 +194,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       return;
     }
     JsonNode choices = json.get("choices");
-    TokenUsage usage = UsageReader.fromUsage(json.get("usage"));
+    TokenUsage usage = usageReader.fromUsage(json.get("usage"));
     if (usage != null) {
       reported = usage;
     }
@@ -214,7 +216,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       countText(json.get("delta"));
     } else if (type.equals("response.completed") || type.equals("response.incomplete")
         || type.equals("response.failed")) {
-      TokenUsage usage = UsageReader.fromBody(json.get("response"));
+      TokenUsage usage = usageReader.fromBody(json.get("response"));
       if (usage != null) {
         reported = usage;
       }
@@ -232,7 +234,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       countText(delta.get("partial_json"));
       countText(delta.get("thinking"));
     } else if (type.equals("message_start")) {
-      TokenUsage usage = UsageReader.fromUsage(json.path("message").get("usage"));
+      TokenUsage usage = usageReader.fromUsage(json.path("message").get("usage"));
       if (usage != null) {
         messageInput = usage;
         reported = usage;
@@ -241,7 +243,7 @@ final class MeteredEventStream extends ForwardingEventStream {
       JsonNode usage = json.get("usage");
       if (usage != null && usage.isObject()) {
         TokenUsage input = messageInput;
-        TokenUsage delta = UsageReader.fromUsage(usage);
+        TokenUsage delta = usageReader.fromUsage(usage);
         long output = usage.path("output_tokens").asLong(0);
         if (input != null && (delta == null || !usage.has("input_tokens"))) {
           reported = new TokenUsage(input.input(), output, input.cachedInput());

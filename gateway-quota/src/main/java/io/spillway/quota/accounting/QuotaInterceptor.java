@@ -112,7 +112,8 @@ public final class QuotaInterceptor extends CallerInterceptor {
     if (response.isStream()) {
       return response.withStream(metered(response, reservation, estimate, request));
     }
-    TokenUsage usage = UsageReader.fromBody(response.json()); // null when not JSON: settle with the estimate
+    // Null when not JSON, when the backend reported none, or reported nonsense: settle with the estimate.
+    TokenUsage usage = usageReader().fromBody(response.json());
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
     return response;
   }
@@ -125,7 +126,12 @@ public final class QuotaInterceptor extends CallerInterceptor {
       synchronized (completion) {
         return completion.count(text);
       }
-    });
+    }, usageReader());
+  }
+
+  /** Reads usage within the pools' current {@code quota.maxReportedTokens}, counting refusals there. */
+  private UsageReader usageReader() {
+    return new UsageReader(pools.maxReportedTokens(), pools::usageRefused);
   }
 
   @Override

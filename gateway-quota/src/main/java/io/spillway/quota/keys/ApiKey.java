@@ -22,6 +22,8 @@ import java.util.List;
  *     still applies)
  * @param requestsPerMinute the key's own request limit; null for none (the tier's limits still apply)
  * @param previousHash the secret before the last rotation, accepted until {@code previousUntil}
+ * @param earlier secrets of rotations before the last whose overlap has not ended yet: a second
+ *     rotation does not cut the first one's overlap short
  */
 public record ApiKey(
     String id,
@@ -34,10 +36,32 @@ public record ApiKey(
     Long monthlyTokens,
     Integer requestsPerMinute,
     String previousHash,
-    Instant previousUntil) {
+    Instant previousUntil,
+    List<PreviousSecret> earlier) {
+
+  /** A secret replaced by a rotation, accepted until {@code until}. */
+  public record PreviousSecret(String hash, Instant until) {}
 
   public ApiKey {
     models = models == null ? List.of() : List.copyOf(models);
+    earlier = earlier == null ? List.of() : List.copyOf(earlier);
+  }
+
+  /** A key with at most one previous secret. */
+  public ApiKey(String id, String team, Tier tier, String hash, Instant createdAt, Instant expiresAt,
+      List<String> models, Long monthlyTokens, Integer requestsPerMinute, String previousHash, Instant previousUntil) {
+    this(id, team, tier, hash, createdAt, expiresAt, models, monthlyTokens, requestsPerMinute, previousHash,
+        previousUntil, List.of());
+  }
+
+  /** Every secret a rotation replaced that is still accepted at some time: the last one first. */
+  public List<PreviousSecret> previousSecrets() {
+    List<PreviousSecret> all = new ArrayList<>();
+    if (previousHash != null) {
+      all.add(new PreviousSecret(previousHash, previousUntil));
+    }
+    all.addAll(earlier);
+    return all;
   }
 
   public boolean expired(Instant now) {
@@ -49,10 +73,19 @@ public record ApiKey(
     return models.isEmpty() || models.contains(model);
   }
 
-  /** This key with a new secret; the old one keeps working until {@code previousUntil}. */
-  public ApiKey rotated(String newHash, Instant previousUntil) {
+  /**
+   * This key with a new secret; the old one keeps working until {@code previousUntil}, and secrets of
+   * earlier rotations keep working until their own ends (those already over at {@code now} are dropped).
+   */
+  public ApiKey rotated(String newHash, Instant previousUntil, Instant now) {
+    List<PreviousSecret> kept = new ArrayList<>();
+    for (PreviousSecret secret : previousSecrets()) {
+      if (now.isBefore(secret.until())) {
+        kept.add(secret);
+      }
+    }
     return new ApiKey(id, team, tier, newHash, createdAt, expiresAt, models, monthlyTokens, requestsPerMinute,
-        hash, previousUntil);
+        hash, previousUntil, kept);
   }
 
   /** The stored form: JSON with the hash, never a secret. */
@@ -74,6 +107,10 @@ public record ApiKey(
     if (previousHash != null) {
       node.put("previousHash", previousHash).put("previousUntil", previousUntil.toString());
     }
+    if (!earlier.isEmpty()) {
+      ArrayNode older = node.putArray("earlier");
+      earlier.forEach(secret -> older.addObject().put("hash", secret.hash()).put("until", secret.until().toString()));
+    }
     return Json.toString(node);
   }
 
@@ -86,6 +123,9 @@ public record ApiKey(
     }
     List<String> models = new ArrayList<>();
     node.path("models").forEach(m -> models.add(m.asText()));
+    List<PreviousSecret> earlier = new ArrayList<>();
+    node.path("earlier").forEach(e -> earlier.add(new PreviousSecret(e.get("hash").asText(),
+        Instant.parse(e.get("until").asText()))));
     return new ApiKey(
         node.get("id").asText(),
         node.get("team").asText(),
@@ -97,7 +137,8 @@ public record ApiKey(
         node.hasNonNull("monthlyTokens") ? node.get("monthlyTokens").asLong() : null,
         node.hasNonNull("requestsPerMinute") ? node.get("requestsPerMinute").asInt() : null,
         node.hasNonNull("previousHash") ? node.get("previousHash").asText() : null,
-        instant(node, "previousUntil"));
+        instant(node, "previousUntil"),
+        earlier);
   }
 
   private static Instant instant(JsonNode node, String field) {

@@ -3,6 +3,7 @@ package io.spillway.quota.keys;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.quota.pool.KeyBudgets;
 import io.spillway.quota.ratelimit.KeyRateLimits;
+import io.spillway.quota.store.Saturating;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -16,11 +17,13 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +37,15 @@ import org.slf4j.LoggerFactory;
  * constant-time comparison. When the store does not answer, the last snapshot keeps serving.
  *
  * <p>A rotated key keeps its id, team, tier and limits and gets a new secret; the old secret keeps
- * working until the end of the overlap. Thread-safe.
+ * working until the end of the overlap, and a second rotation keeps the first one's overlap. Every
+ * change is atomic in the store ({@link KeyStore}): a rotate is a compare-and-set retried on the key
+ * as it now is, so two rotates both apply (each secret they answered works) and a rotate never brings
+ * back a key revoked meanwhile.
+ *
+ * <p>Per-key usage the store could not take (down, or slower than its timeout) is kept, each amount
+ * with the id of its first attempt, and written back once it answers: an amount whose first write did
+ * reach the store counts once. While the store does not answer, a key's budget is checked against its
+ * usage as last read plus what this replica kept. Thread-safe.
  */
 public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ApiKeys.class);
@@ -50,8 +61,14 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   /** A key and its plain secret, shown once. */
   public record Issued(ApiKey key, String secret) {}
 
-  /** The key a presented secret belongs to; {@code previous} when it is the secret from before a rotation. */
-  public record Match(ApiKey key, boolean previous) {}
+  /**
+   * The key a presented secret belongs to; {@code previous} when it is a secret from before a
+   * rotation, accepted until {@code previousUntil}.
+   */
+  public record Match(ApiKey key, boolean previous, Instant previousUntil) {}
+
+  /** How often a rotate reads the key again after another change won the race. */
+  private static final int ROTATE_ATTEMPTS = 16;
 
   private record Entry(byte[] digest, Match match) {}
 
@@ -66,10 +83,19 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   private ScheduledExecutorService sync;
   private volatile boolean storeDown;
   private volatile boolean everRead;
-  /** Per-key tokens the store could not take while it was away; written back when it answers. */
-  private final ConcurrentHashMap<Pending, AtomicLong> pending = new ConcurrentHashMap<>();
+  /** Per-key amounts the store could not take while it was away; written back, each once, when it answers. */
+  private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
+  /** Per-key usage as the store last answered it: the budget check's figure while the store is away. */
+  private final Map<Pending.Key, Long> lastUsage = new ConcurrentHashMap<>();
 
-  private record Pending(String month, String keyId) {}
+  /** An amount not yet in the store; {@code once} is the id of its first attempt. */
+  private record Pending(String month, String keyId, long tokens, String once) {
+    record Key(String month, String keyId) {}
+
+    Key key() {
+      return new Key(month, keyId);
+    }
+  }
 
   public ApiKeys(KeyStore store, Clock clock) {
     this.store = store;
@@ -126,10 +152,10 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
     for (ApiKey key : keys) {
       byId.put(key.id(), key);
       byte[] digest = KeyHashes.parse(key.hash());
-      byDigest.put(ByteBuffer.wrap(digest), new Entry(digest, new Match(key, false)));
-      if (key.previousHash() != null) {
-        byte[] previous = KeyHashes.parse(key.previousHash());
-        byDigest.putIfAbsent(ByteBuffer.wrap(previous), new Entry(previous, new Match(key, true)));
+      byDigest.put(ByteBuffer.wrap(digest), new Entry(digest, new Match(key, false, null)));
+      for (ApiKey.PreviousSecret secret : key.previousSecrets()) {
+        byte[] previous = KeyHashes.parse(secret.hash());
+        byDigest.putIfAbsent(ByteBuffer.wrap(previous), new Entry(previous, new Match(key, true, secret.until())));
       }
     }
     return new Snapshot(Map.copyOf(byDigest), Map.copyOf(byId));
@@ -152,10 +178,13 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
    */
   public Issued create(NewKey spec) {
     String secret = newSecret();
-    String id = ID_PREFIX + HexFormat.of().formatHex(randomBytes(8));
-    ApiKey key = new ApiKey(id, spec.team(), spec.tier(), KeyHashes.hash(secret), clock.instant(), spec.expiresAt(),
-        spec.models(), spec.monthlyTokens(), spec.requestsPerMinute(), null, null);
-    store.put(key);
+    ApiKey key;
+    do {
+      // An id no key has: the store refuses one that exists (64 random bits: in practice never).
+      String id = ID_PREFIX + HexFormat.of().formatHex(randomBytes(8));
+      key = new ApiKey(id, spec.team(), spec.tier(), KeyHashes.hash(secret), clock.instant(), spec.expiresAt(),
+          spec.models(), spec.monthlyTokens(), spec.requestsPerMinute(), null, null);
+    } while (!store.create(key));
     sync();
     return new Issued(key, secret);
   }
@@ -165,15 +194,22 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
    * that id.
    */
   public Issued rotate(String id, Duration overlap) {
-    ApiKey current = find(id);
-    if (current == null) {
-      return null;
-    }
     String secret = newSecret();
-    ApiKey rotated = current.rotated(KeyHashes.hash(secret), clock.instant().plus(overlap));
-    store.put(rotated);
-    sync();
-    return new Issued(rotated, secret);
+    for (int attempt = 0; attempt < ROTATE_ATTEMPTS; attempt++) {
+      ApiKey current = find(id);
+      if (current == null) {
+        return null; // never created, or revoked (perhaps a moment ago on another replica): stays revoked
+      }
+      Instant now = clock.instant();
+      ApiKey rotated = current.rotated(KeyHashes.hash(secret), now.plus(overlap), now);
+      if (store.replace(current, rotated)) {
+        sync();
+        return new Issued(rotated, secret);
+      }
+      // Another replica changed the key between the read and the write: rotate the key as it is now.
+    }
+    throw new KeyStoreUnavailableException("the key " + id + " kept changing during " + ROTATE_ATTEMPTS
+        + " attempts to rotate it; try again", null);
   }
 
   /** Deletes the key everywhere; false when no key has that id. */
@@ -185,12 +221,7 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
 
   /** The key with {@code id}, read from the store (not the snapshot); null when there is none. */
   public ApiKey find(String id) {
-    for (ApiKey key : store.all()) {
-      if (key.id().equals(id)) {
-        return key;
-      }
-    }
-    return null;
+    return store.get(id);
   }
 
   /** The keys as this replica last saw them, oldest first. */
@@ -212,10 +243,28 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
     return key == null ? null : key.requestsPerMinute();
   }
 
+  /**
+   * The key's usage of {@code month}: the store's figure plus what this replica kept for it; while the
+   * store does not answer (down, or slower than {@code quota.storeTimeout}), the figure it last
+   * answered. Never throws for a store that is away: a budget check must not fail a request.
+   */
   @Override
   public long used(String month, String keyId) {
-    AtomicLong queued = pending.get(new Pending(month, keyId));
-    return store.usage(month, keyId) + (queued == null ? 0 : queued.get());
+    Pending.Key key = new Pending.Key(month, keyId);
+    long stored;
+    try {
+      stored = store.usage(month, keyId);
+      lastUsage.put(key, stored);
+    } catch (KeyStoreUnavailableException e) {
+      stored = lastUsage.getOrDefault(key, 0L);
+    }
+    long kept = 0;
+    for (Pending p : pending) {
+      if (p.month().equals(month) && p.keyId().equals(keyId)) {
+        kept = Saturating.add(kept, p.tokens());
+      }
+    }
+    return Saturating.add(stored, kept);
   }
 
   @Override
@@ -223,34 +272,33 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
     if (tokens == 0 || !snapshot.byId().containsKey(keyId)) {
       return;
     }
+    Pending amount = new Pending(month, keyId, tokens, UUID.randomUUID().toString());
     try {
-      store.addUsage(month, keyId, tokens);
+      store.addUsage(month, keyId, tokens, amount.once());
     } catch (KeyStoreUnavailableException e) {
-      pending.computeIfAbsent(new Pending(month, keyId), k -> new AtomicLong()).addAndGet(tokens);
+      // It may have reached the store before the answer was lost: the write-back carries the same id.
+      pending.add(amount);
       log.warn("Could not count {} tokens for key {} now ({}); kept, and written when the key store answers",
           tokens, keyId, e.getMessage());
     }
   }
 
-  /** Writes the tokens kept while the store was away; what it still refuses stays for the next tick. */
+  /** Writes the amounts kept while the store was away, oldest first; what it still refuses stays queued. */
   private void writeBackPending() {
-    for (Map.Entry<Pending, AtomicLong> entry : pending.entrySet()) {
-      long tokens = entry.getValue().getAndSet(0);
-      if (tokens == 0) {
-        continue;
-      }
+    Pending next;
+    while ((next = pending.peek()) != null) {
       try {
-        store.addUsage(entry.getKey().month(), entry.getKey().keyId(), tokens);
+        store.addUsage(next.month(), next.keyId(), next.tokens(), next.once());
       } catch (KeyStoreUnavailableException e) {
-        entry.getValue().addAndGet(tokens);
         return;
       }
+      pending.poll();
     }
   }
 
   /** Tokens kept for the store that it has not taken yet (0 while it answers). */
   public long pendingTokens() {
-    return pending.values().stream().mapToLong(AtomicLong::get).sum();
+    return pending.stream().mapToLong(Pending::tokens).reduce(0, Saturating::add);
   }
 
   private static String newSecret() {

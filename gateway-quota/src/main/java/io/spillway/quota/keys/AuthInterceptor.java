@@ -83,9 +83,9 @@ public final class AuthInterceptor implements Interceptor {
           + key.team() + ") expired at " + key.expiresAt() + ". Ask your gateway's operators for a new one.")
           .withCode(EXPIRED_CODE);
     }
-    if (match.previous() && !now.isBefore(key.previousUntil())) {
+    if (match.previous() && !now.isBefore(match.previousUntil())) {
       throw ErrorKind.INVALID_API_KEY.exception("This Spillway key (" + key.id()
-          + ") was rotated; its old secret stopped working at " + key.previousUntil() + ". Use the new key.")
+          + ") was rotated; its old secret stopped working at " + match.previousUntil() + ". Use the new key.")
           .withCode(EXPIRED_CODE);
     }
     return new Caller(key.team(), key.tier(), key.id(), key.models());

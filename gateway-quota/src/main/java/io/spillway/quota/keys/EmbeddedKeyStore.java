@@ -57,10 +57,29 @@ public final class EmbeddedKeyStore implements KeyStore {
   }
 
   @Override
-  public synchronized void put(ApiKey key) {
-    keys.put(key.id(), key.toStored());
+  public ApiKey get(String id) {
+    String stored = keys.get(id);
+    return stored == null ? null : ApiKey.fromStored(stored);
+  }
+
+  @Override
+  public synchronized boolean create(ApiKey key) {
+    if (keys.putIfAbsent(key.id(), key.toStored()) != null) {
+      return false;
+    }
     mv.commit();
     version.incrementAndGet();
+    return true;
+  }
+
+  @Override
+  public synchronized boolean replace(ApiKey expected, ApiKey next) {
+    if (!keys.replace(expected.id(), expected.toStored(), next.toStored())) {
+      return false;
+    }
+    mv.commit();
+    version.incrementAndGet();
+    return true;
   }
 
   @Override
@@ -85,8 +104,8 @@ public final class EmbeddedKeyStore implements KeyStore {
   }
 
   @Override
-  public void addUsage(String month, String id, long tokens) {
-    usage.merge(month + "|" + id, tokens, Long::sum);
+  public void addUsage(String month, String id, long tokens, String once) {
+    usage.merge(month + "|" + id, tokens, io.spillway.quota.store.Saturating::add);
     usageDirty.set(true);
   }
 

@@ -18,13 +18,30 @@ public final class MemoryKeyStore implements KeyStore {
   }
 
   @Override
-  public void put(ApiKey key) {
-    keys.put(key.id(), key);
-    version.incrementAndGet();
+  public ApiKey get(String id) {
+    return keys.get(id);
   }
 
   @Override
-  public boolean remove(String id) {
+  public synchronized boolean create(ApiKey key) {
+    if (keys.putIfAbsent(key.id(), key) != null) {
+      return false;
+    }
+    version.incrementAndGet();
+    return true;
+  }
+
+  @Override
+  public synchronized boolean replace(ApiKey expected, ApiKey next) {
+    if (!keys.replace(expected.id(), expected, next)) {
+      return false;
+    }
+    version.incrementAndGet();
+    return true;
+  }
+
+  @Override
+  public synchronized boolean remove(String id) {
     boolean removed = keys.remove(id) != null;
     if (removed) {
       version.incrementAndGet();
@@ -43,8 +60,8 @@ public final class MemoryKeyStore implements KeyStore {
   }
 
   @Override
-  public void addUsage(String month, String id, long tokens) {
-    usage.merge(month + "|" + id, tokens, Long::sum);
+  public void addUsage(String month, String id, long tokens, String once) {
+    usage.merge(month + "|" + id, tokens, io.spillway.quota.store.Saturating::add);
   }
 
   @Override

@@ -1,12 +1,10 @@
 package io.spillway.quota.keys;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisScript;
+import io.spillway.redis.RedisSession;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +18,10 @@ import java.util.function.Function;
  *       {@code admin.keySyncInterval} and read the hash again when it moved</li>
  *   <li>{@code spillway:keys:usage:<month>}: hash id → tokens settled that month, kept
  *       {@value #USAGE_KEPT_DAYS} days</li>
+ *   <li>{@code spillway:keys:counted:<call id>}: a marker that makes a per-key usage write count
+ *       once however often it is sent, kept {@value #MARKER_HOURS} hours</li>
  * </ul>
+ * Create, rotate (compare-and-set) and revoke are each one Lua script with the version bump.
  * Every call is bounded by {@code quota.storeTimeout}; a call Redis does not answer throws
  * {@link KeyStoreUnavailableException}.
  */
@@ -28,96 +29,100 @@ public final class RedisKeyStore implements KeyStore {
   static final String KEYS = "spillway:keys";
   static final String VERSION = "spillway:keys:version";
   static final String USAGE = "spillway:keys:usage:";
+  static final String COUNTED = "spillway:keys:counted:";
   static final int USAGE_KEPT_DAYS = 93;
+  static final int MARKER_HOURS = 24;
+  private static final RedisScript CREATE = RedisScript.load(RedisKeyStore.class, "key-create.lua");
+  private static final RedisScript REPLACE = RedisScript.load(RedisKeyStore.class, "key-replace.lua");
+  private static final RedisScript REMOVE = RedisScript.load(RedisKeyStore.class, "key-remove.lua");
+  private static final RedisScript USAGE_ADD = RedisScript.load(RedisKeyStore.class, "key-usage.lua");
+  private static final String[] KEY_KEYS = {KEYS, VERSION};
 
-  private final RedisClient client;
-  private final String location;
-  private volatile StatefulRedisConnection<String, String> connection;
+  private final RedisSession redis;
 
-  public RedisKeyStore(String uri, Duration timeout) {
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(timeout);
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .build());
+  public RedisKeyStore(RedisLink link, Duration timeout) {
+    this.redis = link.session("key store", timeout);
   }
 
   @Override
   public List<ApiKey> all() {
     List<ApiKey> out = new ArrayList<>();
-    call(redis -> redis.hvals(KEYS)).forEach(stored -> out.add(ApiKey.fromStored(stored)));
+    call(r -> r.hvals(KEYS)).forEach(stored -> out.add(ApiKey.fromStored(stored)));
     return out;
   }
 
   @Override
-  public void put(ApiKey key) {
-    call(redis -> {
-      redis.hset(KEYS, key.id(), key.toStored());
-      return redis.incr(VERSION);
-    });
+  public ApiKey get(String id) {
+    String stored = call(r -> r.hget(KEYS, id));
+    return stored == null ? null : ApiKey.fromStored(stored);
+  }
+
+  @Override
+  public boolean create(ApiKey key) {
+    return script(CREATE, KEY_KEYS, key.id(), key.toStored());
+  }
+
+  @Override
+  public boolean replace(ApiKey expected, ApiKey next) {
+    return script(REPLACE, KEY_KEYS, expected.id(), expected.toStored(), next.toStored());
   }
 
   @Override
   public boolean remove(String id) {
-    return call(redis -> {
-      boolean removed = redis.hdel(KEYS, id) == 1;
-      if (removed) {
-        redis.incr(VERSION);
-      }
-      return removed;
-    });
+    return script(REMOVE, KEY_KEYS, id);
   }
 
   @Override
   public long version() {
-    String value = call(redis -> redis.get(VERSION));
+    String value = call(r -> r.get(VERSION));
     return value == null ? 0 : Long.parseLong(value);
   }
 
   @Override
   public long usage(String month, String id) {
-    String value = call(redis -> redis.hget(USAGE + month, id));
+    String value = call(r -> r.hget(USAGE + month, id));
     return value == null ? 0 : Long.parseLong(value);
   }
 
   @Override
-  public void addUsage(String month, String id, long tokens) {
-    call(redis -> {
-      redis.hincrby(USAGE + month, id, tokens);
-      return redis.expire(USAGE + month, Duration.ofDays(USAGE_KEPT_DAYS));
-    });
+  public void addUsage(String month, String id, long tokens, String once) {
+    script(USAGE_ADD, new String[] {USAGE + month, COUNTED + once}, id, Long.toString(tokens),
+        Long.toString(Duration.ofHours(MARKER_HOURS).toMillis()), Long.toString(Duration.ofDays(USAGE_KEPT_DAYS).toSeconds()));
+  }
+
+  /** Runs a script that answers 1 (done) or 0 (refused). */
+  private boolean script(RedisScript script, String[] keys, String... args) {
+    try {
+      if (!redis.connected()) {
+        redis.connect();
+      }
+      Long done = redis.eval(script, ScriptOutputType.INTEGER, keys, args);
+      return done != null && done == 1;
+    } catch (RuntimeException e) {
+      throw unavailable(e);
+    }
   }
 
   @Override
   public String describe() {
-    return "redis " + location;
+    return "redis " + redis.location();
   }
 
   private <T> T call(Function<RedisCommands<String, String>, T> operation) {
     try {
-      return operation.apply(connection().sync());
+      return redis.connectAndCall(operation);
     } catch (RuntimeException e) {
-      throw new KeyStoreUnavailableException("the key store (Redis at " + location + ") did not answer: " + e, e);
+      throw unavailable(e);
     }
   }
 
-  private synchronized StatefulRedisConnection<String, String> connection() {
-    StatefulRedisConnection<String, String> c = connection;
-    if (c == null || !c.isOpen()) {
-      c = client.connect();
-      connection = c;
-    }
-    return c;
+  private KeyStoreUnavailableException unavailable(RuntimeException e) {
+    return new KeyStoreUnavailableException("the key store (Redis at " + redis.location() + ") did not answer: "
+        + e.getMessage(), e);
   }
 
   @Override
-  public synchronized void close() {
-    if (connection != null) {
-      connection.close();
-    }
-    client.shutdown();
+  public void close() {
+    redis.close();
   }
 }

@@ -266,6 +266,21 @@ public final class QuotaPools implements AutoCloseable {
     return snapshot(tier).band().compareTo(Band.SOFT) >= 0;
   }
 
+  /** The most tokens one request may report per field ({@code quota.maxReportedTokens}), as configured now. */
+  public long maxReportedTokens() {
+    return settings.config().maxReportedTokens();
+  }
+
+  /**
+   * Counts a backend's usage report that was refused ({@code spillway.quota.usage.refused}, tagged
+   * with why: {@code string}, {@code fractional}, {@code negative}, {@code too_large}, {@code not_a_number}).
+   */
+  public void usageRefused(String reason) {
+    Counter.builder("spillway.quota.usage.refused")
+        .description("Usage reports from a backend refused as not a sane token count; settled at the estimate")
+        .tag("reason", reason).register(meters).increment();
+  }
+
   /** Whether reserving, settling or reading a pool may wait on the network (a Redis store). */
   public boolean mayBlock() {
     return store.blocking();

@@ -13,7 +13,8 @@ public record TokenUsage(long input, long output, long cachedInput) {
     this(input, output, 0);
   }
 
+  /** Input plus output, saturating at {@link Long#MAX_VALUE} instead of wrapping. */
   public long total() {
-    return input + output;
+    return io.spillway.quota.store.Saturating.add(input, output);
   }
 }

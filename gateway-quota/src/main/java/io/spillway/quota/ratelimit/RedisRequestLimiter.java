@@ -4,14 +4,11 @@ import io.github.bucket4j.Bucket;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.redis.RedisLink;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,19 +28,20 @@ import org.slf4j.LoggerFactory;
  * <p>If Redis cannot be reached, requests are limited by this replica's own buckets (a replica then
  * admits up to the full limit by itself) and an error is logged once per outage; with
  * {@code quota.failClosed: true} they are refused with 503 instead. Commands fail at once while the
- * connection is down (Lettuce reconnects in the background), so an outage adds no waiting. The
- * command timeout is Lettuce's, settable in the URI ({@code redis://host:6379?timeout=2s}).
+ * connection is down, and wait at most {@code quota.storeTimeout} on a Redis that is up but hung, so
+ * an outage adds no more waiting than that. While the connection is down this limiter connects again
+ * every {@code retryEvery} in the background.
  *
  * <p>A replica started while Redis is down starts all the same, limiting on its own buckets (or
- * refusing, with {@code failClosed}); it tries to connect every {@code retryEvery} in the background
- * and shares the buckets from the first success on. The usage store logs that outage; this class
- * logs nothing more for it than one DEBUG line.
+ * refusing, with {@code failClosed}), and shares the buckets from the first successful connect on.
+ * The usage store logs that outage; this class logs nothing more for it than one DEBUG line.
  */
 public final class RedisRequestLimiter implements RequestLimiter {
   private static final Logger log = LoggerFactory.getLogger(RedisRequestLimiter.class);
   private static final String PREFIX = "spillway:ratelimit:";
 
-  private final RedisClient client;
+  private final RedisLink link;
+  private final Duration timeout;
   private final String location;
   private final Clock clock;
   private final BucketRequestLimiter fallback;
@@ -54,21 +52,20 @@ public final class RedisRequestLimiter implements RequestLimiter {
   private volatile BucketRequestLimiter shared;
   private RateLimitPolicy policy;
 
-  private RedisRequestLimiter(RedisClient client, String location, RateLimitPolicy policy, Clock clock,
+  private RedisRequestLimiter(RedisLink link, Duration timeout, RateLimitPolicy policy, Clock clock,
       boolean failClosed, Duration retryEvery) {
-    this.client = client;
-    this.location = location;
+    this.link = link;
+    this.timeout = timeout;
+    this.location = link.location();
     this.policy = policy;
     this.clock = clock;
     this.failClosed = failClosed;
     this.fallback = new ReplicaRequestLimiter(policy, clock);
-    if (tryConnect()) {
-      this.reconnect = null;
-      return;
+    if (!tryConnect()) {
+      unreachable.set(true);
+      log.debug("Redis at {} is unreachable at start; rate limits are {} until it answers", location,
+          failClosed ? "refused (quota.failClosed)" : "this replica's own");
     }
-    unreachable.set(true);
-    log.debug("Redis at {} is unreachable at start; rate limits are {} until it answers", location,
-        failClosed ? "refused (quota.failClosed)" : "this replica's own");
     this.reconnect = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-redis-ratelimit").daemon(true).factory());
     long every = Math.max(1, retryEvery.toMillis());
@@ -76,27 +73,26 @@ public final class RedisRequestLimiter implements RequestLimiter {
   }
 
   /**
-   * Connects to {@code redisUri}. When Redis cannot be reached yet, the limiter starts anyway (see
+   * Shares buckets in Redis over {@code link}, each command bounded by {@code timeout}
+   * ({@code quota.storeTimeout}). When Redis cannot be reached yet, the limiter starts anyway (see
    * the class doc) and tries again every {@code retryEvery}; it never throws for an unreachable Redis.
    */
-  public static RedisRequestLimiter connect(
-      String redisUri, RateLimitPolicy policy, Clock clock, boolean failClosed, Duration retryEvery) {
-    RedisURI uri = RedisURI.create(redisUri);
-    RedisClient client = RedisClient.create(uri);
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .build());
-    return new RedisRequestLimiter(client, uri.getHost() + ":" + uri.getPort(), policy, clock, failClosed,
-        retryEvery);
+  public static RedisRequestLimiter connect(RedisLink link, Duration timeout, RateLimitPolicy policy, Clock clock,
+      boolean failClosed, Duration retryEvery) {
+    return new RedisRequestLimiter(link, timeout, policy, clock, failClosed, retryEvery);
   }
 
   private synchronized boolean tryConnect() {
-    if (shared != null) {
+    StatefulRedisConnection<byte[], byte[]> current = connection;
+    if (shared != null && current != null && current.isOpen()) {
       return true;
+    }
+    if (current != null && current.isOpen()) {
+      current.closeAsync();
     }
     StatefulRedisConnection<byte[], byte[]> opened;
     try {
-      opened = client.connect(ByteArrayCodec.INSTANCE);
+      opened = link.connectBinary(timeout);
     } catch (RuntimeException e) {
       return false;
     }
@@ -116,11 +112,8 @@ public final class RedisRequestLimiter implements RequestLimiter {
   }
 
   private void connectLater() {
-    if (tryConnect()) {
-      if (unreachable.compareAndSet(true, false)) {
-        log.warn("Redis at {} is reachable; rate limits are shared across replicas", location);
-      }
-      reconnect.shutdown();
+    if (tryConnect() && unreachable.compareAndSet(true, false)) {
+      log.warn("Redis at {} is reachable; rate limits are shared across replicas", location);
     }
   }
 
@@ -172,13 +165,10 @@ public final class RedisRequestLimiter implements RequestLimiter {
 
   @Override
   public void close() {
-    if (reconnect != null) {
-      reconnect.shutdownNow();
-    }
+    reconnect.shutdownNow();
     StatefulRedisConnection<byte[], byte[]> c = connection;
     if (c != null) {
-      c.close();
+      c.closeAsync();
     }
-    client.shutdown(Duration.ZERO, Duration.ZERO);
   }
 }

@@ -40,10 +40,10 @@ public final class MemoryUsageStore implements UsageStore {
   public ReserveOutcome reserve(PoolKey pool, String team, long tokens, long ceiling) {
     Counter counter = counter(pool);
     synchronized (counter) {
-      if (counter.used + counter.reserved + tokens > ceiling) {
+      if (Saturating.add(Saturating.add(counter.used, counter.reserved), tokens) > ceiling) {
         return new ReserveOutcome(null, counter.snapshot());
       }
-      counter.reserved += tokens;
+      counter.reserved = Saturating.add(counter.reserved, tokens);
       return new ReserveOutcome(Hold.create(pool, team, tokens), counter.snapshot());
     }
   }
@@ -53,8 +53,8 @@ public final class MemoryUsageStore implements UsageStore {
     Counter counter = counter(hold.pool());
     PoolUsage after;
     synchronized (counter) {
-      counter.reserved -= hold.tokens();
-      counter.used += actualTokens;
+      counter.reserved = Saturating.add(counter.reserved, -hold.tokens());
+      counter.used = Saturating.add(counter.used, actualTokens);
       after = counter.snapshot();
     }
     if (actualTokens != 0) {
@@ -68,7 +68,7 @@ public final class MemoryUsageStore implements UsageStore {
   void addUsage(PoolKey pool, String team, long tokens) {
     Counter counter = counter(pool);
     synchronized (counter) {
-      counter.used += tokens;
+      counter.used = Saturating.add(counter.used, tokens);
     }
     if (team != null) {
       addTeamUsage(pool.month(), team, tokens);
@@ -84,7 +84,7 @@ public final class MemoryUsageStore implements UsageStore {
   private void addTeamUsage(String month, String team, long tokens) {
     teams.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
         .computeIfAbsent(team, t -> new AtomicLong())
-        .addAndGet(tokens);
+        .accumulateAndGet(tokens, Saturating::add);
   }
 
   @Override
@@ -138,14 +138,14 @@ public final class MemoryUsageStore implements UsageStore {
     spend.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
         .computeIfAbsent(team, t -> new ConcurrentHashMap<>())
         .computeIfAbsent(tier, t -> new AtomicLong())
-        .addAndGet(nanos);
+        .accumulateAndGet(nanos, Saturating::add);
     changes.incrementAndGet();
   }
 
   void addUnpriced(String month, Tier tier, long requests) {
     unpriced.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
         .computeIfAbsent(tier, t -> new AtomicLong())
-        .addAndGet(requests);
+        .accumulateAndGet(requests, Saturating::add);
     changes.incrementAndGet();
   }
 

@@ -25,12 +25,12 @@ public record MonthSpend(Map<String, Map<Tier, Long>> nanosByTeam, Map<Tier, Lon
 
   /** Nano-dollars spent by {@code team}, all tiers. */
   public long team(String team) {
-    return nanosByTeam.getOrDefault(team, Map.of()).values().stream().mapToLong(Long::longValue).sum();
+    return nanosByTeam.getOrDefault(team, Map.of()).values().stream().mapToLong(Long::longValue).reduce(0, Saturating::add);
   }
 
   /** Nano-dollars spent in {@code tier}, all teams. */
   public long tier(Tier tier) {
-    return nanosByTeam.values().stream().mapToLong(tiers -> tiers.getOrDefault(tier, 0L)).sum();
+    return nanosByTeam.values().stream().mapToLong(tiers -> tiers.getOrDefault(tier, 0L)).reduce(0, Saturating::add);
   }
 
   public long unpriced(Tier tier) {
@@ -49,11 +49,11 @@ public record MonthSpend(Map<String, Map<Tier, Long>> nanosByTeam, Map<Tier, Lon
     Map<String, Map<Tier, Long>> teams = new TreeMap<>();
     for (MonthSpend part : new MonthSpend[] {this, other}) {
       part.nanosByTeam.forEach((team, tiers) -> tiers.forEach((tier, nanos) ->
-          teams.computeIfAbsent(team, t -> new EnumMap<>(Tier.class)).merge(tier, nanos, Long::sum)));
+          teams.computeIfAbsent(team, t -> new EnumMap<>(Tier.class)).merge(tier, nanos, Saturating::add)));
     }
     Map<Tier, Long> unpriced = new EnumMap<>(Tier.class);
     unpriced.putAll(unpricedByTier);
-    other.unpricedByTier.forEach((tier, n) -> unpriced.merge(tier, n, Long::sum));
+    other.unpricedByTier.forEach((tier, n) -> unpriced.merge(tier, n, Saturating::add));
     return new MonthSpend(teams, unpriced);
   }
 }

@@ -11,10 +11,10 @@ public record PoolUsage(long used, long reserved) {
 
   /** Used plus reserved: what a new reservation is checked against. */
   public long committed() {
-    return used + reserved;
+    return Saturating.add(used, reserved);
   }
 
   public PoolUsage plus(PoolUsage other) {
-    return new PoolUsage(used + other.used, reserved + other.reserved);
+    return new PoolUsage(Saturating.add(used, other.used), Saturating.add(reserved, other.reserved));
   }
 }

@@ -1,187 +1,81 @@
 package io.spillway.quota.store;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.spillway.config.Durations;
 import io.spillway.core.pipeline.Tier;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.spillway.redis.RedisCommandException;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisOutage;
+import io.spillway.redis.RedisSession;
+import io.spillway.redis.RedisUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.YearMonth;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.EnumMap;
-import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Usage shared by every replica through one Redis. Reservations and settlements are Lua scripts,
- * so the check "does this fit under the ceiling" and the taking of the tokens are one atomic step
- * in Redis: N replicas together never admit more than a pool's ceiling.
+ * Usage shared by every replica through one Redis: the ledger ({@link RedisLedger}: reservations and
+ * settlements as atomic scripts, so N replicas together never admit more than a pool's ceiling) and
+ * spend ({@link RedisSpend}), with their keys in {@link RedisQuotaKeys}. This class is the outage
+ * rule around them.
  *
- * <p>Keys, per month (all under one hash tag, so a month's keys share a cluster slot):
- * <ul>
- *   <li>{@code {spillway:quota:2026-11}:pool:<tier>}: hash {@code used}, {@code reserved}</li>
- *   <li>{@code {spillway:quota:2026-11}:holds:<tier>}: sorted set of running holds
- *       ({@code <id>|<tokens>}, scored by expiry), so a replica that dies mid-request frees its
- *       reservations when they expire instead of leaking them for the month</li>
- *   <li>{@code {spillway:quota:2026-11}:teams}: hash team → tokens used</li>
- *   <li>{@code {spillway:quota:2026-11}:alerts}: set of bands already announced</li>
- *   <li>{@code {spillway:quota:2026-11}:settled:<id>}: short-lived marker that makes a replayed
- *       settlement (or spend amount) count once</li>
- *   <li>{@code {spillway:quota:2026-11}:spend}: hash {@code <team>|<tier>} → nano-dollars spent</li>
- *   <li>{@code {spillway:quota:2026-11}:spendUnpriced}: hash tier → cloud requests without a price</li>
- *   <li>{@code {spillway:quota:2026-11}:spendAlerts}: set of {@code <team>|<band>} already announced</li>
- * </ul>
- * A month's keys expire {@value #MONTHS_KEPT} months after the month ends.
- *
- * <p>When Redis does not answer within {@code quota.storeTimeout}, the store logs one error for the
- * outage and, unless {@code quota.failClosed}, keeps serving: it reserves against the last counters
- * it saw plus its own local ones, and keeps every settlement in a queue. Every
+ * <p>When Redis does not answer within {@code quota.storeTimeout} (down, or up and hung), the store
+ * logs one error for the outage and, unless {@code quota.failClosed}, keeps serving: it reserves
+ * against the last counters it saw plus its own local ones, answers reads from the last figures it
+ * saw, and queues every settlement and spend amount ({@link OutageReplay}). Every
  * {@code quota.flushInterval} it tries to reconnect; once Redis answers, the queue is written back
- * (each settlement exactly once) and the replica is back on shared counters. While Redis is away,
- * replicas cannot see each other's new usage; that is the price of staying up.
+ * (each entry exactly once) and the replica is back on shared counters. While Redis is away,
+ * replicas cannot see each other's new usage; that is the price of staying up. An error Redis
+ * answers with (not a connection problem) is no outage: it is logged, and the call is served as
+ * during an outage without marking Redis away.
  */
 public final class RedisUsageStore implements UsageStore {
   private static final Logger log = LoggerFactory.getLogger(RedisUsageStore.class);
-  static final int MONTHS_KEPT = 2;
 
-  static final Script RESERVE = new Script("""
-      -- KEYS: pool hash, holds zset. ARGV: tokens, ceiling, member, expires at ms, now ms, keep ms
-      local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
-      if #expired > 0 then
-        local freed = 0
-        for _, member in ipairs(expired) do
-          freed = freed + tonumber(string.match(member, '|(%d+)$'))
-        end
-        redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
-        redis.call('HINCRBY', KEYS[1], 'reserved', -freed)
-      end
-      local used = tonumber(redis.call('HGET', KEYS[1], 'used') or '0')
-      local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
-      local tokens = tonumber(ARGV[1])
-      if used + reserved + tokens > tonumber(ARGV[2]) then
-        return {0, used, reserved}
-      end
-      redis.call('HINCRBY', KEYS[1], 'reserved', tokens)
-      redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-      redis.call('PEXPIRE', KEYS[1], ARGV[6])
-      redis.call('PEXPIRE', KEYS[2], ARGV[6])
-      return {1, used, reserved + tokens}
-      """);
-
-  static final Script SETTLE = new Script("""
-      -- KEYS: pool hash, holds zset, teams hash, settled marker.
-      -- ARGV: member, held tokens, actual tokens, team, marker ms, keep ms
-      if not redis.call('SET', KEYS[4], '1', 'NX', 'PX', ARGV[5]) then
-        return {0, tonumber(redis.call('HGET', KEYS[1], 'used') or '0'),
-                tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
-      end
-      if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then
-        redis.call('HINCRBY', KEYS[1], 'reserved', -tonumber(ARGV[2]))
-      end
-      local actual = tonumber(ARGV[3])
-      local used = redis.call('HINCRBY', KEYS[1], 'used', actual)
-      if actual ~= 0 then
-        redis.call('HINCRBY', KEYS[3], ARGV[4], actual)
-        redis.call('PEXPIRE', KEYS[3], ARGV[6])
-      end
-      redis.call('PEXPIRE', KEYS[1], ARGV[6])
-      return {1, used, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
-      """);
-
-  static final Script SPEND = new Script("""
-      -- KEYS: spend hash, unpriced hash, marker. ARGV: team|tier, nanos, tier, unpriced (0/1), marker ms, keep ms
-      if not redis.call('SET', KEYS[3], '1', 'NX', 'PX', ARGV[5]) then
-        return {0}
-      end
-      redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
-      redis.call('PEXPIRE', KEYS[1], ARGV[6])
-      if ARGV[4] == '1' then
-        redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-        redis.call('PEXPIRE', KEYS[2], ARGV[6])
-      end
-      return {1}
-      """);
-
-  record Script(String text, String sha) {
-    Script(String text) {
-      this(text, sha1(text));
-    }
-  }
-
-  private record Pending(Hold hold, long actual) {}
-
-  /** A spend amount not yet in Redis; {@code id} makes its write count once however often it is replayed. */
-  private record PendingSpend(String id, String month, String team, Tier tier, long nanos, boolean unpriced) {
-    MonthSpend asSpend() {
-      return new MonthSpend(Map.of(team, Map.of(tier, nanos)), unpriced ? Map.of(tier, 1L) : Map.of());
-    }
-  }
-
-  private final RedisClient client;
+  private final RedisSession redis;
+  private final RedisLedger ledger;
+  private final RedisSpend spendStore;
   private final String location;
   private final Clock clock;
-  private final Duration holdTimeout;
   private final boolean failClosed;
   private final MemoryUsageStore local = new MemoryUsageStore();
+  private final OutageReplay replay = new OutageReplay(local);
   private final Map<PoolKey, PoolUsage> lastKnown = new ConcurrentHashMap<>();
   private final Map<String, Map<String, Long>> lastKnownTeams = new ConcurrentHashMap<>();
-  private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
   private final Map<String, MonthSpend> lastKnownSpend = new ConcurrentHashMap<>();
-  private final Queue<PendingSpend> pendingSpend = new ConcurrentLinkedQueue<>();
+  private final RedisOutage outage;
   private final ScheduledExecutorService maintenance;
-  private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean up;
-  private volatile Instant downSince;
   private volatile boolean closed;
 
   /**
-   * Connects to {@code uri}; when Redis is not reachable yet, starts in the unreachable state and
-   * keeps trying every {@code retryEvery}.
+   * Uses {@code link}; when Redis is not reachable yet, starts in the unreachable state and keeps
+   * trying every {@code retryEvery}.
    *
+   * @param timeout the longest any one Redis call may take ({@code quota.storeTimeout})
    * @param holdTimeout how long a reservation may stay in Redis before it is presumed abandoned
    *     (longer than any request may run)
    */
-  public RedisUsageStore(String uri, Duration timeout, Duration retryEvery, Duration holdTimeout,
+  public RedisUsageStore(RedisLink link, Duration timeout, Duration retryEvery, Duration holdTimeout,
       boolean failClosed, Clock clock) {
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(timeout);
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
+    this.redis = link.session("quota store", timeout);
+    RedisQuotaKeys keys = new RedisQuotaKeys(clock, holdTimeout);
+    this.ledger = new RedisLedger(redis, keys);
+    this.spendStore = new RedisSpend(redis, keys);
+    this.location = link.location();
     this.clock = clock;
-    this.holdTimeout = holdTimeout;
     this.failClosed = failClosed;
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .build());
-    this.downSince = clock.instant();
+    this.outage = new RedisOutage(false, clock.instant());
     if (!tryConnect()) {
+      outage.begin(clock.instant(), null);
       log.error("Quota store Redis at {} is unreachable at start; {}", location, outageMode());
     }
     this.maintenance = Executors.newSingleThreadScheduledExecutor(
@@ -196,17 +90,16 @@ public final class RedisUsageStore implements UsageStore {
       Hold hold = Hold.create(pool, team, tokens);
       // Outage-era usage and holds of this replica that Redis does not know yet count too.
       PoolUsage mine = local.usage(pool);
-      long now = clock.millis();
       try {
-        List<Long> result = call(redis -> eval(redis, RESERVE, poolKeys(pool),
-            Long.toString(tokens), Long.toString(ceiling - mine.committed()), member(hold),
-            Long.toString(now + holdTimeout.toMillis()), Long.toString(now), Long.toString(keepMillis(pool))));
-        PoolUsage shared = remember(pool, result);
-        return new ReserveOutcome(result.get(0) == 1 ? hold : null, shared.plus(mine));
-      } catch (RuntimeException e) {
+        RedisLedger.Reply reply = ledger.reserve(hold, ceiling - mine.committed());
+        lastKnown.put(pool, reply.usage());
+        return new ReserveOutcome(reply.applied() ? hold : null, reply.usage().plus(mine));
+      } catch (RedisUnavailableException e) {
         markDown(e);
         // The script may have run before the connection broke: take the hold back on return.
-        pending.add(new Pending(hold, 0));
+        replay.settlement(hold, 0);
+      } catch (RedisCommandException e) {
+        refused("a reservation", e);
       }
     }
     if (failClosed) {
@@ -227,68 +120,46 @@ public final class RedisUsageStore implements UsageStore {
     }
     if (up) {
       try {
-        PoolUsage shared = remember(pool, call(redis -> runSettle(redis, hold, actualTokens)));
+        PoolUsage shared = ledger.settle(hold, actualTokens).usage();
+        lastKnown.put(pool, shared);
         return shared.plus(local.usage(pool));
-      } catch (RuntimeException e) {
+      } catch (RedisUnavailableException e) {
         markDown(e);
+      } catch (RedisCommandException e) {
+        // Sending it again would be refused again: it counts on this replica only.
+        refused("a settlement of " + actualTokens + " tokens", e);
+        local.addUsage(pool, hold.team(), actualTokens);
+        return lastKnown.getOrDefault(pool, PoolUsage.ZERO).plus(local.usage(pool));
       }
     }
-    pending.add(new Pending(hold, actualTokens));
-    if (actualTokens != 0) {
-      local.addUsage(pool, hold.team(), actualTokens);
-    }
+    replay.settlement(hold, actualTokens);
     return lastKnown.getOrDefault(pool, PoolUsage.ZERO).plus(local.usage(pool));
   }
 
   @Override
   public PoolUsage usage(PoolKey pool) {
-    if (up) {
-      try {
-        List<KeyValue<String, String>> values = call(redis -> redis.hmget(poolKey(pool), "used", "reserved"));
-        PoolUsage shared = new PoolUsage(longValue(values.get(0)), longValue(values.get(1)));
-        lastKnown.put(pool, shared);
-        return shared.plus(local.usage(pool));
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
+    PoolUsage shared = read("pool usage", () -> ledger.usage(pool));
+    if (shared != null) {
+      lastKnown.put(pool, shared);
     }
     return lastKnown.getOrDefault(pool, PoolUsage.ZERO).plus(local.usage(pool));
   }
 
   @Override
   public Map<String, Long> teamUsage(String month) {
-    Map<String, Long> result = new TreeMap<>();
-    if (up) {
-      try {
-        Map<String, String> shared = call(redis -> redis.hgetall(tag(month) + ":teams"));
-        Map<String, Long> parsed = new TreeMap<>();
-        shared.forEach((team, used) -> parsed.put(team, Long.parseLong(used)));
-        lastKnownTeams.put(month, parsed);
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
+    Map<String, Long> shared = read("team usage", () -> ledger.teamUsage(month));
+    if (shared != null) {
+      lastKnownTeams.put(month, shared);
     }
-    result.putAll(lastKnownTeams.getOrDefault(month, Map.of()));
-    local.teamUsage(month).forEach((team, used) -> result.merge(team, used, Long::sum));
+    Map<String, Long> result = new TreeMap<>(lastKnownTeams.getOrDefault(month, Map.of()));
+    local.teamUsage(month).forEach((team, used) -> result.merge(team, used, Saturating::add));
     return result;
   }
 
   @Override
   public boolean claimAlert(PoolKey pool, String band) {
-    if (up) {
-      try {
-        String key = tag(pool.month()) + ":alerts";
-        long added = call(redis -> {
-          long n = redis.sadd(key, pool.tier().tag() + "|" + band);
-          redis.pexpire(key, keepMillis(pool));
-          return n;
-        });
-        return added == 1;
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
-    }
-    return local.claimAlert(pool, band);
+    Boolean claimed = read("an alert claim", () -> ledger.claimAlert(pool, band));
+    return claimed != null ? claimed : local.claimAlert(pool, band);
   }
 
   /**
@@ -297,31 +168,29 @@ public final class RedisUsageStore implements UsageStore {
    */
   @Override
   public void addSpend(String month, String team, Tier tier, long nanos, boolean unpriced) {
-    PendingSpend amount = new PendingSpend(UUID.randomUUID().toString(), month, team, tier, nanos, unpriced);
+    RedisSpend.Amount amount = new RedisSpend.Amount(UUID.randomUUID().toString(), month, team, tier, nanos, unpriced);
     if (up) {
       try {
-        call(redis -> runSpend(redis, amount));
+        spendStore.add(amount);
         // Known to be in Redis now: counts in the figure used while Redis is away, until the next read.
         lastKnownSpend.merge(month, amount.asSpend(), MonthSpend::plus);
         return;
-      } catch (RuntimeException e) {
+      } catch (RedisUnavailableException e) {
         markDown(e);
+      } catch (RedisCommandException e) {
+        refused("a spend amount", e);
+        local.addSpend(month, team, tier, nanos, unpriced);
+        return;
       }
     }
-    pendingSpend.add(amount);
-    local.addSpend(month, team, tier, nanos, unpriced);
+    replay.spend(amount);
   }
 
   @Override
   public MonthSpend spend(String month) {
-    if (up) {
-      try {
-        Map<String, String> amounts = call(redis -> redis.hgetall(tag(month) + ":spend"));
-        Map<String, String> unpriced = call(redis -> redis.hgetall(tag(month) + ":spendUnpriced"));
-        lastKnownSpend.put(month, parseSpend(amounts, unpriced));
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
+    MonthSpend shared = read("spend", () -> spendStore.month(month));
+    if (shared != null) {
+      lastKnownSpend.put(month, shared);
     }
     return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month));
   }
@@ -329,55 +198,17 @@ public final class RedisUsageStore implements UsageStore {
   /** One team's spend: one HMGET of its tiers (checked before every request of a team with a budget). */
   @Override
   public long teamSpend(String month, String team) {
-    if (up) {
-      try {
-        Tier[] tiers = Tier.values();
-        String[] fields = new String[tiers.length];
-        for (int i = 0; i < tiers.length; i++) {
-          fields[i] = team + "|" + tiers[i].tag();
-        }
-        List<KeyValue<String, String>> values = call(redis -> redis.hmget(tag(month) + ":spend", fields));
-        Map<Tier, Long> byTier = new EnumMap<>(Tier.class);
-        for (int i = 0; i < tiers.length; i++) {
-          byTier.put(tiers[i], longValue(values.get(i)));
-        }
-        lastKnownSpend.compute(month, (m, known) -> (known == null ? MonthSpend.EMPTY : known).withTeam(team, byTier));
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
+    Map<Tier, Long> byTier = read("a team's spend", () -> spendStore.team(month, team));
+    if (byTier != null) {
+      lastKnownSpend.compute(month, (m, known) -> (known == null ? MonthSpend.EMPTY : known).withTeam(team, byTier));
     }
     return lastKnownSpend.getOrDefault(month, MonthSpend.EMPTY).plus(local.spend(month)).team(team);
   }
 
-  private static MonthSpend parseSpend(Map<String, String> amounts, Map<String, String> unpriced) {
-    Map<String, Map<Tier, Long>> teams = new TreeMap<>();
-    amounts.forEach((field, nanos) -> {
-      int bar = field.lastIndexOf('|');
-      teams.computeIfAbsent(field.substring(0, bar), t -> new EnumMap<>(Tier.class))
-          .put(Tier.parse(field.substring(bar + 1)), Long.parseLong(nanos));
-    });
-    Map<Tier, Long> unpricedByTier = new EnumMap<>(Tier.class);
-    unpriced.forEach((tier, n) -> unpricedByTier.put(Tier.parse(tier), Long.parseLong(n)));
-    return new MonthSpend(teams, unpricedByTier);
-  }
-
   @Override
   public boolean claimSpendAlert(String month, String team, String band) {
-    if (up) {
-      try {
-        String key = tag(month) + ":spendAlerts";
-        long keep = keepMillis(month);
-        long added = call(redis -> {
-          long n = redis.sadd(key, team + "|" + band);
-          redis.pexpire(key, keep);
-          return n;
-        });
-        return added == 1;
-      } catch (RuntimeException e) {
-        markDown(e);
-      }
-    }
-    return local.claimSpendAlert(month, team, band);
+    Boolean claimed = read("a spend alert claim", () -> spendStore.claimAlert(month, team, band));
+    return claimed != null ? claimed : local.claimSpendAlert(month, team, band);
   }
 
   @Override
@@ -387,7 +218,7 @@ public final class RedisUsageStore implements UsageStore {
 
   @Override
   public StoreStatus status() {
-    return new StoreStatus("redis", location, up, pending.size() + pendingSpend.size());
+    return new StoreStatus("redis", location, up, replay.size());
   }
 
   /** Whether Redis answered the last call. */
@@ -405,21 +236,35 @@ public final class RedisUsageStore implements UsageStore {
     if (up) {
       drain();
     }
-    if (!pendingSpend.isEmpty()) {
-      long nanos = pendingSpend.stream().mapToLong(PendingSpend::nanos).sum();
+    if (replay.queuedSpends() > 0) {
       log.error("Quota store Redis at {} is unreachable at shutdown: {} spend amounts ({} USD) counted by "
-          + "this replica while it was away are lost", location, pendingSpend.size(), nanos / 1e9);
+          + "this replica while it was away are lost", location, replay.queuedSpends(), replay.queuedNanos() / 1e9);
     }
-    if (!pending.isEmpty()) {
-      long tokens = pending.stream().mapToLong(Pending::actual).sum();
+    if (replay.queuedSettlements() > 0) {
       log.error("Quota store Redis at {} is unreachable at shutdown: {} settlements ({} tokens) counted by "
-          + "this replica while it was away are lost", location, pending.size(), tokens);
+          + "this replica while it was away are lost", location, replay.queuedSettlements(), replay.queuedTokens());
     }
-    StatefulRedisConnection<String, String> c = connection;
-    if (c != null) {
-      c.close();
+    redis.close();
+  }
+
+  /** A read from Redis, or null when Redis is away (or refused it): the caller answers from what it saw last. */
+  private <T> T read(String what, Supplier<T> call) {
+    if (!up) {
+      return null;
     }
-    client.shutdown();
+    try {
+      return call.get();
+    } catch (RedisUnavailableException e) {
+      markDown(e);
+    } catch (RedisCommandException e) {
+      refused(what, e);
+    }
+    return null;
+  }
+
+  private void refused(String what, RedisCommandException e) {
+    log.error("Quota store Redis at {} refused {} (it answers; this is not an outage): {}", location, what,
+        e.getMessage());
   }
 
   private void maintain() {
@@ -428,12 +273,12 @@ public final class RedisUsageStore implements UsageStore {
     }
     try {
       if (!up && tryConnect()) {
-        Duration away = Duration.between(downSince, clock.instant());
+        Duration away = outage.end(clock.instant());
         log.warn("Quota store Redis at {} is reachable again (away {}); writing back {} settlements "
-            + "counted locally meanwhile", location, Durations.format(away.truncatedTo(ChronoUnit.SECONDS)),
-            pending.size() + pendingSpend.size());
+            + "counted locally meanwhile", location,
+            Durations.format((away == null ? Duration.ZERO : away).truncatedTo(ChronoUnit.SECONDS)), replay.size());
       }
-      if (up && (!pending.isEmpty() || !pendingSpend.isEmpty())) {
+      if (up && !replay.isEmpty()) {
         drain();
       }
     } catch (RuntimeException e) {
@@ -441,55 +286,18 @@ public final class RedisUsageStore implements UsageStore {
     }
   }
 
-  /** Writes the queued settlements to Redis, oldest first; stops at the first failure. */
+  /** Writes the queued settlements and spend amounts to Redis; stops at the first it does not take. */
   private void drain() {
-    Pending next;
-    while (up && (next = pending.peek()) != null) {
-      Pending p = next;
-      try {
-        call(redis -> runSettle(redis, p.hold(), p.actual()));
-      } catch (RuntimeException e) {
-        markDown(e);
-        return;
-      }
-      pending.poll();
-      if (p.actual() != 0) {
-        local.addUsage(p.hold().pool(), p.hold().team(), -p.actual());
-      }
+    try {
+      replay.drain(ledger, spendStore);
+    } catch (RedisUnavailableException e) {
+      markDown(e);
     }
-    PendingSpend amount;
-    while (up && (amount = pendingSpend.peek()) != null) {
-      PendingSpend a = amount;
-      try {
-        call(redis -> runSpend(redis, a));
-      } catch (RuntimeException e) {
-        markDown(e);
-        return;
-      }
-      pendingSpend.poll();
-      local.addSpendOnly(a.month(), a.team(), a.tier(), -a.nanos());
-      if (a.unpriced()) {
-        local.addUnpriced(a.month(), a.tier(), -1);
-      }
-    }
-  }
-
-  private List<Long> runSpend(RedisCommands<String, String> redis, PendingSpend a) {
-    String[] keys = {tag(a.month()) + ":spend", tag(a.month()) + ":spendUnpriced",
-        tag(a.month()) + ":settled:spend:" + a.id()};
-    return eval(redis, SPEND, keys, a.team() + "|" + a.tier().tag(), Long.toString(a.nanos()), a.tier().tag(),
-        a.unpriced() ? "1" : "0", Long.toString(holdTimeout.toMillis()), Long.toString(keepMillis(a.month())));
   }
 
   private synchronized boolean tryConnect() {
     try {
-      StatefulRedisConnection<String, String> c = connection;
-      if (c == null || !c.isOpen()) {
-        // A connection that is no longer open has released its channel; start a new one.
-        c = client.connect();
-        connection = c;
-      }
-      c.sync().ping();
+      redis.connect();
       up = true;
       return true;
     } catch (RuntimeException e) {
@@ -503,88 +311,14 @@ public final class RedisUsageStore implements UsageStore {
       return;
     }
     up = false;
-    downSince = clock.instant();
+    outage.begin(clock.instant(), cause);
     log.error("Quota store Redis at {} is unreachable ({}); {}. Retrying in the background.",
-        location, cause.toString(), outageMode());
+        location, cause.getMessage(), outageMode());
   }
 
   private String outageMode() {
     return failClosed
         ? "refusing requests until it returns (quota.failClosed)"
         : "this replica counts usage locally and writes it back when Redis returns";
-  }
-
-  private <T> T call(Function<RedisCommands<String, String>, T> operation) {
-    StatefulRedisConnection<String, String> c = connection;
-    if (c == null || !c.isOpen()) {
-      throw new IllegalStateException("connection lost");
-    }
-    return operation.apply(c.sync());
-  }
-
-  private List<Long> runSettle(RedisCommands<String, String> redis, Hold hold, long actual) {
-    PoolKey pool = hold.pool();
-    String[] keys = {poolKey(pool), holdsKey(pool), tag(pool.month()) + ":teams",
-        tag(pool.month()) + ":settled:" + hold.id()};
-    return eval(redis, SETTLE, keys, member(hold), Long.toString(hold.tokens()), Long.toString(actual),
-        hold.team(), Long.toString(holdTimeout.toMillis()), Long.toString(keepMillis(pool)));
-  }
-
-  private static List<Long> eval(RedisCommands<String, String> redis, Script script, String[] keys, String... args) {
-    try {
-      return redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys, args);
-    } catch (RedisNoScriptException e) {
-      // A restarted Redis has an empty script cache: EVAL sends the text and caches it again.
-      return redis.eval(script.text(), ScriptOutputType.MULTI, keys, args);
-    }
-  }
-
-  private PoolUsage remember(PoolKey pool, List<Long> result) {
-    PoolUsage shared = new PoolUsage(result.get(1), result.get(2));
-    lastKnown.put(pool, shared);
-    return shared;
-  }
-
-  private static long longValue(KeyValue<String, String> value) {
-    return value.hasValue() ? Long.parseLong(value.getValue()) : 0;
-  }
-
-  static String tag(String month) {
-    return "{spillway:quota:" + month + "}";
-  }
-
-  private static String poolKey(PoolKey pool) {
-    return tag(pool.month()) + ":pool:" + pool.tier().tag();
-  }
-
-  private static String holdsKey(PoolKey pool) {
-    return tag(pool.month()) + ":holds:" + pool.tier().tag();
-  }
-
-  private static String[] poolKeys(PoolKey pool) {
-    return new String[] {poolKey(pool), holdsKey(pool)};
-  }
-
-  private static String member(Hold hold) {
-    return hold.id() + "|" + hold.tokens();
-  }
-
-  /** Milliseconds until a month's keys may go: {@value #MONTHS_KEPT} months after the month ends. */
-  private long keepMillis(PoolKey pool) {
-    return keepMillis(pool.month());
-  }
-
-  private long keepMillis(String month) {
-    Instant until = YearMonth.parse(month).plusMonths(1 + MONTHS_KEPT).atDay(1)
-        .atStartOfDay(ZoneOffset.UTC).toInstant();
-    return Math.max(holdTimeout.toMillis(), until.toEpochMilli() - clock.millis());
-  }
-
-  private static String sha1(String text) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("SHA-1 is always available", e);
-    }
   }
 }

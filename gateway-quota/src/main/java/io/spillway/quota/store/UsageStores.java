@@ -2,6 +2,7 @@ package io.spillway.quota.store;
 
 import io.spillway.config.GatewayConfig;
 import io.spillway.config.QuotaConfig;
+import io.spillway.redis.RedisLink;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,7 +12,6 @@ import org.h2.mvstore.MVStore;
 public final class UsageStores {
   private UsageStores() {}
 
-  /** Opens the store of {@code config.store()}, holding reservations no longer than {@link #holdTimeout}. */
   /**
    * Loads the embedded store's engine (H2's MVStore) by writing to a throw-away in-memory store: a
    * start-up warm-up, run on a second thread while the gateway is being built, so that opening the
@@ -28,8 +28,13 @@ public final class UsageStores {
     }
   }
 
-  public static UsageStore open(GatewayConfig config, Clock clock) {
-    return open(config.store(), config.quota(), holdTimeout(config), clock);
+  /**
+   * Opens the store of {@code config.store()}, holding reservations no longer than {@link #holdTimeout}.
+   *
+   * @param redis the process's link to Redis when {@code config.store()} names one, else null
+   */
+  public static UsageStore open(GatewayConfig config, RedisLink redis, Clock clock) {
+    return open(config.store(), redis, config.quota(), holdTimeout(config), clock);
   }
 
   /**
@@ -46,18 +51,22 @@ public final class UsageStores {
   /**
    * Opens {@code memory}, {@code embedded:<dir>} or {@code redis://host:port} (also {@code rediss://}).
    *
+   * @param redis the process's link to Redis for a {@code redis://} spec (else ignored)
    * @param holdTimeout how long a reservation may live in a shared store before it is presumed
    *     abandoned by a replica that died; longer than any request may run
    */
-  public static UsageStore open(String spec, QuotaConfig quota, Duration holdTimeout, Clock clock) {
+  public static UsageStore open(String spec, RedisLink redis, QuotaConfig quota, Duration holdTimeout, Clock clock) {
     if (spec.equals("memory")) {
       return new MemoryUsageStore();
     }
     if (spec.startsWith("embedded:")) {
       return EmbeddedUsageStore.open(Path.of(spec.substring("embedded:".length())), quota.flushInterval(), clock);
     }
-    if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
-      return new RedisUsageStore(spec, quota.storeTimeout(), quota.flushInterval(), holdTimeout,
+    if (RedisLink.names(spec)) {
+      if (redis == null) {
+        throw new IllegalArgumentException("store '" + spec + "' needs the process's Redis link");
+      }
+      return new RedisUsageStore(redis, quota.storeTimeout(), quota.flushInterval(), holdTimeout,
           quota.failClosed(), clock);
     }
     throw new IllegalArgumentException("store '" + spec + "' is not embedded:<dir>, redis://host:port or memory");

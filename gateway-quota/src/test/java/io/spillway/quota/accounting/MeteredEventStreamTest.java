@@ -1,5 +1,6 @@
 package io.spillway.quota.accounting;
 
+import io.spillway.config.QuotaConfig;
 import static io.spillway.quota.testing.QuotaTesting.BRONZE;
 import static io.spillway.quota.testing.QuotaTesting.quota;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,7 +44,8 @@ class MeteredEventStreamTest {
 
   private MeteredEventStream metered(EventStream upstream) {
     Reservation reservation = pools.reserve(BRONZE, 500).onSettled(usage -> settledOn.set(Thread.currentThread()));
-    return new MeteredEventStream(upstream, reservation, 12, text -> 1);
+    return new MeteredEventStream(upstream, reservation, 12, text -> 1,
+        new UsageReader(QuotaConfig.DEFAULT_MAX_REPORTED_TOKENS, reason -> { }));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.spillway.quota.keys;
 
+import io.spillway.redis.RedisLink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.QuotaConfig;
@@ -8,7 +9,7 @@ import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.quota.ratelimit.RateLimit;
 import io.spillway.quota.ratelimit.RateLimitPolicy;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -116,7 +117,8 @@ class ApiKeysTest {
   @Test
   void perKeyTokensCountedWhileRedisIsAwayAreWrittenBackWhenItAnswers(@TempDir Path dir) {
     try (RedisServer redis = RedisServer.start(dir);
-        ApiKeys keys = new ApiKeys(new RedisKeyStore(redis.uri(), Duration.ofMillis(500)), clock)) {
+        RedisLink link = RedisLink.open(redis.uri(), Duration.ofMillis(500));
+        ApiKeys keys = new ApiKeys(new RedisKeyStore(link, Duration.ofMillis(500)), clock)) {
       String id = keys.create(key("ci", Tier.SILVER)).key().id();
       keys.add("2026-11", id, 100);
 

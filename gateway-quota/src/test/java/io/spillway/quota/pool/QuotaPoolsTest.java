@@ -1,5 +1,6 @@
 package io.spillway.quota.pool;
 
+import io.spillway.redis.RedisLink;
 import static io.spillway.quota.testing.QuotaTesting.BRONZE;
 import static io.spillway.quota.testing.QuotaTesting.GOLD;
 import static io.spillway.quota.testing.QuotaTesting.SILVER;
@@ -262,7 +263,8 @@ class QuotaPoolsTest {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       nobodyListens = socket.getLocalPort();
     }
-    try (RedisUsageStore redis = new RedisUsageStore("redis://127.0.0.1:" + nobodyListens, Duration.ofMillis(500),
+    try (RedisLink link = RedisLink.open("redis://127.0.0.1:" + nobodyListens, Duration.ofMillis(500));
+        RedisUsageStore redis = new RedisUsageStore(link, Duration.ofMillis(500),
         Duration.ofMinutes(1), Duration.ofMinutes(40), true, clock)) {
       pools = new QuotaPools(quota("quota: {monthlyTokens: 1000, failClosed: true, flushInterval: 2s}"), redis, clock, meters);
 

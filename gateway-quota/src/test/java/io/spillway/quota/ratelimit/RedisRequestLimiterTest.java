@@ -1,5 +1,7 @@
 package io.spillway.quota.ratelimit;
 
+import io.spillway.redis.testing.RedisServer;
+import io.spillway.redis.RedisLink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -29,16 +31,18 @@ class RedisRequestLimiterTest {
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   private final RateLimitPolicy policy = new RateLimitPolicy(QuotaConfig.DEFAULTS);
   private final List<RedisRequestLimiter> limiters = new ArrayList<>();
-  private RedisServerProcess redis;
+  private final List<RedisLink> links = new ArrayList<>();
+  private RedisServer redis;
 
   @BeforeEach
   void startRedis() {
-    redis = RedisServerProcess.start();
+    redis = RedisServer.start();
   }
 
   @AfterEach
   void stopRedis() {
     limiters.forEach(RedisRequestLimiter::close);
+    links.forEach(RedisLink::close);
     if (redis != null) {
       redis.close();
     }
@@ -126,8 +130,15 @@ class RedisRequestLimiterTest {
 
   private RedisRequestLimiter limiter(boolean failClosed) {
     RedisRequestLimiter limiter =
-        RedisRequestLimiter.connect(redis.uri(), policy, clock, failClosed, Duration.ofMillis(200));
+        RedisRequestLimiter.connect(link(), Duration.ofSeconds(2), policy, clock, failClosed, Duration.ofMillis(200));
     limiters.add(limiter);
     return limiter;
+  }
+
+  /** Each limiter is a replica of its own: its own link to Redis. */
+  private RedisLink link() {
+    RedisLink link = RedisLink.open(redis.uri(), Duration.ofSeconds(2));
+    links.add(link);
+    return link;
   }
 }

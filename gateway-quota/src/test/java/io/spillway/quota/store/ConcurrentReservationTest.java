@@ -1,10 +1,11 @@
 package io.spillway.quota.store;
 
+import io.spillway.redis.RedisLink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,8 +99,9 @@ class ConcurrentReservationTest {
   }
 
   private RedisUsageStore redisStore(RedisServer redis) {
-    return new RedisUsageStore(redis.uri(), Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofHours(1),
-        false, clock);
+    // Each store is a replica of its own: its own link.
+    return new RedisUsageStore(track(RedisLink.open(redis.uri(), Duration.ofSeconds(5))), Duration.ofSeconds(5),
+        Duration.ofMillis(100), Duration.ofHours(1), false, clock);
   }
 
   private <T extends AutoCloseable> T track(T resource) {

@@ -1,12 +1,13 @@
 package io.spillway.quota.store;
 
+import io.spillway.redis.RedisLink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
-import io.spillway.quota.testing.RedisServer;
+import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +40,9 @@ class RedisUsageStoreTest {
   }
 
   private RedisUsageStore replica(boolean failClosed) {
-    RedisUsageStore store = new RedisUsageStore(redis.uri(), Duration.ofSeconds(2), Duration.ofMillis(50),
+    RedisLink link = RedisLink.open(redis.uri(), Duration.ofSeconds(2));
+    resources.add(link);
+    RedisUsageStore store = new RedisUsageStore(link, Duration.ofSeconds(2), Duration.ofMillis(50),
         HOLD_TIMEOUT, failClosed, clock);
     resources.add(store);
     return store;

@@ -1,27 +1,21 @@
 package io.spillway.routing.breaker;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.spillway.config.Durations;
 import io.spillway.core.fleet.FleetMode;
+import io.spillway.redis.RedisCommandException;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisUnavailableException;
+import io.spillway.routing.breaker.FleetStore.Reply;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -50,10 +44,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When Redis does not answer within {@code failover.fleetTimeout} (down, slow, unreachable at
  * start), the replica logs one line, carries on from the last shared state it saw with a
- * {@link ReplicaBreaker} of its own ({@link FleetMode#LOCAL_FALLBACK}), and keeps trying Redis every
+ * {@link ReplicaBreaker} of its own ({@link FleetMode#REPLICA_FALLBACK}), and keeps trying Redis every
  * {@code failover.fleetRefresh}. Once Redis answers it logs one line and follows the shared state
  * again; what it decided alone meanwhile is dropped (an override set during the outage applied to
  * this replica only). No request waits on Redis longer than {@code failover.fleetTimeout}.
+ *
+ * <p>This class is the protocol; the shared state in Redis is {@link FleetStore}'s and the change
+ * channel {@link FleetChanges}', both over the process's one {@link RedisLink}.
  *
  * <p>Thread-safe. Pub/sub messages arrive on Lettuce's event loop and are handed to this breaker's
  * own thread at once; Redis is called on the requests' (virtual) threads and on that thread.
@@ -84,17 +81,13 @@ public final class FleetBreaker implements Breaker {
   /** What a ticket issued by the fleet breaker carries: the probe's id, or null. */
   private record FleetToken(String probeId) {}
 
-  private record Reply(boolean granted, FleetState state) {}
-
   private final String route;
   private final String label;
-  private final String stateKey;
-  private final String historyKey;
   private final BreakerSettings config;
   private final Clock clock;
   private final String location;
-  private final RedisClient client;
-  private final String channel;
+  private final FleetStore store;
+  private final FleetChanges changes;
   private final ReplicaBreaker fallback;
   private final String replicaId = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong probes = new AtomicLong();
@@ -108,39 +101,35 @@ public final class FleetBreaker implements Breaker {
   private volatile String awayCause;
   private volatile boolean closed;
   private final AtomicBoolean closing = new AtomicBoolean();
-  private volatile StatefulRedisConnection<String, String> connection;
-  private volatile StatefulRedisPubSubConnection<String, String> changes;
 
-  private FleetBreaker(String route, String uri, BreakerSettings config, Clock clock) {
+  private FleetBreaker(String route, RedisLink link, BreakerSettings config, Clock clock) {
     this.route = route;
     this.label = Breaker.label(route);
-    this.stateKey = stateKey(route);
-    this.historyKey = historyKey(route);
     this.config = config;
     this.clock = clock;
-    RedisURI redisUri = FleetRedis.uri(uri, config.fleetTimeout());
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.channel = channelPrefix(route) + redisUri.getDatabase();
-    this.client = FleetRedis.client(redisUri, config.fleetTimeout());
+    this.location = link.location();
+    this.store = new FleetStore(link, route, config, clock);
     this.fallback = new ReplicaBreaker(route, config, clock);
     this.worker = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-fleet-breaker-" + route).daemon(true).factory());
+    this.changes = new FleetChanges(link, store.channel(), config.fleetTimeout(), worker, this::onPublished);
   }
 
   /**
-   * Connects to the Redis at {@code uri} and follows the fleet's breaker there; when Redis does not
-   * answer, starts in {@link FleetMode#LOCAL_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
+   * Follows the fleet's breaker in the Redis of {@code link}; when Redis does not answer, starts in
+   * {@link FleetMode#REPLICA_FALLBACK} and keeps trying every {@code failover.fleetRefresh}.
    */
-  public static FleetBreaker connect(String uri, BreakerSettings config, Clock clock) {
-    return connect(DEFAULT_ROUTE, uri, config, clock);
+  public static FleetBreaker connect(RedisLink link, BreakerSettings config, Clock clock) {
+    return connect(DEFAULT_ROUTE, link, config, clock);
   }
 
   /**
    * The fleet's breaker of the cloud route {@code route}: its own Redis keys and channel (see
-   * {@link #stateKey}), so each route opens and probes on its own across the fleet.
+   * {@link #stateKey}), so each route opens and probes on its own across the fleet; every route's
+   * breaker shares the process's one link.
    */
-  public static FleetBreaker connect(String route, String uri, BreakerSettings config, Clock clock) {
-    FleetBreaker breaker = new FleetBreaker(route, uri, config, clock);
+  public static FleetBreaker connect(String route, RedisLink link, BreakerSettings config, Clock clock) {
+    FleetBreaker breaker = new FleetBreaker(route, link, config, clock);
     breaker.awaySince = clock.instant();
     breaker.away = true;
     if (!breaker.rejoin()) {
@@ -350,52 +339,26 @@ public final class FleetBreaker implements Breaker {
     }
     closed = true;
     worker.shutdownNow();
-    StatefulRedisPubSubConnection<String, String> sub = changes;
-    if (sub != null) {
-      sub.closeAsync();
-    }
-    StatefulRedisConnection<String, String> c = connection;
-    if (c != null) {
-      c.closeAsync();
-    }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    changes.close();
+    store.close();
   }
 
-  /** Runs one step of the script; on any failure (timeout included) falls back and answers null. */
+  /**
+   * Runs one step of the script; when Redis does not answer in time this replica falls back, and a
+   * refusal by Redis (a defect, not an outage) is logged; either way the answer is null.
+   */
   private Reply run(String op, String... args) {
-    StatefulRedisConnection<String, String> c = connection;
     try {
-      if (c == null || !c.isOpen()) {
-        throw new IllegalStateException("the connection to Redis is closed");
-      }
-      Reply reply = eval(c, op, args);
+      Reply reply = store.run(op, args);
       accept(reply.state());
       return reply;
-    } catch (RuntimeException e) {
+    } catch (RedisUnavailableException e) {
       leave(e);
       return null;
+    } catch (RedisCommandException e) {
+      log.error("{}: Redis at {} refused the breaker step '{}': {}", label, location, op, e.getMessage());
+      return null;
     }
-  }
-
-  private Reply eval(StatefulRedisConnection<String, String> c, String op, String... args) {
-    String[] keys = {stateKey, historyKey};
-    String[] argv = new String[5 + args.length];
-    argv[0] = Long.toString(clock.millis());
-    argv[1] = Integer.toString(config.historySize());
-    argv[2] = channel;
-    argv[3] = op;
-    System.arraycopy(args, 0, argv, 4, args.length);
-    argv[argv.length - 1] = UUID.randomUUID().toString();
-    List<Object> result;
-    try {
-      result = c.sync().evalsha(FleetScript.SHA, ScriptOutputType.MULTI, keys, argv);
-    } catch (RedisNoScriptException e) {
-      // A Redis that restarted has an empty script cache: EVAL sends the text and caches it again.
-      result = c.sync().eval(FleetScript.TEXT, ScriptOutputType.MULTI, keys, argv);
-    }
-    List<String> fields = new ArrayList<>(result.size());
-    result.forEach(value -> fields.add(String.valueOf(value)));
-    return new Reply("1".equals(fields.get(0)), FleetState.parse(fields.subList(1, fields.size())));
   }
 
   /** Takes a newer shared state (by version) as this replica's view. */
@@ -459,38 +422,10 @@ public final class FleetBreaker implements Breaker {
   private boolean rejoin() {
     Reply reply;
     try {
-      StatefulRedisConnection<String, String> c = connection;
-      if (c == null || !c.isOpen()) {
-        if (c != null) {
-          c.closeAsync();
-        }
-        c = client.connect();
-        connection = c;
-      }
-      StatefulRedisPubSubConnection<String, String> sub = changes;
-      if (sub == null || !sub.isOpen()) {
-        if (sub != null) {
-          sub.closeAsync();
-        }
-        sub = client.connectPubSub();
-        sub.addListener(new RedisPubSubAdapter<>() {
-          @Override
-          public void message(String channel, String message) {
-            if (closed) {
-              return;
-            }
-            try {
-              worker.execute(() -> onPublished(message));
-            } catch (RejectedExecutionException e) {
-              // Closing: nobody routes with this breaker any more.
-            }
-          }
-        });
-        sub.sync().subscribe(channel);
-        changes = sub;
-      }
-      reply = eval(c, "read");
-      loadHistory(c);
+      store.connect();
+      changes.subscribe();
+      reply = store.run("read");
+      history = store.history();
     } catch (RuntimeException e) {
       awayCause = e.toString();
       log.debug("{}: Redis at {} still unreachable: {}", label, location, e.toString());
@@ -520,7 +455,7 @@ public final class FleetBreaker implements Breaker {
       List<String> fields = List.of(message.split("\\|", 9));
       accept(FleetState.parse(fields));
     } catch (RuntimeException e) {
-      log.warn("{}: ignoring a malformed change on {}: {}", label, channel, e.toString());
+      log.warn("{}: ignoring a malformed change on {}: {}", label, changes.channel(), e.toString());
     }
   }
 
@@ -534,11 +469,8 @@ public final class FleetBreaker implements Breaker {
         rejoin();
         return;
       }
-      if (run("read") != null) {
-        StatefulRedisPubSubConnection<String, String> sub = changes;
-        if (sub == null || !sub.isOpen()) {
-          leave(new IllegalStateException("the subscription to breaker changes was lost"));
-        }
+      if (run("read") != null && !changes.open()) {
+        leave(new IllegalStateException("the subscription to breaker changes was lost"));
       }
     } catch (RuntimeException e) {
       log.error("{}: fleet maintenance failed", label, e);
@@ -546,25 +478,16 @@ public final class FleetBreaker implements Breaker {
   }
 
   private void refreshHistory() {
-    StatefulRedisConnection<String, String> c = connection;
-    if (away || c == null || !c.isOpen()) {
+    if (away) {
       return;
     }
     try {
-      loadHistory(c);
-    } catch (RuntimeException e) {
+      history = store.history();
+    } catch (RedisUnavailableException e) {
       leave(e);
+    } catch (RedisCommandException e) {
+      log.error("{}: Redis at {} refused the history read: {}", label, location, e.getMessage());
     }
-  }
-
-  private void loadHistory(StatefulRedisConnection<String, String> c) {
-    List<HistoryEntry> entries = new ArrayList<>();
-    for (String line : c.sync().lrange(historyKey, 0, -1)) {
-      String[] parts = line.split("\\|", 4);
-      entries.add(new HistoryEntry(State.valueOf(parts[0].toUpperCase(Locale.ROOT)),
-          State.valueOf(parts[1].toUpperCase(Locale.ROOT)), Instant.ofEpochMilli(Long.parseLong(parts[2])), parts[3]));
-    }
-    history = List.copyOf(entries);
   }
 
   private Instant now() {

@@ -65,6 +65,10 @@ public final class CapacityClassifier {
           a -> a.status() == 429 && (a.codeIs("insufficient_quota") || a.typeIs("insufficient_quota"))),
       Rule.of("rate_limit_exceeded", Outcome.RATE_LIMIT,
           "429 with error code rate_limit_exceeded", a -> a.status() == 429 && a.codeIs("rate_limit_exceeded")),
+      Rule.of("loop_detected", Outcome.FINAL,
+          "508, or a 5xx whose error code is loop_detected: a gateway further on refused a request that looped"
+              + " (its Via header); final, never retried on local, never counted by the breaker",
+          a -> a.isHttp() && (a.status() == 508 || a.status() >= 500 && a.codeIs("loop_detected"))),
       Rule.of("at_capacity_message", Outcome.CAPACITY,
           "503 or 429 (or an error as a stream's first event) saying 'at capacity' or 'overloaded'",
           a -> (a.status() == 503 || a.status() == 429 || a.status() == 529 || a.streamError())

@@ -1,5 +1,6 @@
 package io.spillway.routing.breaker;
 
+import io.spillway.redis.RedisLink;
 import io.spillway.core.fleet.FleetMode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -14,7 +15,7 @@ import io.spillway.routing.breaker.Breaker.Target;
 import io.spillway.routing.breaker.Breaker.Ticket;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
-import io.spillway.routing.testing.RedisProcess;
+import io.spillway.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,23 +34,27 @@ class FleetRouteBreakersTest {
       Duration.ofMillis(200), Duration.ofMillis(250), Duration.ofMinutes(2)));
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final List<Breaker> breakers = new ArrayList<>();
-  RedisProcess redis;
+  RedisServer redis;
+  final List<RedisLink> links = new ArrayList<>();
 
   @BeforeEach
   void startRedis() {
-    redis = RedisProcess.start();
+    redis = RedisServer.start();
   }
 
   @AfterEach
   void stop() {
     breakers.forEach(Breaker::close);
+    links.forEach(RedisLink::close);
     if (redis != null) {
       redis.close();
     }
   }
 
   Breaker replica(String route) {
-    Breaker breaker = Breakers.create(route, redis.uri(), config, clock);
+    RedisLink link = RedisLink.open(redis.uri(), Duration.ofSeconds(1));
+    links.add(link);
+    Breaker breaker = Breakers.create(route, link, config, clock);
     breakers.add(breaker);
     return breaker;
   }

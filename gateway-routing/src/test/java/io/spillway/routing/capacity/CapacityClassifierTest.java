@@ -53,6 +53,9 @@ class CapacityClassifierTest {
         arguments(429, Headers.of("retry-after", "20"), "openai-insufficient-quota.json", Outcome.QUOTA,
             "insufficient_quota"),
         arguments(429, Headers.EMPTY, null, Outcome.RATE_LIMIT, "rate_limit"),
+        arguments(508, Headers.EMPTY, "spillway-loop-detected.json", Outcome.FINAL, "loop_detected"),
+        arguments(508, Headers.EMPTY, null, Outcome.FINAL, "loop_detected"),
+        arguments(503, Headers.of("Retry-After", "5"), "spillway-loop-detected.json", Outcome.FINAL, "loop_detected"),
         arguments(503, Headers.EMPTY, "envoy-503.txt", Outcome.TRANSIENT, "server_error"),
         arguments(500, Headers.EMPTY, "openai-server-error.json", Outcome.TRANSIENT, "server_error"),
         arguments(502, Headers.EMPTY, "cloudflare-502.html", Outcome.TRANSIENT, "server_error"),
@@ -156,6 +159,8 @@ class CapacityClassifierTest {
         .isEqualTo(Outcome.FINAL);
     assertThat(classifier.classify(ErrorKind.UNAVAILABLE.exception("down")).outcome())
         .isEqualTo(Outcome.TRANSIENT);
+    assertThat(classifier.classify(ErrorKind.LOOP_DETECTED.exception("looped")).outcome())
+        .isEqualTo(Outcome.FINAL);
   }
 
   static Stream<Arguments> retryAfterHeaders() {

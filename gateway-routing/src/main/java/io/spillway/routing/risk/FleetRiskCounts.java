@@ -1,26 +1,22 @@
-package io.spillway.routing.breaker;
+package io.spillway.routing.risk;
 
 import io.spillway.core.fleet.FleetMode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.config.Durations;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.risk.ReplicaRiskCounts;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.core.risk.RiskWindow;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisScript;
+import io.spillway.redis.RedisSession;
+import io.spillway.routing.breaker.BreakerSettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * hashes expire when no replica writes for twice the {@code growthWindow}.
  *
  * <p>When the script does not answer within {@code failover.fleetTimeout} (the same rule as the
- * fleet breaker's), the index computes from this replica's own counts ({@link FleetMode#LOCAL_FALLBACK})
+ * fleet breaker's), the index computes from this replica's own counts ({@link FleetMode#REPLICA_FALLBACK})
  * and one WARN line says so; the deltas counted meanwhile are kept and written once Redis answers
  * again, when the index is back on the fleet's counts and another WARN line says so. A write whose
  * answer was lost (Redis took it but the reply timed out) is written again: the fleet's counts may
@@ -59,48 +55,20 @@ public final class FleetRiskCounts implements RiskCounts {
   static final String RECENT_KEY = "{spillway:risk}:recent";
 
   /**
-   * KEYS: the growth hash (field: slice, value: requests) and the recent hash (fields
+   * The script ({@code fleet-risk.lua} beside this class). KEYS: the growth hash (field: slice, value: requests) and the recent hash (fields
    * {@code slice:n}, {@code slice:e}, {@code slice:l}: requests, errors, latency sum). ARGV: the oldest
    * growth slice kept, the oldest recent slice kept, the keys' time to live (ms), the number of
    * growth deltas, then the growth deltas as (slice, requests) and the recent ones as (slice,
    * requests, errors, latency). Adds the deltas, deletes buckets older than the windows, and answers
    * both hashes.
    */
-  static final String SCRIPT = """
-      local oldestGrowth = tonumber(ARGV[1])
-      local oldestRecent = tonumber(ARGV[2])
-      local g = tonumber(ARGV[4])
-      local i = 5
-      for _ = 1, g do
-        redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1])
-        i = i + 2
-      end
-      while i <= #ARGV do
-        redis.call('HINCRBY', KEYS[2], ARGV[i] .. ':n', ARGV[i + 1])
-        redis.call('HINCRBY', KEYS[2], ARGV[i] .. ':e', ARGV[i + 2])
-        redis.call('HINCRBY', KEYS[2], ARGV[i] .. ':l', ARGV[i + 3])
-        i = i + 4
-      end
-      local function prune(key, oldest)
-        for _, field in ipairs(redis.call('HKEYS', key)) do
-          local slice = tonumber(string.match(field, '^%-?%d+'))
-          if slice == nil or slice < oldest then redis.call('HDEL', key, field) end
-        end
-      end
-      prune(KEYS[1], oldestGrowth)
-      prune(KEYS[2], oldestRecent)
-      if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
-      if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
-      return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
-      """;
-
-  static final String SHA = sha1(SCRIPT);
+  static final RedisScript SCRIPT = RedisScript.load(FleetRiskCounts.class, "fleet-risk.lua");
 
   private final ShapingConfig.RiskConfig config;
   private final BreakerSettings failover;
   private final Clock clock;
   private final String location;
-  private final RedisClient client;
+  private final RedisSession redis;
   private final ReplicaRiskCounts own;
   private final ScheduledExecutorService worker;
   private final Object lock = new Object();
@@ -114,15 +82,13 @@ public final class FleetRiskCounts implements RiskCounts {
   private volatile boolean outage;
   private volatile boolean closed;
   private final AtomicBoolean closing = new AtomicBoolean();
-  private StatefulRedisConnection<String, String> connection;
 
-  private FleetRiskCounts(String uri, ShapingConfig.RiskConfig config, BreakerSettings failover, Clock clock) {
+  private FleetRiskCounts(RedisLink link, ShapingConfig.RiskConfig config, BreakerSettings failover, Clock clock) {
     this.config = config;
     this.failover = failover;
     this.clock = clock;
-    RedisURI redisUri = FleetRedis.uri(uri, failover.fleetTimeout());
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.client = FleetRedis.client(redisUri, failover.fleetTimeout());
+    this.location = link.location();
+    this.redis = link.session("risk counts", failover.fleetTimeout());
     this.own = new ReplicaRiskCounts(config.growthWindow(), config.window());
     this.pending = new ReplicaRiskCounts(config.growthWindow(), config.window());
     this.fleet = new ReplicaRiskCounts(config.growthWindow(), config.window());
@@ -131,12 +97,12 @@ public final class FleetRiskCounts implements RiskCounts {
   }
 
   /**
-   * Connects to the Redis at {@code uri} and reads the fleet's counts once; when Redis does not
-   * answer, starts in {@link FleetMode#LOCAL_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
+   * Reads the fleet's counts once in the Redis of {@code link}; when Redis does not answer, starts in
+   * {@link FleetMode#REPLICA_FALLBACK}. Then syncs every {@code failover.fleetRefresh}.
    */
-  public static FleetRiskCounts connect(String uri, ShapingConfig.RiskConfig config, BreakerSettings failover,
+  public static FleetRiskCounts connect(RedisLink link, ShapingConfig.RiskConfig config, BreakerSettings failover,
       Clock clock) {
-    FleetRiskCounts counts = new FleetRiskCounts(uri, config, failover, clock);
+    FleetRiskCounts counts = new FleetRiskCounts(link, config, failover, clock);
     counts.awaySince = clock.instant();
     if (!counts.sync()) {
       counts.outage = true;
@@ -205,11 +171,7 @@ public final class FleetRiskCounts implements RiskCounts {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    StatefulRedisConnection<String, String> c = connection;
-    if (c != null) {
-      c.closeAsync();
-    }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    redis.close();
   }
 
   private void maintain() {
@@ -277,13 +239,8 @@ public final class FleetRiskCounts implements RiskCounts {
   }
 
   private List<List<String>> eval(ReplicaRiskCounts deltas, long now) {
-    StatefulRedisConnection<String, String> c = connection;
-    if (c == null || !c.isOpen()) {
-      if (c != null) {
-        c.closeAsync();
-      }
-      c = client.connect();
-      connection = c;
+    if (!redis.connected()) {
+      redis.connect();
     }
     long growthSlice = Math.floorDiv(now, deltas.growthBucketMillis());
     long recentSlice = Math.floorDiv(now, deltas.recentBucketMillis());
@@ -306,13 +263,7 @@ public final class FleetRiskCounts implements RiskCounts {
     }
     String[] keys = {GROWTH_KEY, RECENT_KEY};
     String[] args = argv.toArray(String[]::new);
-    List<Object> result;
-    try {
-      result = c.sync().evalsha(SHA, ScriptOutputType.MULTI, keys, args);
-    } catch (RedisNoScriptException e) {
-      // A Redis that restarted has an empty script cache: EVAL sends the text and caches it again.
-      result = c.sync().eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
-    }
+    List<Object> result = redis.eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
     List<List<String>> hashes = new ArrayList<>(2);
     for (Object hash : result) {
       List<String> flat = new ArrayList<>();
@@ -347,13 +298,5 @@ public final class FleetRiskCounts implements RiskCounts {
     List<RiskWindow.Bucket> buckets = new ArrayList<>();
     bySlice.forEach((slice, v) -> buckets.add(new RiskWindow.Bucket(slice, v[0], v[1], v[2])));
     return buckets;
-  }
-
-  private static String sha1(String text) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("SHA-1 is always available", e);
-    }
   }
 }

@@ -1,0 +1,22 @@
+package io.spillway.redis;
+
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisLoadingException;
+
+/** Tells a Redis that is away from a Redis that answered with an error. */
+final class RedisErrors {
+  private RedisErrors() {}
+
+  /** {@code e} as the one of the two exceptions of this package that says what happened. */
+  static RuntimeException classify(String location, RuntimeException e) {
+    if (e instanceof RedisUnavailableException || e instanceof RedisCommandException) {
+      return e;
+    }
+    if (e instanceof RedisCommandExecutionException
+        && !(e instanceof RedisLoadingException) && !(e instanceof RedisBusyException)) {
+      return new RedisCommandException("Redis at " + location + " refused a command: " + e.getMessage(), e);
+    }
+    return new RedisUnavailableException("Redis at " + location + " did not answer: " + e, e);
+  }
+}
