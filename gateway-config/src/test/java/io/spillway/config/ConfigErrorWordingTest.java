@@ -23,7 +23,7 @@ class ConfigErrorWordingTest {
   void aMisspelledSectionHoldingAListIsNamedAsWrittenWithTheNearestKey() {
     refused("key:\n  - key: a\n    team: ci\n    tier: gold\n",
         "unknown key 'key' (known keys here: admin, cache, cloud, failover, keys, local, logging, metrics, quota,"
-            + " server, shaping, spend, store, traces; did you mean 'keys'?)");
+            + " responses, server, shaping, spend, store, traces; did you mean 'keys'?)");
   }
 
   @Test
