@@ -3,9 +3,11 @@ package io.spillway.local.anthropic;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Counter;
+import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -55,8 +57,17 @@ public final class MessagesOverChat {
       dropped.increment();
     }
     String model = request.model();
-    return chat.apply(request.asRoute(Route.CHAT_COMPLETIONS, body))
-        .thenApply(answer -> answered(request, translation, model, answer));
+    return chat.apply(request.asRoute(Route.CHAT_COMPLETIONS, body)).handle((answer, failure) -> {
+      if (failure == null) {
+        return answered(request, translation, model, answer);
+      }
+      Throwable cause = Blocking.cause(failure);
+      if (cause instanceof UnsupportedOnLocalException refusal) {
+        // Refused on the chat side (the context does not fit): named for the API the client called.
+        throw new UnsupportedOnLocalException(refusal.parts(), API, refusal.param(), refusal.remedy());
+      }
+      throw Blocking.rethrow(cause);
+    });
   }
 
   private static GatewayResponse answered(GatewayRequest request, MessagesAsChat translation, String model,
