@@ -13,17 +13,19 @@ export function gateway() {
 }
 
 /**
- * The user's messages, one per turn: the lines of stdin when it is not a terminal (a test types
- * them one at a time and reads each answer before the next), otherwise TURNS (default 3) made-up ones.
+ * The user's messages, one per turn: with a turn count (first argument, or TURNS) that many made-up
+ * ones; otherwise the lines of stdin when it is not a terminal (a test types them one at a time and
+ * reads each answer before the next); otherwise 3 made-up ones.
  */
 export async function* prompts() {
-  if (!process.stdin.isTTY && process.env.TURNS === undefined) {
+  const count = process.argv[2] ?? process.env.TURNS;
+  if (count === undefined && !process.stdin.isTTY) {
     for await (const line of createInterface({ input: process.stdin })) {
       if (line.trim() !== '') yield line;
     }
     return;
   }
-  const turns = Number(process.env.TURNS ?? process.argv[2] ?? 3);
+  const turns = Number(count ?? 3);
   for (let i = 1; i <= turns; i++) yield `Turn ${i}: tell me one more thing about rivers.`;
 }
 

@@ -48,7 +48,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
-import io.spillway.core.responses.ResponseStateStage;
+import io.spillway.core.responses.ResponseStateInterceptor;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponsesEndpoint;
 import io.spillway.core.responses.StoredResponsesService;
@@ -205,7 +205,7 @@ public final class Gateway implements AutoCloseable {
     this.localScheduler = Executors.newScheduledThreadPool(config.local().serverList().size(),
         Thread.ofPlatform().name("spillway-local").daemon().factory());
     this.clients = new DataPathClients(config, ticker);
-    this.responseStore = ResponseStores.open(config, clock);
+    this.responseStore = ResponseStores.open(config, redis, clock);
     this.local = config.local().enabled()
         ? LocalBackends.create(config.local(), config.cloud(), trimSettings(config.shaping().trim()), clock, ticker,
             localScheduler, meters, clients.local())
@@ -300,7 +300,7 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(new OutcomeHeadersInterceptor()); // inside the cache: stored and shared answers keep their headers
     if (responseStore != null) {
       // Before shaping: the exchange is stored as the client sent it.
-      interceptors.add(new ResponseStateStage(responseStore, config.responses().maxChain(), clock));
+      interceptors.add(new ResponseStateInterceptor(responseStore, config.responses().maxChain(), clock, redactor));
     }
     PressureSignals pressure = pressure(breakers, quota);
     ReloadableStages shaping = new ReloadableStages("shaping", config,
@@ -337,7 +337,7 @@ public final class Gateway implements AutoCloseable {
     admin.get("/admin/status", new StatusEndpoint(clock, () -> backends, status));
     // Read at each rotation, so a reloaded admin.rotationOverlap is the one rotations use.
     new KeysEndpoint(keys::get, apiKeys, audit, clock, () -> reloader.current().admin().rotationOverlap(),
-        quota::calendar).register(admin);
+        quota::calendar, accessLog::logId).register(admin);
     reloader.register(named("rotation overlap", next -> { }), "admin.rotationOverlap");
     admin.get("/admin/series", request -> AdminApi.ok(metrics.series().toJson()));
     admin.post("/admin/reload", new ReloadEndpoint(reloader, audit));
@@ -436,6 +436,7 @@ public final class Gateway implements AutoCloseable {
     config.cloud().effectiveRoutes().forEach(route -> secrets.add(route.apiKey()));
     secrets.add(config.admin().token());
     secrets.add(newAdminToken);
+    secrets.add(config.logging().keyIdSalt());
     return secrets;
   }
 
@@ -654,28 +655,28 @@ public final class Gateway implements AutoCloseable {
     return quota;
   }
 
+  /**
+   * Stops the front end (letting requests in flight drain), then closes every part, each one even
+   * when one before it fails; the first failure is thrown afterwards ({@link Closer}).
+   */
   @Override
   public void close() {
-    server.stop(config.server().drainTimeout());
-    if (local != null) {
-      local.close();
-    }
-    localScheduler.shutdownNow();
-    requestLimiter.close();
-    quota.close();
-    spend.close();
-    usageStore.close();
-    if (responseStore != null) {
-      responseStore.close();
-    }
-    apiKeys.close();
-    routes.forEach(route -> route.breaker().close());
-    riskCounts.close();
-    if (redis != null) {
-      redis.close(); // after every part that used it
-    }
-    tracing.close();
-    clients.close();
+    Closer closer = new Closer()
+        .then("the front end", () -> server.stop(config.server().drainTimeout()))
+        .then("the local backend", local)
+        .then("the local scheduler", localScheduler::shutdownNow)
+        .then("the request limiter", requestLimiter)
+        .then("the tier pools", quota)
+        .then("spend", spend)
+        .then("the usage store", usageStore)
+        .then("the response store", responseStore)
+        .then("the key store", apiKeys);
+    routes.forEach(route -> closer.then("the breaker of route " + route.name(), route.breaker()));
+    closer.then("the risk counts", riskCounts)
+        .then("the Redis link", redis) // after every part that used it
+        .then("tracing", tracing)
+        .then("the HTTP clients", clients)
+        .closeAll();
   }
 
   private static Duration min(Duration a, Duration b) {

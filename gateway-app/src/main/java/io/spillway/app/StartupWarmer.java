@@ -7,6 +7,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.GatewayConfig;
 import io.spillway.core.json.Json;
+import io.spillway.core.time.Ticker;
 import io.spillway.quota.store.UsageStores;
 import io.spillway.server.GatewayServer;
 import java.security.KeyStore;
@@ -101,7 +102,7 @@ final class StartupWarmer {
         .maximumWeight(1)
         .weigher((Object key, Object value) -> 1)
         .expireAfterWrite(Duration.ofSeconds(1))
-        .ticker(System::nanoTime)
+        .ticker(Ticker.system()::read)
         .executor(Runnable::run)
         .evictionListener((Object key, Object value, RemovalCause cause) -> { })
         .build()

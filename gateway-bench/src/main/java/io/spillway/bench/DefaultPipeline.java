@@ -13,6 +13,7 @@ import io.spillway.core.api.ParseInterceptor;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -62,22 +63,18 @@ public final class DefaultPipeline {
         .clock(clock).streamTimeLimit(ServerConfig.DEFAULTS.streamTimeLimit()).meters(meters).build();
     Backend upstream = new Backend() {
       @Override
-      public String name() {
-        return "cloud";
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        if (request.bodyBytes().length == 0) {
-          throw new IllegalStateException("no upstream body");
-        }
-        return GatewayResponse.buffered(200,
-            Headers.of("content-type", "application/json", "openai-processing-ms", "312"), answer);
+      public BackendKind kind() {
+        return BackendKind.CLOUD;
       }
 
       @Override
       public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
-        return CompletableFuture.completedFuture(call(request)); // an answer from memory: nothing to wait for
+        if (request.bodyBytes().length == 0) {
+          throw new IllegalStateException("no upstream body");
+        }
+        // an answer from memory: nothing to wait for
+        return CompletableFuture.completedFuture(GatewayResponse.buffered(200,
+            Headers.of("content-type", "application/json", "openai-processing-ms", "312"), answer));
       }
     };
     pipeline = new Pipeline(

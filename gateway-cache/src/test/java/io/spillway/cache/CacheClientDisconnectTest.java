@@ -7,6 +7,7 @@ import static io.spillway.cache.CacheFixture.chatBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -91,7 +92,7 @@ class CacheClientDisconnectTest {
         block(cancelled);
         block(release);
         // What the router answers for a client that has gone.
-        RequestOutcome.of(request).servedBy("cloud");
+        RequestOutcome.of(request).servedBy(BackendKind.CLOUD);
         return ErrorMapper.toResponse(ErrorKind.CLIENT_CLOSED.exception("gone"));
       }
       return chatAnswer("its own call");

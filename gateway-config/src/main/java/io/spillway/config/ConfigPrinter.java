@@ -19,7 +19,7 @@ import java.util.Set;
 
 /** Renders the effective config as YAML with every secret masked. */
 public final class ConfigPrinter {
-  private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password");
+  private static final Set<String> SECRET_FIELDS = Set.of("apiKey", "token", "key", "password", "keyIdSalt");
   private static final String MASK = "****";
   /** How a secret that resolved to nothing is shown: never as the mask, which would hide that it is missing. */
   static final String EMPTY = "(empty)";

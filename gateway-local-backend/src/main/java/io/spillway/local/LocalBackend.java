@@ -3,39 +3,28 @@ package io.spillway.local;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.RequestOutcome;
-import io.spillway.config.Durations;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.LocalServerConfig;
-import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
-import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import io.spillway.trim.TrimSettings;
 import io.spillway.local.context.ContextFitter;
 import io.spillway.local.context.ContextWindows;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +32,11 @@ import org.slf4j.LoggerFactory;
  * The local backend as the router sees it: a {@link LocalServer} (Ollama or any OpenAI-compatible
  * server) kept ready and warm.
  *
- * <p>Every {@code local.checkEvery} it probes the server and which mapped models it has; every
+ * <p>This class is the request path; the schedule is {@link LocalUpkeep}'s: every
+ * {@code local.checkEvery} it probes the server and which mapped models it has; every
  * {@code local.keepWarmEvery}, and at once on {@link #warmUp()}, it loads the mapped models so that a
  * switch-over does not pay a cold load. What it learned is the {@link #readiness()} snapshot that
- * {@link #ready()}, {@code /readyz} and {@code /admin/status} read. A missing model or an unreachable
- * server is logged at WARN once per change of state, not on every probe.
+ * {@link #ready()}, {@code /readyz} and {@code /admin/status} read.
  *
  * <p>Every request is fitted to the mapped model's context window before it goes out (see
  * {@link ContextFitter}): its {@code num_ctx} is set in {@link ContextFitter#NUM_CTX} for Ollama, and
@@ -73,25 +62,10 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final ModelMapping models;
   private final ContextFitter fitter;
   private final ContextWindows windows;
-  /** Models whose window a request has asked to learn: once each; the probe retries after that. */
-  private final Set<String> askedWindow = ConcurrentHashMap.newKeySet();
-  /** The {@code num_ctx} last sent per local model, which keep-warm loads the model with. */
-  private final Map<String, Integer> lastNumCtx = new ConcurrentHashMap<>();
-  private final Clock clock;
-  private final ScheduledExecutorService scheduler;
-  private final AtomicReference<LocalReadiness> readiness;
-  private final ReentrantLock checkLock = new ReentrantLock();
-  private final ReentrantLock warmLock = new ReentrantLock();
-  private final ReentrantLock tickLock = new ReentrantLock();
-  private final Counter checksOk;
-  private final Counter checksFailed;
-  private final Counter warmsOk;
-  private final Counter warmsFailed;
+  /** Readiness, keep-warm and learning windows: the schedule, off the request path. */
+  private final LocalUpkeep upkeep;
   private final Counter fitsCut;
   private final Counter fitsRefused;
-  private Instant nextCheck;
-  private Instant nextWarm;
-  private volatile ScheduledFuture<?> ticking;
 
   /**
    * Builds the backend without starting its schedule (see {@link #start()}).
@@ -128,21 +102,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
     this.models = new ModelMapping(config);
     this.fitter = new ContextFitter(config.context(), trim);
     this.windows = new ContextWindows(config);
-    this.clock = clock;
-    this.scheduler = scheduler;
-    this.readiness = new AtomicReference<>(
-        LocalReadiness.unchecked(server.kind(), config.baseUrl(), models.localModels(), server.keepsWarm()));
-    Instant now = clock.instant();
-    this.nextCheck = now;
-    this.nextWarm = now;
+    this.upkeep = new LocalUpkeep(serverName, server, config, models.localModels(), windows, fitter::usableWindow,
+        clock, scheduler, meters);
     Gauge.builder("spillway.local.ready", this, b -> b.ready() ? 1 : 0).tag("server", serverName)
         .description("1 when the local server answers and has its default model").register(meters);
     Gauge.builder("spillway.local.models.missing", this, b -> b.readiness().missing().size()).tag("server", serverName)
         .description("mapped local models the local server does not have").register(meters);
-    this.checksOk = Counter.builder("spillway.local.checks").tag("result", "ok").register(meters);
-    this.checksFailed = Counter.builder("spillway.local.checks").tag("result", "unreachable").register(meters);
-    this.warmsOk = Counter.builder("spillway.local.warmups").tag("result", "ok").register(meters);
-    this.warmsFailed = Counter.builder("spillway.local.warmups").tag("result", "failed").register(meters);
     this.fitsCut = Counter.builder("spillway.local.context.fits").tag("result", "cut")
         .description("requests cut to fit the local model's context window").register(meters);
     this.fitsRefused = Counter.builder("spillway.local.context.fits").tag("result", "refused")
@@ -151,41 +116,23 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   /** Starts the schedule: a probe and a keep-warm round now, then as the config says. */
   public LocalBackend start() {
-    Duration every = tickInterval(config);
-    ticking = scheduler.scheduleWithFixedDelay(this::tickQuietly, 0, every.toMillis(), TimeUnit.MILLISECONDS);
-    log.info("local server {} ({}) at {}: checking every {}, keeping {} warm every {}", serverName, server.kind(),
-        config.baseUrl(), Durations.format(config.checkEvery()), models.localModels(),
-        server.keepsWarm() ? Durations.format(config.keepWarmEvery()) : "(not needed for this kind)");
+    upkeep.start();
     return this;
   }
 
-  /**
-   * How often the scheduler asks the clock whether work is due: a tenth of the shorter period, so a
-   * probe or keep-warm round runs at most that late, kept between 100ms and 10s.
-   */
+  /** How often the scheduler asks the clock whether work is due (see {@link LocalUpkeep#tickInterval}). */
   static Duration tickInterval(LocalConfig config) {
-    Duration shortest = config.checkEvery().compareTo(config.keepWarmEvery()) < 0
-        ? config.checkEvery() : config.keepWarmEvery();
-    Duration tenth = shortest.dividedBy(10);
-    Duration min = Duration.ofMillis(100);
-    Duration max = Duration.ofSeconds(10);
-    return tenth.compareTo(min) < 0 ? min : tenth.compareTo(max) > 0 ? max : tenth;
+    return LocalUpkeep.tickInterval(config);
   }
 
   @Override
-  public String name() {
-    return server.name();
+  public BackendKind kind() {
+    return BackendKind.LOCAL;
   }
 
   /** The server's name in {@code local.servers} ({@code local} for the one-server shorthand). */
   public String serverName() {
     return serverName;
-  }
-
-  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
-  @Override
-  public GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
   }
 
   /**
@@ -215,7 +162,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
       if (failure != null) {
         if (Blocking.cause(failure) instanceof UpstreamException e
             && e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
-          markUnreachable(e.getMessage());
+          upkeep.markUnreachable(e.getMessage());
         }
         return;
       }
@@ -224,13 +171,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   }
 
   private void answered(GatewayRequest request, GatewayResponse response, String localModel, boolean cut) {
-    if (!readiness.get().reachable()) {
-      // The server answered although the last probe said it would not: find out now, not in a minute.
-      runAsync(this::checkNow);
-    }
-    if (localModel != null && response.status() < 400 && !readiness.get().loaded().contains(localModel)) {
-      readiness.updateAndGet(r -> r.withLoaded(localModel));
-    }
+    // An answer although the last probe said none would come: the upkeep finds out now, not in a minute.
+    upkeep.answered(localModel, response.status() < 400);
     if (cut && response.status() < 400) {
       RequestOutcome.of(request).degrade(ContextFitter.STEP); // the headers stage writes x-spillway-degraded
     }
@@ -244,12 +186,12 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private ContextFitter.Fit fit(GatewayRequest request) {
     String localModel = models.map(request.model());
     if (!windows.known(localModel)) {
-      learnWindowAsync(localModel);
+      upkeep.learnWindowAsync(localModel);
     }
     int window = windows.of(localModel);
     ContextFitter.Fit fit = fitter.fit(request.route(), request.body(), window);
     if (fit.fits()) {
-      lastNumCtx.put(localModel, fit.numCtx());
+      upkeep.used(localModel, fit.numCtx());
     }
     if (!fit.fits()) {
       fitsRefused.increment();
@@ -276,38 +218,20 @@ public final class LocalBackend implements Backend, AutoCloseable {
     return windows;
   }
 
-  private void learnWindowAsync(String localModel) {
-    if (askedWindow.add(localModel)) {
-      runAsync(() -> learnWindow(localModel));
-    }
-  }
-
-  private void learnWindow(String localModel) {
-    if (windows.known(localModel)) {
-      return;
-    }
-    windows.learned(localModel, server.contextWindow(localModel));
-    if (windows.known(localModel)) {
-      log.info("local backend: model {} has a context window of {} tokens", localModel, windows.of(localModel));
-    }
-  }
-
   @Override
   public boolean ready() {
-    return readiness.get().ready();
+    return upkeep.readiness().ready();
   }
 
   /** Loads the mapped models in the background, unless a keep-warm round is already running. */
   @Override
   public void warmUp() {
-    if (server.keepsWarm() && !warmLock.isLocked()) {
-      runAsync(this::warmNow);
-    }
+    upkeep.warmUp();
   }
 
   /** The last snapshot; never null. */
   public LocalReadiness readiness() {
-    return readiness.get();
+    return upkeep.readiness();
   }
 
   /** The mapping of requested to local models this backend serves with. */
@@ -317,173 +241,28 @@ public final class LocalBackend implements Backend, AutoCloseable {
 
   /** Probes the server now (blocking) and returns the new snapshot. */
   public LocalReadiness checkNow() {
-    checkLock.lock();
-    try {
-      LocalServer.Probe probe = server.probe(models.localModels());
-      Instant now = clock.instant();
-      LocalReadiness before = readiness.get();
-      LocalReadiness after = readiness.updateAndGet(r -> r.withProbe(probe, now));
-      (probe.reachable() ? checksOk : checksFailed).increment();
-      logChange(before, after);
-      if (after.reachable()) {
-        for (String model : models.localModels()) {
-          if (!after.missingModels().contains(model)) {
-            learnWindow(model);
-          }
-        }
-      }
-      if (server.keepsWarm() && before.checked() && after.reachable()
-          && (!before.reachable() || !after.missingModels().containsAll(before.missingModels()))) {
-        // The server came back, or a model was pulled: load now rather than at the next round.
-        warmUp();
-      }
-      return after;
-    } finally {
-      checkLock.unlock();
-    }
+    return upkeep.checkNow();
   }
 
-  /**
-   * Loads every mapped model the server has (blocking), one after the other, so that each stays
-   * loaded for {@code local.keepAlive}. Skipped while the server is unreachable.
-   */
+  /** Loads every mapped model the server has (blocking); skipped while the server is unreachable. */
   public void warmNow() {
-    if (!server.keepsWarm()) {
-      return;
-    }
-    warmLock.lock();
-    try {
-      LocalReadiness current = readiness.get();
-      if (!current.reachable()) {
-        log.debug("local backend unreachable; keep-warm round skipped");
-        return;
-      }
-      List<String> failures = new ArrayList<>();
-      List<String> warmed = new ArrayList<>();
-      List<String> missing = current.missingModels();
-      for (String model : models.localModels()) {
-        if (missing.contains(model)) {
-          continue;
-        }
-        try {
-          server.load(model, warmContext(model));
-          warmed.add(model);
-        } catch (GatewayException e) {
-          failures.add(model + ": " + e.getMessage());
-          if (e instanceof UpstreamException upstream
-              && upstream.failure() == UpstreamException.Failure.CONNECT_FAILED) {
-            markUnreachable(e.getMessage());
-            break;
-          }
-        }
-      }
-      Instant now = clock.instant();
-      String error = failures.isEmpty() ? null : String.join("; ", failures);
-      LocalReadiness before = readiness.getAndUpdate(r -> r.withWarm(now, error, warmed));
-      if (error == null) {
-        warmsOk.increment();
-        if (before.warmError() != null) {
-          log.info("local backend: keep-warm works again");
-        }
-      } else {
-        warmsFailed.increment();
-        if (!error.equals(before.warmError())) {
-          log.warn("local backend: keep-warm failed: {}", error);
-        }
-      }
-    } finally {
-      warmLock.unlock();
-    }
+    upkeep.warmNow();
   }
 
-  /**
-   * The context size a keep-warm round loads {@code model} with: what requests for it last used, or
-   * before any, its usable window (the size a long agent conversation gets), so that neither a
-   * keep-warm round nor the first request after a switch-over makes Ollama reload the model.
-   */
+  /** The context size a keep-warm round loads {@code model} with (see {@link LocalUpkeep#warmContext}). */
   int warmContext(String model) {
-    Integer last = lastNumCtx.get(model);
-    return last != null ? last : fitter.usableWindow(windows.of(model));
+    return upkeep.warmContext(model);
   }
 
   /** Runs the probe and the keep-warm round if the clock says they are due. */
   public void tick() {
-    tickLock.lock();
-    try {
-      Instant now = clock.instant();
-      if (!now.isBefore(nextCheck)) {
-        nextCheck = now.plus(config.checkEvery());
-        checkNow();
-      }
-      if (server.keepsWarm() && !now.isBefore(nextWarm)) {
-        nextWarm = now.plus(config.keepWarmEvery());
-        warmNow();
-      }
-    } finally {
-      tickLock.unlock();
-    }
-  }
-
-  private void tickQuietly() {
-    try {
-      tick();
-    } catch (RuntimeException e) {
-      // A failing round must not cancel the schedule.
-      log.warn("local backend: readiness/keep-warm round failed", e);
-    }
-  }
-
-  private void runAsync(Runnable task) {
-    try {
-      scheduler.execute(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException e) {
-          log.warn("local backend: background task failed", e);
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      log.debug("local backend: scheduler is shut down; {} not run", task);
-    }
-  }
-
-  private void markUnreachable(String why) {
-    Instant now = clock.instant();
-    LocalReadiness before = readiness.get();
-    LocalReadiness after = readiness.updateAndGet(
-        r -> r.withProbe(LocalServer.Probe.unreachable(why), now));
-    logChange(before, after);
-  }
-
-  private void logChange(LocalReadiness before, LocalReadiness after) {
-    if (before.reachable() && !after.reachable()) {
-      log.warn("local server {} ({}) is unreachable: {}", serverName, after.kind(),
-          String.join("; ", after.problems()));
-    } else if (!before.reachable() && after.reachable()) {
-      log.info("local server {} ({}) answers again{}", serverName, after.kind(),
-          after.version() != null ? " (version " + after.version() + ")" : "");
-    } else if (!before.checked() && after.checked() && after.reachable()) {
-      log.info("local server {} ({}) answers{}", serverName, after.kind(),
-          after.version() != null ? " (version " + after.version() + ")" : "");
-    }
-    if (after.reachable() && !after.missingModels().equals(before.missingModels())) {
-      if (after.missing().isEmpty()) {
-        log.info("local backend: every mapped model is present: {}", after.models());
-      } else {
-        for (LocalReadiness.MissingModel missing : after.missing()) {
-          log.warn("local server {}: model '{}' is missing; fix: {}", serverName, missing.model(), missing.fix());
-        }
-      }
-    }
+    upkeep.tick();
   }
 
   /** Stops the schedule; the scheduler itself belongs to the caller. */
   @Override
   public void close() {
-    ScheduledFuture<?> future = ticking;
-    if (future != null) {
-      future.cancel(false);
-    }
+    upkeep.close();
     if (server instanceof AutoCloseable closeable) {
       try {
         closeable.close();

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.pipeline.Backend;
-import io.spillway.core.pipeline.Blocking;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -80,14 +80,8 @@ public final class LocalPool implements Backend, AutoCloseable {
   }
 
   @Override
-  public String name() {
-    return servers.get(0).backend().name();
-  }
-
-  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
-  @Override
-  public GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
+  public BackendKind kind() {
+    return BackendKind.LOCAL;
   }
 
   /** The answer of the server {@link ServerSelection} picks, through that server's own {@code callAsync}. */

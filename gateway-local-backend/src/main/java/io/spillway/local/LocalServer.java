@@ -10,8 +10,8 @@ import java.util.OptionalInt;
  * snapshot on top. Implementations are thread-safe.
  */
 public interface LocalServer extends Backend {
-  /** {@code ollama} or {@code openai}. */
-  String kind();
+  /** {@code ollama} or {@code openai}: the server's {@code local.kind}. */
+  String serverKind();
 
   /**
    * Checks that the server answers and which of {@code models} it lacks. Never throws: an

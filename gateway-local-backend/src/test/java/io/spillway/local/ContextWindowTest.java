@@ -13,6 +13,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.LocalConfig;
@@ -82,7 +83,7 @@ class ContextWindowTest {
   GatewayResponse chat(String model, String userText) {
     String body = Json.toString(Json.object().put("model", model).set("messages",
         Json.MAPPER.createArrayNode().add(Json.object().put("role", "user").put("content", userText))));
-    return local.call(OllamaTesting.request(Route.CHAT_COMPLETIONS, body));
+    return Blocking.await(local.callAsync(OllamaTesting.request(Route.CHAT_COMPLETIONS, body)));
   }
 
   JsonNode lastChatBody() throws IOException {
@@ -176,7 +177,7 @@ class ContextWindowTest {
         "{\"model\":\"gpt-4o\",\"max_tokens\":500,\"messages\":" + messages + "}");
     RequestOutcome.of(request).degrade(List.of("temperature"));
 
-    GatewayResponse answer = local.call(request);
+    GatewayResponse answer = Blocking.await(local.callAsync(request));
 
     assertThat(answer.status()).isEqualTo(200);
     assertThat(RequestOutcome.of(request).degraded()).containsExactly("temperature", "context_fit");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.config.LocalServerConfig;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -73,8 +74,8 @@ class H2cLocalServerTest {
     LocalServer local = LocalBackends.server(own, OllamaTesting.cloud(), FakeClock.at("2026-11-10T10:00:00Z"),
         new SimpleMeterRegistry(), EventLoopClient.http());
 
-    GatewayResponse streamed = local.call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse streamed = Blocking.await(local.callAsync(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
     List<SseEvent> events = OllamaTesting.drain(streamed);
     String text = events.stream().filter(event -> !event.isDone())
         .map(event -> OllamaTesting.data(event).path("choices").get(0).path("delta").path("content").asText(""))
@@ -82,8 +83,8 @@ class H2cLocalServerTest {
     assertThat(text).isEqualTo("Hello over h2c");
     assertThat(events.get(events.size() - 1).isDone()).isTrue();
 
-    GatewayResponse buffered = local.call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse buffered = Blocking.await(local.callAsync(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
     assertThat(buffered.status()).isEqualTo(200);
     assertThat(OllamaTesting.json(buffered).path("choices").get(0).path("message").path("content").asText())
         .isEqualTo("Hello over h2c");

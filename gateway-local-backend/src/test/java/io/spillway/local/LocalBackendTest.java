@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
 import io.spillway.local.ollama.OllamaStubs;
@@ -159,8 +160,8 @@ class LocalBackendTest {
   void aCallThatCannotConnectMarksTheBackendUnreachableAtOnce() throws IOException {
     LocalBackend nowhere = backend(OllamaTesting.config("http://127.0.0.1:" + closedPort()));
 
-    assertThatThrownBy(() -> nowhere.call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")))
+    assertThatThrownBy(() -> Blocking.await(nowhere.callAsync(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))))
         .isInstanceOf(UpstreamException.class);
 
     assertThat(nowhere.ready()).isFalse();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -80,7 +81,7 @@ class LocalCallCancellationTest {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
       try {
-        server.call(request);
+        Blocking.await(server.callAsync(request));
       } catch (RuntimeException e) {
         failure.set(e);
       }

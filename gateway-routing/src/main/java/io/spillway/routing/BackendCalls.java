@@ -123,15 +123,15 @@ final class BackendCalls {
     SseEvent first = head.get(head.size() - 1);
     if (first == null) {
       closeQuietly(stream, permit);
-      UpstreamException e = new UpstreamException(backend.name(), UpstreamException.Failure.RESET_MID_STREAM,
-          "The " + backend.name() + " backend ended the stream before its first event", null);
+      UpstreamException e = new UpstreamException(backend.kind().tag(), UpstreamException.Failure.RESET_MID_STREAM,
+          "The " + backend.kind().tag() + " backend ended the stream before its first event", null);
       return timed(backend, start, Attempt.failed(e, classifier.classify(e)));
     }
     Verdict verdict = classifier.classifyFirstEvent(first);
     if (verdict.outcome() != Outcome.SUCCESS) {
       closeQuietly(stream, permit);
       ErrorKind kind = verdict.outcome() == Outcome.CAPACITY ? ErrorKind.CAPACITY : ErrorKind.BAD_GATEWAY;
-      GatewayException e = kind.exception("The " + backend.name() + " backend's stream began with an error")
+      GatewayException e = kind.exception("The " + backend.kind().tag() + " backend's stream began with an error")
           .withRetryAfter(verdict.retryAfter());
       return timed(backend, start, Attempt.failed(e, verdict));
     }
@@ -146,7 +146,7 @@ final class BackendCalls {
   private CompletionStage<AdmissionGate.Permit> enter(Backend backend, GatewayRequest request) {
     AdmissionGate.Permit permit;
     try {
-      permit = gate.tryEnter(backend.name(), request);
+      permit = gate.tryEnter(backend.kind(), request);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -169,7 +169,7 @@ final class BackendCalls {
     Thread waiter = Thread.currentThread();
     AdmissionGate.Permit permit;
     try (ClientDisconnect.Registration waiting = disconnect.onDisconnect(waiter::interrupt)) {
-      permit = gate.enter(backend.name(), request);
+      permit = gate.enter(backend.kind(), request);
     } catch (GatewayException e) {
       if (disconnect.happened()) {
         Thread.interrupted(); // the interrupt only ended the wait
@@ -194,7 +194,7 @@ final class BackendCalls {
   }
 
   private Attempt timed(Backend backend, long startNanos, Attempt attempt) {
-    listener.onAttempt(backend.name(), attempt.verdict(), ticker.read() - startNanos);
+    listener.onAttempt(backend.kind(), attempt.verdict(), ticker.read() - startNanos);
     return attempt;
   }
 

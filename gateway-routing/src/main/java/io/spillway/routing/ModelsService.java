@@ -8,6 +8,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ErrorMapper;
@@ -95,7 +96,7 @@ public final class ModelsService implements Terminal {
         return fromRoute(request, route, attempt);
       }
     }
-    RequestOutcome.of(request).servedBy(Router.LOCAL_NAME);
+    RequestOutcome.of(request).servedBy(BackendKind.LOCAL);
     return localModels.response();
   }
 
@@ -105,7 +106,7 @@ public final class ModelsService implements Terminal {
     GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
     Verdict verdict = attempt.verdict();
     RequestOutcome outcome = RequestOutcome.of(request);
-    outcome.servedBy(cloud.name());
+    outcome.servedBy(cloud.kind());
     outcome.route(route.name());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {

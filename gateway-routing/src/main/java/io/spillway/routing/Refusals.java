@@ -3,6 +3,7 @@ package io.spillway.routing;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -28,7 +29,7 @@ final class Refusals {
   }
 
   /** {@code e} as the client's answer, charged to {@code backend}. */
-  static GatewayResponse error(GatewayRequest request, String backend, GatewayException e) {
+  static GatewayResponse error(GatewayRequest request, BackendKind backend, GatewayException e) {
     RequestOutcome.of(request).servedBy(backend);
     return ErrorMapper.toResponse(e);
   }
@@ -37,7 +38,7 @@ final class Refusals {
    * Neither backend could serve: 503 {@code model_at_capacity} with {@code Retry-After} from the
    * breaker (the time to the next probe, or the cloud's own longer wait).
    */
-  GatewayResponse unavailable(GatewayRequest request, String backend, String what, Duration upstreamWait) {
+  GatewayResponse unavailable(GatewayRequest request, BackendKind backend, String what, Duration upstreamWait) {
     Duration retryAfter = this.retryAfter.apply(upstreamWait);
     String message = what + ". Retry after " + ErrorMapper.retryAfterSeconds(retryAfter) + "s.";
     listener.onUnavailable();
@@ -51,7 +52,7 @@ final class Refusals {
    *
    * @param cloudSide what became of the cloud, e.g. "The cloud, tried instead, is at capacity"
    */
-  GatewayResponse unsupported(GatewayRequest request, UnsupportedOnLocalException unsupported, String backend,
+  GatewayResponse unsupported(GatewayRequest request, UnsupportedOnLocalException unsupported, BackendKind backend,
       String cloudSide, Verdict cloudVerdict) {
     Duration retryAfter = this.retryAfter.apply(cloudVerdict.retryAfter());
     long seconds = ErrorMapper.retryAfterSeconds(retryAfter);
@@ -67,7 +68,7 @@ final class Refusals {
    * it until someone lifts the override, so 400 without {@code Retry-After} (a client retrying on
    * its own would only be refused again).
    */
-  static GatewayResponse forcedLocal(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
+  static GatewayResponse forcedLocal(GatewayRequest request, UnsupportedOnLocalException unsupported, BackendKind local) {
     String message = unsupported.getMessage() + " An operator has forced all traffic to the local backend, so the"
         + " cloud is not tried and retrying will not help until the override is lifted; " + unsupported.remedy() + ".";
     return error(request, local, ErrorKind.INVALID_REQUEST.exception(message, unsupported.param())
@@ -78,7 +79,7 @@ final class Refusals {
    * Local cannot serve the request and no cloud route takes its model (an azure route without a
    * deployment for it): 400 without {@code Retry-After}, as waiting will not help.
    */
-  static GatewayResponse noRoute(GatewayRequest request, UnsupportedOnLocalException unsupported, String local) {
+  static GatewayResponse noRoute(GatewayRequest request, UnsupportedOnLocalException unsupported, BackendKind local) {
     String message = unsupported.getMessage() + " No cloud route serves the model '" + request.model()
         + "', so the cloud is not tried; " + unsupported.remedy() + ".";
     return error(request, local, new GatewayException(ErrorKind.INVALID_REQUEST, message, unsupported.param(),

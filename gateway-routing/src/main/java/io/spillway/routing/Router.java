@@ -5,6 +5,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.ErrorMapper;
@@ -46,6 +47,9 @@ import org.slf4j.LoggerFactory;
  *       cloud and everyone else local. {@link RequestAttributes#PREFER_LOCAL} (shaping's last ladder
  *       step) sends a request local instead of to the cloud, but never keeps it from being the
  *       half-open probe: the way back to the cloud does not depend on which tiers are sending.
+ *       Whether the preference took effect is the router's to say: a request that preferred local and
+ *       went to the local backend is recorded so in its {@link RequestOutcome#localByPreference()}
+ *       (shaping's {@code local} step in its degraded steps), until another backend serves it after all.
  *   <li>Cloud first, then local (request-level failover): when the cloud's answer is a capacity
  *       answer or a transient failure (see {@link CapacityClassifier}), the request is sent once to
  *       the local backend before its client sees anything. A stream counts as answered only once its
@@ -82,7 +86,6 @@ public final class Router implements Terminal {
   public static final String ROUTE_HEADER = OutcomeHeadersInterceptor.ROUTE;
   /** Set when the cloud was tried because local could not serve; the value names why ({@code local_not_ready}, ...). */
   public static final String FALLBACK_HEADER = OutcomeHeadersInterceptor.FALLBACK;
-  static final String LOCAL_NAME = "local";
 
   private final List<CloudRoute> routes;
   private final Backend local;
@@ -232,7 +235,7 @@ public final class Router implements Terminal {
       if (failure != null) {
         route.breaker().release(ticket);
         if (Blocking.cause(failure) instanceof GatewayException refused) {
-          return new RouteTry(routed(request, route, Refusals.error(request, route.backend().name(), refused)), null);
+          return new RouteTry(routed(request, route, Refusals.error(request, route.backend().kind(), refused)), null);
         }
         throw Blocking.rethrow(Blocking.cause(failure));
       }
@@ -263,14 +266,14 @@ public final class Router implements Terminal {
       }
       LocalFailure failure = tried.failure();
       if (failure.unsupported() != null) {
-        return refusals.unsupported(request, failure.unsupported(), LOCAL_NAME,
+        return refusals.unsupported(request, failure.unsupported(), BackendKind.LOCAL,
             "The cloud, tried first, " + FailureWords.of(verdict), verdict);
       }
       if (verdict.outcome() == Outcome.TRANSIENT) {
         // "At capacity" would not say what happened: the cloud could not be reached at all.
         return answer(request, failed.route(), failed.attempt());
       }
-      return refusals.unavailable(request, LOCAL_NAME,
+      return refusals.unavailable(request, BackendKind.LOCAL,
           "The cloud model is at capacity, and " + failure.words() + " either", verdict.retryAfter());
     });
   }
@@ -313,11 +316,11 @@ public final class Router implements Terminal {
       }
       if (failure.unsupported() != null) {
         return CompletableFuture.completedFuture(passed.isEmpty()
-            ? Refusals.noRoute(request, failure.unsupported(), LOCAL_NAME)
-            : Refusals.forcedLocal(request, failure.unsupported(), LOCAL_NAME));
+            ? Refusals.noRoute(request, failure.unsupported(), BackendKind.LOCAL)
+            : Refusals.forcedLocal(request, failure.unsupported(), BackendKind.LOCAL));
       }
       return CompletableFuture.completedFuture(
-          refusals.unavailable(request, LOCAL_NAME, situation + ", and " + failure.words(), null));
+          refusals.unavailable(request, BackendKind.LOCAL, situation + ", and " + failure.words(), null));
     });
   }
 
@@ -341,7 +344,7 @@ public final class Router implements Terminal {
         release(rest);
         if (Blocking.cause(thrown) instanceof GatewayException refused) {
           return CompletableFuture.completedFuture(withFallback(request,
-              routed(request, route, Refusals.error(request, route.backend().name(), refused)), failure));
+              routed(request, route, Refusals.error(request, route.backend().kind(), refused)), failure));
         }
         throw Blocking.rethrow(Blocking.cause(thrown));
       }
@@ -365,12 +368,12 @@ public final class Router implements Terminal {
     Verdict verdict = last.verdict();
     GatewayResponse refused;
     if (failure.unsupported() != null) {
-      refused = refusals.unsupported(request, failure.unsupported(), last.route().backend().name(),
+      refused = refusals.unsupported(request, failure.unsupported(), last.route().backend().kind(),
           "The cloud, tried instead, " + FailureWords.of(verdict), verdict);
     } else if (verdict.outcome() == Outcome.TRANSIENT) {
       return withFallback(request, answer(request, last.route(), last.attempt()), failure);
     } else {
-      refused = refusals.unavailable(request, last.route().backend().name(),
+      refused = refusals.unavailable(request, last.route().backend().kind(),
           situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
           verdict.retryAfter());
     }
@@ -388,7 +391,7 @@ public final class Router implements Terminal {
       route.breaker().release(ticket);
     }
     attempt.discard();
-    return routed(request, route, Refusals.error(request, route.backend().name(), BackendCalls.clientClosed()));
+    return routed(request, route, Refusals.error(request, route.backend().kind(), BackendCalls.clientClosed()));
   }
 
   /** Reports a route's answer to its breaker (a no-op for a local ticket) and counts capacity answers. */
@@ -407,9 +410,12 @@ public final class Router implements Terminal {
    * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
    */
   private CompletionStage<LocalTry> tryLocal(GatewayRequest request, boolean failover) {
+    if (Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))) {
+      RequestOutcome.of(request).localByPreference(true); // shaping's local step took effect
+    }
     if (ClientDisconnect.of(request).happened()) {
       return CompletableFuture.completedFuture(
-          new LocalTry(null, Refusals.error(request, LOCAL_NAME, BackendCalls.clientClosed()), null));
+          new LocalTry(null, Refusals.error(request, BackendKind.LOCAL, BackendCalls.clientClosed()), null));
     }
     if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
       return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request))));
@@ -423,7 +429,7 @@ public final class Router implements Terminal {
     return call(local, request).handle((attempt, thrown) -> {
       if (thrown != null) {
         if (Blocking.cause(thrown) instanceof GatewayException refused) {
-          return new LocalTry(null, Refusals.error(request, local.name(), refused), null);
+          return new LocalTry(null, Refusals.error(request, local.kind(), refused), null);
         }
         throw Blocking.rethrow(Blocking.cause(thrown));
       }
@@ -466,8 +472,7 @@ public final class Router implements Terminal {
    * its response, or its failure as an error body.
    */
   private GatewayResponse answer(GatewayRequest request, CloudRoute route, Attempt attempt) {
-    String backend = route != null ? route.backend().name() : local.name();
-    RequestOutcome.of(request).servedBy(backend);
+    RequestOutcome.of(request).servedBy(route != null ? route.backend().kind() : local.kind());
     GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
     int status = response.status();
     if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {

@@ -1,5 +1,6 @@
 package io.spillway.routing;
 
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.routing.capacity.Verdict;
 
 /**
@@ -15,7 +16,7 @@ public interface RouterListener {
    * One call to {@code backend} ended, {@code nanos} (from the router's ticker) after it started: its
    * answer, or for a stream its first event or the failure before it, as {@code verdict} judged it.
    */
-  default void onAttempt(String backend, Verdict verdict, long nanos) {}
+  default void onAttempt(BackendKind backend, Verdict verdict, long nanos) {}
 
   /** The cloud route {@code route} gave a capacity answer (whatever the breaker then made of it). */
   default void onCapacityAnswer(String route, Verdict verdict) {}

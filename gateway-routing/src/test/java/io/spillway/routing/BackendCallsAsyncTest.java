@@ -9,6 +9,7 @@ import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -200,7 +201,7 @@ class BackendCallsAsyncTest {
   }
 
   static Backend backend(Function<GatewayRequest, CompletionStage<GatewayResponse>> answer) {
-    return TestBackends.async("cloud", answer);
+    return TestBackends.async(BackendKind.CLOUD, answer);
   }
 
   /**
@@ -216,12 +217,12 @@ class BackendCallsAsyncTest {
     volatile boolean full;
 
     @Override
-    public Permit tryEnter(String backend, GatewayRequest request) {
+    public Permit tryEnter(BackendKind backend, GatewayRequest request) {
       return full ? null : permit();
     }
 
     @Override
-    public Permit enter(String backend, GatewayRequest request) {
+    public Permit enter(BackendKind backend, GatewayRequest request) {
       if (!full) {
         return permit();
       }

@@ -9,6 +9,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -40,14 +42,16 @@ class ModelsServiceTest {
   ModelsService service(GatewayResponse cloudAnswer, AdmissionGate gate) {
     Backend cloud = new Backend() {
       @Override
-      public String name() {
-        return "cloud";
+      public BackendKind kind() {
+        return BackendKind.CLOUD;
       }
 
       @Override
-      public GatewayResponse call(GatewayRequest request) {
-        cloudCalls.incrementAndGet();
-        return cloudAnswer;
+      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+        return Blocking.supply(() -> {
+          cloudCalls.incrementAndGet();
+          return cloudAnswer;
+        });
       }
     };
     Map<String, String> models = new LinkedHashMap<>();
@@ -82,7 +86,7 @@ class ModelsServiceTest {
     GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(200);
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.CLOUD);
     assertThat(RequestOutcome.of(request).cache()).isEqualTo(RequestOutcome.CacheStatus.BYPASS);
     assertThat(body(response).path("data").findValuesAsText("id")).containsExactly("gpt-4o", "gpt-4o-mini");
   }
@@ -93,7 +97,7 @@ class ModelsServiceTest {
     GatewayRequest request = query(null);
     GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), AdmissionGate.OPEN).handle(request));
 
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.LOCAL);
     assertThat(body(response).path("data").findValuesAsText("id"))
         .containsExactly("gpt-4o-mini", "qwen2.5-coder:7b", "llama3.2:3b");
     assertThat(body(response).path("data").get(0).path("owned_by").asText()).isEqualTo(LocalModelList.OWNER);
@@ -108,7 +112,7 @@ class ModelsServiceTest {
     GatewayResponse response = Blocking.await(service(json(503, capacity), AdmissionGate.OPEN).handle(request));
 
     assertThat(response.status()).isEqualTo(200);
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.LOCAL);
   }
 
   @Test
@@ -119,7 +123,7 @@ class ModelsServiceTest {
     GatewayRequest request = query(null);
     GatewayResponse response = Blocking.await(service(json(200, CLOUD_LIST), full).handle(request));
 
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("local");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.LOCAL);
     assertThat(cloudCalls).hasValue(0);
   }
 
@@ -131,7 +135,7 @@ class ModelsServiceTest {
     assertThat(response.status()).isEqualTo(200);
     assertThat(body(response).path("id").asText()).isEqualTo("gpt-4o-mini");
     assertThat(body(response).path("object").asText()).isEqualTo("model");
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.CLOUD);
   }
 
   @Test
@@ -142,7 +146,7 @@ class ModelsServiceTest {
     assertThat(response.status()).isEqualTo(404);
     assertThat(body(response).path("error").path("code").asText()).isEqualTo("model_not_found");
     assertThat(body(response).path("error").path("message").asText()).contains("'gpt-9'");
-    assertThat(RequestOutcome.of(request).backend()).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(request).backend()).isEqualTo(BackendKind.CLOUD);
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -39,7 +40,7 @@ class RouterAdmissionTest {
   private final List<String> entered = new ArrayList<>();
   private final AtomicInteger held = new AtomicInteger();
   private final AdmissionGate gate = (backend, request) -> {
-    entered.add(backend);
+    entered.add(backend.tag());
     held.incrementAndGet();
     return held::decrementAndGet;
   };
@@ -135,7 +136,7 @@ class RouterAdmissionTest {
   }
 
   private static Backend backend(Function<GatewayRequest, GatewayResponse> answer) {
-    return TestBackends.blocking("cloud", answer);
+    return TestBackends.blocking(BackendKind.CLOUD, answer);
   }
 
   private static GatewayRequest request() {

@@ -8,6 +8,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -36,7 +37,7 @@ class RouterClientDisconnectTest {
   final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   final Breaker breaker = new ReplicaBreaker(BreakerSettings.DEFAULTS, clock);
   final AtomicInteger localCalls = new AtomicInteger();
-  final Backend local = backend("local", request -> {
+  final Backend local = backend(BackendKind.LOCAL, request -> {
     localCalls.incrementAndGet();
     return RouterTest.ok();
   });
@@ -63,7 +64,7 @@ class RouterClientDisconnectTest {
   @Test
   void aCapacityAnswerForAClientThatLeftIsNotRetriedLocally() {
     ClientDisconnect disconnect = ClientDisconnect.create();
-    Router router = router(backend("cloud", request -> {
+    Router router = router(backend(BackendKind.CLOUD, request -> {
       disconnect.signal(); // the client leaves while the cloud works, and the cloud then says "at capacity"
       return RouterTest.capacity();
     }), AdmissionGate.OPEN);
@@ -77,7 +78,7 @@ class RouterClientDisconnectTest {
   @Test
   void aCallCancelledBecauseTheClientLeftIsNotRetriedLocallyNorCountedAgainstTheCloud() {
     ClientDisconnect disconnect = ClientDisconnect.create();
-    Router router = router(backend("cloud", request -> {
+    Router router = router(backend(BackendKind.CLOUD, request -> {
       disconnect.signal();
       throw new UpstreamException("cloud", UpstreamException.Failure.RESET_BEFORE_RESPONSE, "Canceled", null);
     }), AdmissionGate.OPEN);
@@ -112,7 +113,7 @@ class RouterClientDisconnectTest {
       return permits::decrementAndGet;
     };
     AtomicInteger cloudCalls = new AtomicInteger();
-    Router router = router(backend("cloud", request -> {
+    Router router = router(backend(BackendKind.CLOUD, request -> {
       cloudCalls.incrementAndGet();
       return RouterTest.ok();
     }), full);
@@ -137,7 +138,7 @@ class RouterClientDisconnectTest {
   @Test
   void aSuccessfulAnswerIsKeptEvenIfTheClientLeftMeanwhile() {
     ClientDisconnect disconnect = ClientDisconnect.create();
-    Router router = router(backend("cloud", request -> {
+    Router router = router(backend(BackendKind.CLOUD, request -> {
       disconnect.signal();
       return RouterTest.ok();
     }), AdmissionGate.OPEN);
@@ -147,7 +148,7 @@ class RouterClientDisconnectTest {
     assertThat(answer.status()).as("its usage is real and is settled as usual").isEqualTo(200);
   }
 
-  static Backend backend(String name, Function<GatewayRequest, GatewayResponse> answer) {
-    return RouterTest.backend(name, answer);
+  static Backend backend(BackendKind kind, Function<GatewayRequest, GatewayResponse> answer) {
+    return RouterTest.backend(kind, answer);
   }
 }

@@ -12,6 +12,7 @@ import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -34,6 +35,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -57,8 +59,8 @@ class RouterTest {
   /** What the router tells its listener, written down as text. */
   final RouterListener listener = new RouterListener() {
     @Override
-    public void onAttempt(String backend, Verdict verdict, long nanos) {
-      told.add("attempt " + backend + " " + verdict.outcome().tag() + " " + Duration.ofNanos(nanos));
+    public void onAttempt(BackendKind backend, Verdict verdict, long nanos) {
+      told.add("attempt " + backend.tag() + " " + verdict.outcome().tag() + " " + Duration.ofNanos(nanos));
     }
 
     @Override
@@ -121,10 +123,10 @@ class RouterTest {
 
   @Test
   void eachCallIsTimedOnTheInjectedTickerAndToldToTheListener() {
-    Terminal router = router(backend("cloud", r -> {
+    Terminal router = router(backend(BackendKind.CLOUD, r -> {
       clock.advance(Duration.ofMillis(1500));
       return capacity();
-    }), backend("local", r -> {
+    }), backend(BackendKind.LOCAL, r -> {
       clock.advance(Duration.ofMillis(250));
       return ok();
     }));
@@ -139,7 +141,7 @@ class RouterTest {
 
   @Test
   void neitherBackendServingIsToldAsUnavailable() {
-    Terminal router = router(backend("cloud", r -> capacity()), null);
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), null);
 
     assertThat(Blocking.await(router.handle(request(false))).status()).isEqualTo(503);
 
@@ -148,7 +150,7 @@ class RouterTest {
 
   @Test
   void aStreamHoldsItsPermitUntilItIsClosed() {
-    Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
+    Terminal router = router(backend(BackendKind.CLOUD, r -> stream("{\"choices\":[]}", "{\"choices\":[]}", "[DONE]")), null);
 
     GatewayResponse response = Blocking.await(router.handle(request(true)));
 
@@ -163,7 +165,7 @@ class RouterTest {
 
   @Test
   void aStreamGivesItsPermitBackWhenItEnds() {
-    Terminal router = router(backend("cloud", r -> stream("{\"choices\":[]}", "[DONE]")), null);
+    Terminal router = router(backend(BackendKind.CLOUD, r -> stream("{\"choices\":[]}", "[DONE]")), null);
     EventStream stream = Blocking.await(router.handle(request(true))).stream();
 
     assertThat(stream.started()).isFalse();
@@ -176,14 +178,14 @@ class RouterTest {
 
   @Test
   void aBufferedAnswerGivesItsPermitBackAtOnce() {
-    Blocking.await(router(backend("cloud", r -> ok()), null).handle(request(false)));
+    Blocking.await(router(backend(BackendKind.CLOUD, r -> ok()), null).handle(request(false)));
 
     assertThat(gate.events).containsExactly("enter cloud", "leave cloud");
   }
 
   @Test
   void aFailedCloudAttemptGivesItsPermitBackBeforeLocalIsEntered() {
-    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> stream("{\"choices\":[]}", "[DONE]")));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), backend(BackendKind.LOCAL, r -> stream("{\"choices\":[]}", "[DONE]")));
 
     GatewayResponse response = Blocking.await(router.handle(request(true)));
 
@@ -196,8 +198,8 @@ class RouterTest {
   @Test
   void aStreamThatOpensWithACapacityErrorIsClosedAndRetriedLocally() {
     ListStream cloudStream = new ListStream(CAPACITY_BODY);
-    Terminal router = router(backend("cloud", r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
-        backend("local", r -> ok()));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> GatewayResponse.streamed(200, Headers.EMPTY, cloudStream)),
+        backend(BackendKind.LOCAL, r -> ok()));
 
     GatewayResponse response = Blocking.await(router.handle(request(true)));
 
@@ -209,12 +211,12 @@ class RouterTest {
 
   @Test
   void aProbeRefusedByAdmissionGoesBackToThePool() {
-    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> ok()));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), backend(BackendKind.LOCAL, r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
       Blocking.await(router.handle(request(false)));
     }
     clock.advance(config.localFor());
-    gate.refuse("cloud");
+    gate.refuse(BackendKind.CLOUD);
 
     GatewayResponse refused = Blocking.await(router.handle(request(false)));
 
@@ -229,13 +231,15 @@ class RouterTest {
     AtomicInteger warmUps = new AtomicInteger();
     Backend local = new Backend() {
       @Override
-      public String name() {
-        return "local";
+      public BackendKind kind() {
+        return BackendKind.LOCAL;
       }
 
       @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return ok();
+      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+        return Blocking.supply(() -> {
+          return ok();
+        });
       }
 
       @Override
@@ -243,7 +247,7 @@ class RouterTest {
         warmUps.incrementAndGet();
       }
     };
-    Terminal router = router(backend("cloud", r -> capacity()), local);
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), local);
 
     Blocking.await(router.handle(request(false)));
     Blocking.await(router.handle(request(false)));
@@ -254,8 +258,8 @@ class RouterTest {
   @Test
   void preferLocalNeverKeepsARequestFromBeingTheHalfOpenProbe() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Terminal router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
-        ? capacity() : ok()), backend("local", r -> ok()));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+        ? capacity() : ok()), backend(BackendKind.LOCAL, r -> ok()));
     for (int i = 0; i < config.capacityStreak(); i++) {
       Blocking.await(router.handle(request(false)));
     }
@@ -266,7 +270,9 @@ class RouterTest {
     GatewayResponse response = Blocking.await(router.handle(preferLocal));
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("cloud");
-    assertThat(RequestOutcome.of(preferLocal).backend()).isEqualTo("cloud");
+    assertThat(RequestOutcome.of(preferLocal).backend()).isEqualTo(BackendKind.CLOUD);
+    assertThat(RequestOutcome.of(preferLocal).localByPreference()).as("the preference did not take effect").isFalse();
+    assertThat(RequestOutcome.of(preferLocal).degraded()).doesNotContain(RequestOutcome.LOCAL_STEP);
     assertThat(cloudCalls).hasValue(config.capacityStreak() + 1);
     assertThat(breaker.state()).isEqualTo(Breaker.State.CLOSED);
   }
@@ -274,10 +280,10 @@ class RouterTest {
   @Test
   void preferLocalWhileClosedIsServedLocallyAndLeavesTheBreakerAlone() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Terminal router = router(backend("cloud", r -> {
+    Terminal router = router(backend(BackendKind.CLOUD, r -> {
       cloudCalls.incrementAndGet();
       return ok();
-    }), backend("local", r -> ok()));
+    }), backend(BackendKind.LOCAL, r -> ok()));
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
@@ -285,6 +291,8 @@ class RouterTest {
 
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
     assertThat(response.headers().get("x-spillway-fallback")).isNull();
+    assertThat(RequestOutcome.of(preferLocal).localByPreference()).isTrue();
+    assertThat(RequestOutcome.of(preferLocal).degraded()).containsExactly(RequestOutcome.LOCAL_STEP);
     assertThat(cloudCalls).hasValue(0);
     assertThat(breaker.state()).isEqualTo(Breaker.State.CLOSED);
   }
@@ -292,10 +300,10 @@ class RouterTest {
   @Test
   void theFallbackWhileOpenIsNotTheProbeAndMovesNothingInTheBreaker() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Terminal router = router(backend("cloud", r -> {
+    Terminal router = router(backend(BackendKind.CLOUD, r -> {
       cloudCalls.incrementAndGet();
       return capacity();
-    }), backend("local", r -> GatewayResponse.json(500, "{\"error\":\"boom\"}".getBytes(StandardCharsets.UTF_8))));
+    }), backend(BackendKind.LOCAL, r -> GatewayResponse.json(500, "{\"error\":\"boom\"}".getBytes(StandardCharsets.UTF_8))));
     for (int i = 0; i < config.capacityStreak(); i++) {
       Blocking.await(router.handle(request(false)));
     }
@@ -316,8 +324,8 @@ class RouterTest {
   @Test
   void aSuccessfulFallbackWhileOpenDoesNotCloseTheBreakerEarly() {
     AtomicInteger cloudCalls = new AtomicInteger();
-    Terminal router = router(backend("cloud", r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
-        ? capacity() : ok()), backend("local", r -> {
+    Terminal router = router(backend(BackendKind.CLOUD, r -> cloudCalls.incrementAndGet() <= config.capacityStreak()
+        ? capacity() : ok()), backend(BackendKind.LOCAL, r -> {
           throw new io.spillway.core.error.UpstreamException("local",
               io.spillway.core.error.UpstreamException.Failure.CONNECT_FAILED, "refused", null);
         }));
@@ -335,7 +343,7 @@ class RouterTest {
 
   @Test
   void aFallbackFromAPreferLocalRequestWhileClosedCountsTowardTheStreak() {
-    Terminal router = router(backend("cloud", r -> capacity()), null);
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), null);
     GatewayRequest preferLocal = request(false);
     preferLocal.setAttribute(RequestAttributes.PREFER_LOCAL, true);
 
@@ -343,6 +351,8 @@ class RouterTest {
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("x-spillway-fallback")).isEqualTo("local_disabled");
+    assertThat(RequestOutcome.of(preferLocal).localByPreference()).as("the cloud answered after all").isFalse();
+    assertThat(RequestOutcome.of(preferLocal).degraded()).doesNotContain(RequestOutcome.LOCAL_STEP);
     assertThat(breaker.streak()).as("an ordinary cloud request in a closed breaker").isEqualTo(1);
   }
 
@@ -351,14 +361,16 @@ class RouterTest {
     AtomicInteger calls = new AtomicInteger();
     Backend local = new Backend() {
       @Override
-      public String name() {
-        return "local";
+      public BackendKind kind() {
+        return BackendKind.LOCAL;
       }
 
       @Override
-      public GatewayResponse call(GatewayRequest request) {
-        calls.incrementAndGet();
-        return ok();
+      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+        return Blocking.supply(() -> {
+          calls.incrementAndGet();
+          return ok();
+        });
       }
 
       @Override
@@ -367,7 +379,7 @@ class RouterTest {
       }
     };
 
-    GatewayResponse response = Blocking.await(router(backend("cloud", r -> capacity()), local).handle(request(false)));
+    GatewayResponse response = Blocking.await(router(backend(BackendKind.CLOUD, r -> capacity()), local).handle(request(false)));
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("retry-after")).isEqualTo("1");
@@ -379,7 +391,7 @@ class RouterTest {
   void aLocalRejectionDuringFailoverIsNotPassedOffAsTheAnswer() {
     byte[] notFound = "{\"error\":{\"message\":\"model 'qwen2.5-coder:7b' not found\",\"type\":\"api_error\"}}"
         .getBytes(StandardCharsets.UTF_8);
-    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(404, notFound)));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), backend(BackendKind.LOCAL, r -> GatewayResponse.json(404, notFound)));
 
     GatewayResponse response = Blocking.await(router.handle(request(false)));
 
@@ -392,7 +404,7 @@ class RouterTest {
   void aLocalRejectionWhileTrafficIsLocalReachesTheClient() {
     byte[] invalid = "{\"error\":{\"message\":\"invalid temperature\",\"type\":\"invalid_request_error\"}}"
         .getBytes(StandardCharsets.UTF_8);
-    Terminal router = router(backend("cloud", r -> capacity()), backend("local", r -> GatewayResponse.json(400, invalid)));
+    Terminal router = router(backend(BackendKind.CLOUD, r -> capacity()), backend(BackendKind.LOCAL, r -> GatewayResponse.json(400, invalid)));
     breaker.override(Breaker.OverrideMode.OPEN);
 
     GatewayResponse response = Blocking.await(router.handle(request(false)));
@@ -401,17 +413,17 @@ class RouterTest {
     assertThat(response.headers().get("x-spillway-backend")).isEqualTo("local");
   }
 
-  static Backend backend(String name, Function<GatewayRequest, GatewayResponse> answer) {
-    return TestBackends.blocking(name, answer);
+  static Backend backend(BackendKind kind, Function<GatewayRequest, GatewayResponse> answer) {
+    return TestBackends.blocking(kind, answer);
   }
 
   /** Records who entered and left; can refuse one backend as a full waiting area would. */
   static final class RecordingGate implements AdmissionGate {
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger inFlight = new AtomicInteger();
-    volatile String refused;
+    volatile BackendKind refused;
 
-    void refuse(String backend) {
+    void refuse(BackendKind backend) {
       refused = backend;
     }
 
@@ -420,14 +432,14 @@ class RouterTest {
     }
 
     @Override
-    public Permit enter(String backend, GatewayRequest request) {
-      if (backend.equals(refused)) {
+    public Permit enter(BackendKind backend, GatewayRequest request) {
+      if (backend == refused) {
         throw ErrorKind.QUEUE_TIMEOUT.exception("waited too long").withRetryAfter(Duration.ofSeconds(2));
       }
-      events.add("enter " + backend);
+      events.add("enter " + backend.tag());
       inFlight.incrementAndGet();
       return () -> {
-        events.add("leave " + backend);
+        events.add("leave " + backend.tag());
         inFlight.decrementAndGet();
       };
     }

@@ -1,6 +1,7 @@
 package io.spillway.routing;
 
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -11,32 +12,27 @@ import java.util.function.Function;
 public final class TestBackends {
   private TestBackends() {}
 
-  /** A backend named {@code name} that answers {@link Backend#call} (and so runs on a virtual thread when called asynchronously). */
-  public static Backend blocking(String name, Function<GatewayRequest, GatewayResponse> answer) {
+  /** A backend of {@code kind} whose answer blocks, so it runs where blocking is allowed ({@link Blocking#supply}). */
+  public static Backend blocking(BackendKind kind, Function<GatewayRequest, GatewayResponse> answer) {
     return new Backend() {
       @Override
-      public String name() {
-        return name;
+      public BackendKind kind() {
+        return kind;
       }
 
       @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return answer.apply(request);
+      public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+        return Blocking.supply(() -> answer.apply(request));
       }
     };
   }
 
-  /** A backend named {@code name} that answers only through {@link Backend#callAsync}, as one with a non-blocking client does. */
-  public static Backend async(String name, Function<GatewayRequest, CompletionStage<GatewayResponse>> answer) {
+  /** A backend of {@code kind} that answers only through {@link Backend#callAsync}, as one with a non-blocking client does. */
+  public static Backend async(BackendKind kind, Function<GatewayRequest, CompletionStage<GatewayResponse>> answer) {
     return new Backend() {
       @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public GatewayResponse call(GatewayRequest request) {
-        return Blocking.await(callAsync(request));
+      public BackendKind kind() {
+        return kind;
       }
 
       @Override

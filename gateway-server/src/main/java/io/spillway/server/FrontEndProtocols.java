@@ -88,16 +88,20 @@ final class FrontEndProtocols {
             .initialWindowSize(limits.initialWindowSize().toIntBytes())
             .maxHeaderListSize(config.maxHeaderSize().bytes()))
         // Resets are counted both ways by Http2ResetBudget; Netty's client-only count would be a
-        // second, looser limit on the same thing.
+        // second, looser limit on the same thing. Its outbound guard stays, on the same budget, for
+        // the resets of streams that were never opened (which no stream close reports).
         .decoderEnforceMaxRstFramesPerWindow(0, 0)
-        .frameLogger(new Http2FrameWatch(resets, idle))
+        .encoderEnforceMaxRstFramesPerWindow(limits.maxResetsPerWindow(), (int) limits.resetWindow().toSeconds())
         .build();
     idle.watch(codec.connection());
+    Http2FrameWatch watch = new Http2FrameWatch(resets, idle, "http2-codec");
+    watch.watch(codec.connection(), pipeline);
     PendingBodyBudget connectionBodies = new PendingBodyBudget(
         limits.maxPendingBodyBytesPerConnection().bytes(), "server.http2.maxPendingBodyBytesPerConnection");
     InFlightShare share = new InFlightShare(limits.maxInFlightPerConnection());
     pipeline.addLast("http2-idle-close", idle);
     pipeline.addLast("http2-codec", codec);
+    pipeline.addLast("http2-watch", watch);
     pipeline.addLast("http2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel stream) {

@@ -1,59 +1,60 @@
 package io.spillway.server;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http2.Http2FrameLogger;
-import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.logging.LogLevel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2Stream;
 
 /**
- * Sees every frame one HTTP/2 connection reads and writes, as the frame codec reports them to its
- * frame logger (the one hook Netty gives that sees the server's own {@code RST_STREAM} frames,
- * whichever part of the codec writes them). It logs nothing: it counts resets, both ways, against
- * the connection's {@link Http2ResetBudget}, and tells {@link Http2IdleClose} when the client does
- * something with a stream, so that a connection that only PINGs is idle.
+ * Sits between an HTTP/2 connection's frame codec and its stream multiplexer and watches what the
+ * client does: each {@code RST_STREAM} it sends, and each stream the server itself reset (seen when
+ * the stream closes with a reset sent, whoever in the codec or a stream channel sent it), count
+ * against the connection's {@link Http2ResetBudget}; {@code HEADERS} and {@code DATA} from the client
+ * tell {@link Http2IdleClose} the connection is in use (PING and the other control frames do not).
+ * Resets of streams the codec never opened (a stream over {@code SETTINGS_MAX_CONCURRENT_STREAMS})
+ * are counted by Netty's own outbound guard, set to the same budget. Confined to the connection's
+ * event loop.
  */
-final class Http2FrameWatch extends Http2FrameLogger {
+final class Http2FrameWatch extends ChannelInboundHandlerAdapter {
   private final Http2ResetBudget resets;
   private final Http2IdleClose idle;
+  private final String codecName;
 
-  Http2FrameWatch(Http2ResetBudget resets, Http2IdleClose idle) {
-    super(LogLevel.TRACE, Http2FrameWatch.class);
+  Http2FrameWatch(Http2ResetBudget resets, Http2IdleClose idle, String codecName) {
     this.resets = resets;
     this.idle = idle;
+    this.codecName = codecName;
+  }
+
+  /** Counts the server's own resets of {@code connection}'s streams; before the handler is added. */
+  void watch(Http2Connection connection, io.netty.channel.ChannelPipeline pipeline) {
+    connection.addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamClosed(Http2Stream stream) {
+        if (stream.isResetSent()) {
+          ChannelHandlerContext codec = pipeline.context(codecName);
+          if (codec != null) {
+            resets.reset(codec);
+          }
+        }
+      }
+    });
   }
 
   @Override
-  public boolean isEnabled() {
-    return false;
-  }
-
-  @Override
-  public void logRstStream(Direction direction, ChannelHandlerContext ctx, int streamId, long errorCode) {
-    resets.reset(ctx);
-  }
-
-  @Override
-  public void logHeaders(Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers,
-      int padding, boolean endStream) {
-    streamActivity(direction);
-  }
-
-  @Override
-  public void logHeaders(Direction direction, ChannelHandlerContext ctx, int streamId, Http2Headers headers,
-      int streamDependency, short weight, boolean exclusive, int padding, boolean endStream) {
-    streamActivity(direction);
-  }
-
-  @Override
-  public void logData(Direction direction, ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding,
-      boolean endStream) {
-    streamActivity(direction);
-  }
-
-  private void streamActivity(Direction direction) {
-    if (direction == Direction.INBOUND) {
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof Http2DataFrame || msg instanceof Http2HeadersFrame) {
       idle.streamActivity();
+    } else if (msg instanceof Http2ResetFrame) {
+      ChannelHandlerContext codec = ctx.pipeline().context(codecName);
+      if (codec != null) {
+        resets.reset(codec);
+      }
     }
+    ctx.fireChannelRead(msg);
   }
 }

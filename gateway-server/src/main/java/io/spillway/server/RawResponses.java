@@ -3,6 +3,7 @@ package io.spillway.server;
 import io.spillway.core.http.RequestIds;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.OpenAiError;
+import io.spillway.core.pipeline.ErrorMapper;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -13,7 +14,7 @@ final class RawResponses {
   private RawResponses() {}
 
   static byte[] closing(ErrorKind kind, String reason, String message, String code, Integer retryAfterSeconds) {
-    byte[] body = new OpenAiError(message, kind.type(), null, code).toBytes();
+    byte[] body = ErrorMapper.body(new OpenAiError(message, kind.type(), null, code));
     String head = "HTTP/1.1 " + kind.status() + " " + reason + "\r\n"
         + "content-type: application/json\r\n"
         + (retryAfterSeconds != null ? "retry-after: " + retryAfterSeconds + "\r\n" : "")

@@ -100,7 +100,7 @@ final class RequestBodyAggregator extends HttpObjectAggregator {
   }
 
   private FullHttpResponse tooLarge() {
-    byte[] body = ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()).toError().toBytes();
+    byte[] body = ErrorMapper.body(ErrorKind.REQUEST_TOO_LARGE.exception(tooLargeMessage()).toError());
     FullHttpResponse response =
         new DefaultFullHttpResponse(
             HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, Unpooled.wrappedBuffer(body));

@@ -6,21 +6,17 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Tier;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
  * The ladder's last step, {@code local}, when the plan allows it: sets
  * {@link RequestAttributes#PREFER_LOCAL}, a preference the router honours unless the request becomes
- * the breaker's half-open probe or local cannot serve it. So the step is taken back from
- * the {@link RequestOutcome}'s degraded steps when the answer comes back and the router says (in the
- * same outcome) that another backend served it. Thread-safe.
+ * the breaker's half-open probe or local cannot serve it. Only the router knows whether it did, so
+ * the router lists the step in the {@link RequestOutcome}'s degraded steps
+ * ({@link RequestOutcome#localByPreference(boolean)}); this stage asks and counts. Thread-safe.
  */
 final class LocalStepInterceptor implements Interceptor {
-  static final String STEP = "local";
-  /** The backend the router names in the {@link RequestOutcome} when the local backend served. */
-  private static final String LOCAL_BACKEND = "local";
+  static final String STEP = RequestOutcome.LOCAL_STEP;
 
   private final ShapingMetrics metrics;
 
@@ -36,15 +32,8 @@ final class LocalStepInterceptor implements Interceptor {
       return chain.proceed(request);
     }
     request.setAttribute(RequestAttributes.PREFER_LOCAL, true);
-    ShapingAttributes.addDegraded(request, List.of(STEP));
     metrics.step(STEP, tier);
-    return chain.proceed(request).whenComplete((response, failure) -> {
-      RequestOutcome outcome = RequestOutcome.of(request);
-      String backend = outcome.backend();
-      if (backend != null && !backend.equals(LOCAL_BACKEND)) {
-        outcome.undo(STEP);
-      }
-    });
+    return chain.proceed(request);
   }
 
   @Override

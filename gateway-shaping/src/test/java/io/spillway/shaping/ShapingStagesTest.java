@@ -13,6 +13,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -184,6 +185,12 @@ class ShapingStagesTest {
         return false;
       }
     };
+    answer = request -> {
+      // as the router does when it takes the preference to the local backend
+      RequestOutcome.of(request).servedBy(BackendKind.LOCAL);
+      RequestOutcome.of(request).localByPreference(true);
+      return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
+    };
     GatewayResponse response = send(config(""), breakerOpen, null, Tier.SILVER, Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o\",\"temperature\":0.2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
 
@@ -209,7 +216,7 @@ class ShapingStagesTest {
       }
     };
     answer = request -> {
-      RequestOutcome.of(request).servedBy("cloud"); // the breaker made it the half-open probe
+      RequestOutcome.of(request).servedBy(BackendKind.CLOUD); // the breaker made it the half-open probe
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     };
 
@@ -391,7 +398,9 @@ class ShapingStagesTest {
       }
     };
     answer = request -> {
-      RequestOutcome.of(request).servedBy("local");
+      // as the router does when it takes the preference to the local backend
+      RequestOutcome.of(request).servedBy(BackendKind.LOCAL);
+      RequestOutcome.of(request).localByPreference(true);
       return GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
     };
     String file = SampleSources.pythonModuleWithTraceback(800);

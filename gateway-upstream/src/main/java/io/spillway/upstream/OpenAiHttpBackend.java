@@ -6,7 +6,7 @@ import io.spillway.core.http.ForwardedHeaders;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.Via;
 import io.spillway.core.pipeline.Backend;
-import io.spillway.core.pipeline.Blocking;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -47,6 +47,7 @@ import okhttp3.HttpUrl;
  * nothing with other instances.
  */
 public final class OpenAiHttpBackend implements Backend {
+  private final BackendKind kind;
   private final String name;
   private final UpstreamSettings config;
   private final UpstreamDialect dialect;
@@ -56,16 +57,17 @@ public final class OpenAiHttpBackend implements Backend {
   private final UpstreamHttp http;
 
   /** A backend addressed as OpenAI does, making its calls over {@code http}. */
-  public OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamHttp http) {
-    this(name, config, UpstreamDialect.OPENAI, http);
+  public OpenAiHttpBackend(BackendKind kind, UpstreamSettings config, UpstreamHttp http) {
+    this(kind, config, UpstreamDialect.OPENAI, http);
   }
 
   /**
    * A backend addressed in {@code dialect} (OpenAI's own, or Azure OpenAI's deployment URLs) that
    * makes its calls over {@code http}, the data path's client on the front end's event loops.
    */
-  public OpenAiHttpBackend(String name, UpstreamSettings config, UpstreamDialect dialect, UpstreamHttp http) {
-    this.name = name;
+  public OpenAiHttpBackend(BackendKind kind, UpstreamSettings config, UpstreamDialect dialect, UpstreamHttp http) {
+    this.kind = kind;
+    this.name = kind.tag();
     this.config = config;
     this.dialect = dialect;
     this.http = Objects.requireNonNull(http, "http");
@@ -80,14 +82,8 @@ public final class OpenAiHttpBackend implements Backend {
   }
 
   @Override
-  public String name() {
-    return name;
-  }
-
-  /** {@link #callAsync}, waited for: the exchange runs on an event loop and this (virtual) thread only waits. */
-  @Override
-  public GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
+  public BackendKind kind() {
+    return kind;
   }
 
   /**
@@ -201,7 +197,8 @@ public final class OpenAiHttpBackend implements Backend {
     request.headers().forEach((name, value) -> {
       if (ForwardedHeaders.forwardUpstream(name) && ForwardedHeaders.forwardableValue(value)
           && !hopByHop.contains(name.toLowerCase(Locale.ROOT))
-          && (traceContext == null || !ForwardedHeaders.isTraceContext(name))) {
+          && (!ForwardedHeaders.isTraceContext(name)
+              || traceContext == null && ForwardedHeaders.traceContextWithinBounds(name, value))) {
         header.accept(name, value);
       }
     });

@@ -10,6 +10,7 @@ import io.spillway.core.error.OpenAiError;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import java.io.IOException;
 
@@ -66,9 +67,8 @@ final class UpstreamAnswers {
     if (message.length() > MAX_MESSAGE) {
       message = message.substring(0, MAX_MESSAGE) + "…";
     }
-    byte[] wrapped =
-        new OpenAiError(message, status >= 500 ? "server_error" : "invalid_request_error", null, "upstream_error")
-            .toBytes();
+    byte[] wrapped = ErrorMapper.body(
+        new OpenAiError(message, status >= 500 ? "server_error" : "invalid_request_error", null, "upstream_error"));
     return GatewayResponse.buffered(
         status, headers.with("content-type", GatewayResponse.JSON), wrapped);
   }

@@ -13,6 +13,7 @@ import io.spillway.config.DataSize;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -125,7 +126,7 @@ class OpenAiHttpBackendAsyncTest {
   @Test
   void anAnswerOverTheLimitFailsTheStageWithResponseTooLarge() {
     cloud.stubFor(post("/v1/chat/completions").willReturn(json(200, ANSWER)));
-    OpenAiHttpBackend small = new OpenAiHttpBackend("cloud", new UpstreamSettings(cloud.baseUrl() + "/v1", "sk-company",
+    OpenAiHttpBackend small = new OpenAiHttpBackend(BackendKind.CLOUD, new UpstreamSettings(cloud.baseUrl() + "/v1", "sk-company",
         Duration.ofSeconds(5), Duration.ofSeconds(2), DataSize.ofBytes(64)), UpstreamDialect.OPENAI, http);
 
     assertThat(failure(onTheLoop(small, request(false)))).isEqualTo(UpstreamException.Failure.RESPONSE_TOO_LARGE);
@@ -134,7 +135,7 @@ class OpenAiHttpBackendAsyncTest {
   @Test
   void anAnswerLaterThanTheTimeoutFailsTheStageWithTimeout() {
     cloud.stubFor(post("/v1/chat/completions").willReturn(json(200, ANSWER).withFixedDelay(5_000)));
-    OpenAiHttpBackend impatient = new OpenAiHttpBackend("cloud", new UpstreamSettings(cloud.baseUrl() + "/v1",
+    OpenAiHttpBackend impatient = new OpenAiHttpBackend(BackendKind.CLOUD, new UpstreamSettings(cloud.baseUrl() + "/v1",
         "sk-company", Duration.ofMillis(300), Duration.ofSeconds(2), DataSize.ofMebibytes(1)),
         UpstreamDialect.OPENAI, http);
 
@@ -163,7 +164,7 @@ class OpenAiHttpBackendAsyncTest {
     GatewayRequest request = request(false);
     request.setAttribute(RequestAttributes.CONNECTION_LOOP, loop);
 
-    GatewayResponse answer = backend(cloud.baseUrl()).call(request);
+    GatewayResponse answer = Blocking.await(backend(cloud.baseUrl()).callAsync(request));
 
     assertThat(answer.status()).isEqualTo(200);
   }
@@ -193,7 +194,7 @@ class OpenAiHttpBackendAsyncTest {
   }
 
   private static OpenAiHttpBackend backend(String baseUrl) {
-    return new OpenAiHttpBackend("cloud", new UpstreamSettings(baseUrl + "/v1", "sk-company", Duration.ofSeconds(5),
+    return new OpenAiHttpBackend(BackendKind.CLOUD, new UpstreamSettings(baseUrl + "/v1", "sk-company", Duration.ofSeconds(5),
         Duration.ofSeconds(2), DataSize.ofMebibytes(1)), UpstreamDialect.OPENAI, http);
   }
 

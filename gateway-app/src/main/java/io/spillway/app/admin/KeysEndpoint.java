@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Key management, behind the admin token:
@@ -59,10 +60,13 @@ public final class KeysEndpoint {
 
   private final Supplier<Duration> defaultOverlap;
   private final Supplier<QuotaCalendar> calendar;
+  /** A key id as the access log writes it. */
+  private final UnaryOperator<String> logIds;
 
   /** {@code defaultOverlap} is read at each rotation ({@code admin.rotationOverlap}, which follows reloads). */
   public KeysEndpoint(Supplier<KeyRegistry> configKeys, ApiKeys apiKeys, AuditLog audit, Clock clock,
-      Supplier<Duration> defaultOverlap, Supplier<QuotaCalendar> calendar) {
+      Supplier<Duration> defaultOverlap, Supplier<QuotaCalendar> calendar, UnaryOperator<String> logIds) {
+    this.logIds = logIds;
     this.configKeys = configKeys;
     this.apiKeys = apiKeys;
     this.audit = audit;
@@ -88,7 +92,8 @@ public final class KeysEndpoint {
           .put("source", "config")
           .put("team", caller.team())
           .put("tier", caller.tier().tag())
-          .put("fingerprint", caller.keyId());
+          .put("fingerprint", caller.keyId())
+          .put("logId", logIds.apply(caller.keyId()));
       List<String> models = registry.models(caller);
       if (!models.isEmpty()) {
         models.forEach(entry.putArray("models")::add);

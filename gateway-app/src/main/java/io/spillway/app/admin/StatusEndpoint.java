@@ -56,7 +56,7 @@ public final class StatusEndpoint implements HttpService {
     for (Backend backend : backends.get()) {
       boolean ready = ready(backend);
       anyReady |= ready;
-      list.addObject().put("name", backend.name()).put("ready", ready);
+      list.addObject().put("name", backend.kind().tag()).put("ready", ready);
     }
     root.put("ready", anyReady);
     for (Map.Entry<String, Supplier<JsonNode>> section : sections.sections().entrySet()) {
@@ -69,7 +69,7 @@ public final class StatusEndpoint implements HttpService {
     try {
       return backend.ready();
     } catch (RuntimeException e) {
-      log.warn("backend {} failed its readiness check: {}", backend.name(), e.toString());
+      log.warn("backend {} failed its readiness check: {}", backend.kind().tag(), e.toString());
       return false;
     }
   }

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * text with {@code logging.json: false}) with the request id, team, tier, backend, model, status,
  * latency, tokens, degraded steps and cache status.
  *
- * <p>What is never in it: the client's key or any header (only the key's non-secret fingerprint).
+ * <p>What is never in it: the client's key or any header (only a non-secret key id, keyed for a
+ * config key: see {@link LogKeyIds}), nor a control, separator or bidirectional-format character
+ * as itself (see {@link LogText}).
  * Prompts and completions appear only with {@code logging.payloads: true}. The setting follows
  * config reloads. Every line passes through the gateway's {@link Redactor}: an upstream that puts
  * the cloud key into an error code or a completion does not put it into the log.
@@ -28,6 +30,7 @@ public final class AccessLog implements Reloadable {
 
   private final Redactor redactor;
   private volatile LoggingConfig config;
+  private volatile LogKeyIds keyIds;
 
   public AccessLog(LoggingConfig config) {
     this(config, Redactor.NONE);
@@ -36,6 +39,12 @@ public final class AccessLog implements Reloadable {
   public AccessLog(LoggingConfig config, Redactor redactor) {
     this.config = config;
     this.redactor = redactor;
+    this.keyIds = new LogKeyIds(config.keyIdSalt());
+  }
+
+  /** The id this log writes for a key id (see {@link LogKeyIds}). */
+  public String logId(String keyId) {
+    return keyIds.of(keyId);
   }
 
   /** Whether prompts and completions are to be captured for the log. */
@@ -47,13 +56,15 @@ public final class AccessLog implements Reloadable {
     if (!log.isInfoEnabled()) {
       return;
     }
-    log.info(redactor.redact(config.json() ? json(exchange) : text(exchange)));
+    String keyId = keyIds.of(exchange.keyId());
+    log.info(redactor.redact(config.json() ? json(exchange, keyId) : text(exchange)));
   }
 
   /** The JSON line, written field by field (no tree: this runs once per request). */
-  static String json(Exchange e) {
+  static String json(Exchange e, String keyId) {
     StringWriter out = new StringWriter(384);
     try (JsonGenerator line = Json.MAPPER.createGenerator(out)) {
+      line.setCharacterEscapes(LogText.JSON_ESCAPES);
       line.writeStartObject();
       line.writeStringField("ts", e.at().toString());
       line.writeStringField("requestId", e.requestId());
@@ -63,7 +74,7 @@ public final class AccessLog implements Reloadable {
       line.writeStringField("route", e.route());
       line.writeStringField("team", e.team());
       line.writeStringField("tier", e.tier());
-      line.writeStringField("keyId", e.keyId());
+      line.writeStringField("keyId", keyId);
       line.writeStringField("backend", e.backend());
       line.writeStringField("model", e.model());
       line.writeNumberField("status", e.status());
@@ -116,11 +127,11 @@ public final class AccessLog implements Reloadable {
     if (e.traceId() != null) {
       out.append(" traceId=").append(e.traceId());
     }
-    out        .append(" route=").append(e.route())
-        .append(" team=").append(e.team())
+    out.append(" route=").append(e.route())
+        .append(" team=").append(LogText.escaped(e.team()))
         .append(" tier=").append(e.tier())
         .append(" backend=").append(e.backend())
-        .append(" model=").append(e.model())
+        .append(" model=").append(LogText.escaped(e.model()))
         .append(" status=").append(e.status())
         .append(" outcome=").append(e.outcome())
         .append(" latencyMs=").append(millis(e.totalNanos()))
@@ -135,11 +146,11 @@ public final class AccessLog implements Reloadable {
       out.append(" costUsd=").append(e.costUsd());
     }
     if (!e.degraded().isEmpty()) {
-      out.append(" degraded=").append(String.join(",", e.degraded()));
+      out.append(" degraded=").append(LogText.escaped(String.join(",", e.degraded())));
     }
     out.append(" cache=").append(e.cache());
     if (e.error() != null) {
-      out.append(" error=").append(e.error());
+      out.append(" error=").append(LogText.escaped(e.error()));
     }
     if (e.prompt() != null) {
       out.append(" prompt=").append(Json.toString(e.prompt()));
@@ -156,6 +167,9 @@ public final class AccessLog implements Reloadable {
 
   @Override
   public void reload(GatewayConfig next) {
+    if (!java.util.Objects.equals(next.logging().keyIdSalt(), config.keyIdSalt())) {
+      keyIds = new LogKeyIds(next.logging().keyIdSalt());
+    }
     config = next.logging();
   }
 }

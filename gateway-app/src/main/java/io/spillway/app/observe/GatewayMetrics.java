@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.spillway.config.MetricsConfig;
 import io.spillway.core.Version;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.time.Ticker;
@@ -60,7 +61,6 @@ public final class GatewayMetrics {
   private final BoundedTagValues models;
   private final Set<String> configuredModels;
   private final BoundedTagValues steps = new BoundedTagValues(32);
-  private final BoundedTagValues backends = new BoundedTagValues(8);
   private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
   private final Map<MeterKey, Timer> timers = new ConcurrentHashMap<>();
   private volatile boolean jvmBound;
@@ -154,8 +154,8 @@ public final class GatewayMetrics {
     return steps.tag(step);
   }
 
-  String backendTag(String backend) {
-    return backends.tag(backend);
+  String backendTag(BackendKind backend) {
+    return backend == null ? "none" : backend.tag();
   }
 
   void countRequest(String route, String backend, String tier, String model, String outcome, String statusClass) {

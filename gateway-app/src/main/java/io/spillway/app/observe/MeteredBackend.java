@@ -3,6 +3,7 @@ package io.spillway.app.observe;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ForwardingBackend;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -28,7 +29,7 @@ final class MeteredBackend extends ForwardingBackend {
     this.metrics = metrics;
     this.capacity = capacity;
     this.ticker = ticker;
-    this.name = metrics.backendTag(delegate.name());
+    this.name = metrics.backendTag(delegate.kind());
   }
 
   @Override
@@ -72,7 +73,7 @@ final class MeteredBackend extends ForwardingBackend {
   }
 
   private boolean isCloud() {
-    return "cloud".equals(delegate.name());
+    return delegate.kind() == BackendKind.CLOUD;
   }
 
   @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ClientDisconnect;
@@ -17,7 +18,6 @@ import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
 import io.spillway.core.sse.SseEvent;
 import io.spillway.core.time.Ticker;
-import io.spillway.routing.cloud.CloudBackend;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -204,14 +204,11 @@ public final class RequestObserverInterceptor implements Interceptor {
       Caller caller = request.attribute(RequestAttributes.CALLER);
       String tier = caller == null ? "none" : caller.tier().name().toLowerCase(Locale.ROOT);
       String cacheStatus = what.cache() != null ? what.cache().tag() : "none";
-      String backend = what.backend();
-      if (backend == null) {
-        backend = "hit".equals(cacheStatus) ? "cache" : "none";
-      }
-      String backendTag = metrics.backendTag(backend);
+      BackendKind answeredBy = what.answeredBy();
+      String backendTag = metrics.backendTag(answeredBy);
       String model = parsed == null ? null : parsed.model();
       String resolvedOutcome = outcome != null ? outcome : outcome(finalStatus);
-      boolean answeredByTheCloud = "success".equals(resolvedOutcome) && CloudBackend.NAME.equals(backend);
+      boolean answeredByTheCloud = "success".equals(resolvedOutcome) && answeredBy == BackendKind.CLOUD;
       String modelTag = caller == null ? "none" : metrics.modelTag(model, answeredByTheCloud);
       String route = request.route().tag();
       Long upstream = request.attribute(ObserveAttributes.UPSTREAM_NANOS);
@@ -237,7 +234,7 @@ public final class RequestObserverInterceptor implements Interceptor {
       String outerId = MDC.get("requestId");
       MDC.put("requestId", request.id());
       try {
-        accessLog.write(exchange(caller, tier, backend, model, finalStatus, resolvedOutcome, stream, total,
+        accessLog.write(exchange(caller, tier, backendTag, model, finalStatus, resolvedOutcome, stream, total,
             gatewayNanos, upstreamNanos, degraded, cacheStatus, error));
       } finally {
         if (outerId == null) {

@@ -3,6 +3,7 @@ package io.spillway.app.observe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.routing.RouterListener;
 import io.spillway.routing.capacity.Verdict;
 import java.util.ArrayList;
@@ -35,8 +36,8 @@ public final class RouterMetrics implements RouterListener {
   }
 
   @Override
-  public void onAttempt(String backend, Verdict verdict, long nanos) {
-    attempts.computeIfAbsent(List.of(backend, verdict.outcome().tag()), key -> Timer
+  public void onAttempt(BackendKind backend, Verdict verdict, long nanos) {
+    attempts.computeIfAbsent(List.of(backend.tag(), verdict.outcome().tag()), key -> Timer
             .builder("spillway.router.attempt.duration")
             .description("One backend call until its answer (a stream: until its first event), by backend and outcome")
             .tags("backend", key.get(0), "outcome", key.get(1))

@@ -51,7 +51,7 @@ final class TracedBackend extends ForwardingBackend {
     Span span = tracer.spanBuilder(GenAi.spanName(request.route(), model))
         .setParent(parent)
         .setSpanKind(SpanKind.CLIENT)
-        .setAttribute(GenAi.BACKEND, delegate.name())
+        .setAttribute(GenAi.BACKEND, delegate.kind().tag())
         .setAttribute(GenAi.PROVIDER, provider)
         .startSpan();
     String operation = GenAi.operation(request.route());

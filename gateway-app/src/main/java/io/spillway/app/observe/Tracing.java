@@ -10,6 +10,7 @@ import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.spillway.config.TracesConfig;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.time.Ticker;
 import java.time.Clock;
@@ -31,7 +32,7 @@ public final class Tracing implements AutoCloseable {
 
   private final SdkTracerProvider provider;
   private final Tracer tracer;
-  private final Map<String, String> providers = new ConcurrentHashMap<>();
+  private final Map<BackendKind, String> providers = new ConcurrentHashMap<>();
 
   private Tracing(SdkTracerProvider provider) {
     this.provider = provider;
@@ -78,7 +79,7 @@ public final class Tracing implements AutoCloseable {
     if (!enabled()) {
       return backend;
     }
-    providers.put(backend.name(), provider);
+    providers.put(backend.kind(), provider);
     return new TracedBackend(backend, tracer, provider, capacity);
   }
 

@@ -11,6 +11,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -39,10 +40,10 @@ final class TracingInterceptor implements Interceptor {
   private static final W3CTraceContextPropagator W3C = W3CTraceContextPropagator.getInstance();
 
   private final Tracer tracer;
-  private final Function<String, String> providers;
+  private final Function<BackendKind, String> providers;
 
-  /** @param providers the {@code gen_ai.provider.name} of a backend, by the backend's name */
-  TracingInterceptor(Tracer tracer, Function<String, String> providers) {
+  /** @param providers the {@code gen_ai.provider.name} of a backend, by its kind */
+  TracingInterceptor(Tracer tracer, Function<BackendKind, String> providers) {
     this.tracer = tracer;
     this.providers = providers;
   }
@@ -104,9 +105,9 @@ final class TracingInterceptor implements Interceptor {
     private volatile long inputTokens = -1;
     private volatile long outputTokens = -1;
     private final List<String> finishReasons = new ArrayList<>();
-    private final Function<String, String> providers;
+    private final Function<BackendKind, String> providers;
 
-    RequestSpan(Span span, GatewayRequest request, Function<String, String> providers) {
+    RequestSpan(Span span, GatewayRequest request, Function<BackendKind, String> providers) {
       this.span = span;
       this.request = request;
       this.providers = providers;
@@ -213,13 +214,10 @@ final class TracingInterceptor implements Interceptor {
         span.setAttribute(GenAi.TIER, caller.tier().name().toLowerCase(Locale.ROOT));
         span.setAttribute(GenAi.TEAM, caller.team());
       }
-      String backend = outcome.backend();
+      BackendKind backend = outcome.answeredBy();
       String cacheStatus = outcome.cache() != null ? outcome.cache().tag() : "none";
-      if (backend == null && "hit".equals(cacheStatus)) {
-        backend = "cache";
-      }
       if (backend != null) {
-        span.setAttribute(GenAi.BACKEND, backend);
+        span.setAttribute(GenAi.BACKEND, backend.tag());
       }
       String provider = backend == null ? null : providers.apply(backend);
       if (provider != null) {

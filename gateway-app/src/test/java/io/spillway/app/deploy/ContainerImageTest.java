@@ -61,6 +61,7 @@ class ContainerImageTest {
   Path data;
   WireMockServer cloud;
   String container;
+  JsonNode image;
   JsonNode config;
   int port;
   Process running;
@@ -73,10 +74,11 @@ class ContainerImageTest {
     ExternalTool.Result bases = ExternalTool.run(ROOT, Duration.ofMinutes(20), ROOT.resolve(".ci/base-images").toString());
     assertThat(bases.exitCode()).as(bases.output()).isZero();
     ExternalTool.Result build = ExternalTool.run(ROOT, Duration.ofMinutes(40), buildah.toString(), "bud",
-        "--isolation", "chroot", "--pull-never", "--layers", "-f", "docker/Dockerfile", "-t", IMAGE, ".");
+        "--isolation", "chroot", "--pull-never", "--layers", "--format", "docker", "-f", "docker/Dockerfile", "-t", IMAGE, ".");
     assertThat(build.exitCode()).as(tail(build.output())).isZero();
-    String inspected = buildah("inspect", "--type", "image", "--format", "{{json .OCIv1.Config}}", IMAGE);
-    config = JSON.readTree(inspected.substring(inspected.indexOf('{')));
+    String inspected = buildah("inspect", "--type", "image", IMAGE);
+    image = JSON.readTree(inspected.substring(inspected.indexOf('{')));
+    config = image.at("/OCIv1/config");
 
     cloud = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
     cloud.start();
@@ -174,6 +176,13 @@ class ContainerImageTest {
     assertThat(status("/readyz")).isEqualTo(200);
     String status = Files.readString(Path.of("/proc", Long.toString(java().pid()), "status"));
     assertThat(status).containsPattern("(?m)^Uid:\\s+10001\\s+10001\\s+10001\\s+10001$");
+
+    // The image's HEALTHCHECK, run in the container as the runtime would.
+    JsonNode healthcheck = image.at("/Docker/config/Healthcheck/Test");
+    assertThat(healthcheck.get(0).asText()).isEqualTo("CMD-SHELL");
+    ExternalTool.Result health = ExternalTool.run(ROOT, Duration.ofMinutes(1), buildah.toString(), "run", "--isolation", "chroot",
+        container, "--", "sh", "-c", healthcheck.get(1).asText());
+    assertThat(health.exitCode()).as(health.output()).isZero();
   }
 
   @Test

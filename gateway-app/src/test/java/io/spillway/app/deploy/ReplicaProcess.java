@@ -58,13 +58,17 @@ final class ReplicaProcess implements AutoCloseable {
 
   /** Returns once the replica's {@code /readyz} answers 200. */
   ReplicaProcess awaitReady() {
-    await(name + " is ready").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
-        .until(() -> {
-          if (!process.isAlive()) {
-            throw new IllegalStateException(name + " exited:\n" + logTail());
-          }
-          return status("/readyz") == 200;
-        });
+    try {
+      await(name + " is ready").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+          .until(() -> {
+            if (!process.isAlive()) {
+              throw new IllegalStateException(name + " exited:\n" + logTail());
+            }
+            return status("/readyz") == 200;
+          });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(name + " was not ready within 3 minutes; its log ends:\n" + logTail(), e);
+    }
     return this;
   }
 

@@ -81,6 +81,7 @@ class ConversationClientsFailoverTest {
     }
   }
 
+  /** Both SDKs, silver and bronze keys, buffered and streamed. */
   static Stream<Arguments> clients() {
     List<Arguments> cases = new ArrayList<>();
     for (Client client : Client.values()) {
@@ -162,11 +163,29 @@ class ConversationClientsFailoverTest {
       assertThat(localChats).as("turns 3 to 8, once each, on local").hasSize(6);
       for (int i = 0; i < localChats.size(); i++) {
         int t = i + 3;
+        assertThat(userTexts(localChats.get(i))).as("the user's messages local saw at turn %d", t)
+            .isEqualTo(prompts(t));
         assertThat(roles(localChats.get(i))).as("the conversation local saw at turn %d", t)
-            .containsExactlyElementsOf(alternating(t));
+            .isEqualTo(alternating(t));
       }
-
+      JsonNode lastTurn = exchanges.get(exchanges.size() - 1).request();
+      assertThat(storedStateIds(lastTurn)).as("back on the cloud, the ids it issued still reach it as ids\n" + story)
+          .isNotEmpty().allMatch(cloud::issued);
     }
+  }
+
+  /** The ids of stored state a Responses request refers to: its previous_response_id and item_references. */
+  private static List<String> storedStateIds(JsonNode request) {
+    List<String> ids = new ArrayList<>();
+    if (request.hasNonNull("previous_response_id")) {
+      ids.add(request.get("previous_response_id").asText());
+    }
+    request.path("input").forEach(item -> {
+      if (item.path("type").asText().equals("item_reference")) {
+        ids.add(item.path("id").asText());
+      }
+    });
+    return ids;
   }
 
   @Test
@@ -202,7 +221,7 @@ class ConversationClientsFailoverTest {
    * ({@code stream} true, Ollama's default) with NDJSON lines, a buffered one with one JSON object,
    * as Ollama's {@code /api/chat} does.
    */
-  private static void ollamaAnswers(WireMockServer ollama, String text) {
+  static void ollamaAnswers(WireMockServer ollama, String text) {
     ollamaAgent(ollama, "unused", "unused", text, text);
     ObjectNode answer = Json.object().put("model", AgentModelStubs.OLLAMA_MODEL)
         .put("created_at", "2026-11-10T10:00:00.000000Z").put("done", true).put("done_reason", "stop")
@@ -214,13 +233,37 @@ class ConversationClientsFailoverTest {
 
   private static void play(NodeChat chat, List<JsonNode> turns, int count) {
     for (int i = 0; i < count; i++) {
-      int t = turns.size() + 1;
-      turns.add(chat.say("Turn " + t + ": tell me one more thing about rivers.", TURN_TIMEOUT));
+      turns.add(chat.say(prompt(turns.size() + 1), TURN_TIMEOUT));
     }
   }
 
+  /** What the user types at turn {@code t}. */
+  static String prompt(int t) {
+    return "Turn " + t + ": tell me one more thing about rivers.";
+  }
+
+  /** The user's messages up to turn {@code t}, in order. */
+  static List<String> prompts(int t) {
+    List<String> prompts = new ArrayList<>();
+    for (int i = 1; i <= t; i++) {
+      prompts.add(prompt(i));
+    }
+    return prompts;
+  }
+
+  /** The texts of the user messages of an Ollama {@code /api/chat} body, in order. */
+  static List<String> userTexts(JsonNode chat) {
+    List<String> texts = new ArrayList<>();
+    chat.path("messages").forEach(m -> {
+      if (m.path("role").asText().equals("user")) {
+        texts.add(m.path("content").asText());
+      }
+    });
+    return texts;
+  }
+
   /** user, assistant, user, … ending with the user's turn {@code t}. */
-  private static List<String> alternating(int t) {
+  static List<String> alternating(int t) {
     List<String> roles = new ArrayList<>();
     for (int i = 1; i <= t; i++) {
       roles.add("user");
@@ -232,7 +275,7 @@ class ConversationClientsFailoverTest {
   }
 
   /** The user and assistant roles of an Ollama {@code /api/chat} body, in order (system left out). */
-  private static List<String> roles(JsonNode chat) {
+  static List<String> roles(JsonNode chat) {
     List<String> roles = new ArrayList<>();
     chat.path("messages").forEach(m -> {
       String role = m.path("role").asText();

@@ -32,6 +32,7 @@ import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.api.ParseInterceptor;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
@@ -75,7 +76,7 @@ class LocalBackendSdkTest {
     LocalServer local = LocalBackends.server(config, CloudConfig.DEFAULTS, clock,
         new SimpleMeterRegistry(), EventLoopClient.http());
     Pipeline pipeline = new Pipeline(List.of(new ParseInterceptor()), Terminal.blocking(
-        request -> local.call(request).withHeader("x-spillway-backend", "local")));
+        request -> Blocking.await(local.callAsync(request)).withHeader("x-spillway-backend", "local")));
     HttpRoutes.Builder routes = HttpRoutes.builder();
     for (Route route : Route.values()) {
       if (route.hasBody() && route.api() == Route.Api.OPENAI) {

@@ -63,7 +63,7 @@ class AccessLogTest {
     assertThat(line.get("route").asText()).isEqualTo("chat");
     assertThat(line.get("team").asText()).isEqualTo("web");
     assertThat(line.get("tier").asText()).isEqualTo("silver");
-    assertThat(line.get("keyId").asText()).hasSize(8);
+    assertThat(line.get("keyId").asText()).startsWith("cfg_").hasSize(20); // keyed: see AccessLogHardeningTest
     assertThat(line.get("backend").asText()).isEqualTo("cloud");
     assertThat(line.get("model").asText()).isEqualTo("gpt-4o");
     assertThat(line.get("status").asInt()).isEqualTo(200);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
 import java.time.Duration;
@@ -26,7 +27,7 @@ class RouterMetricsTest {
 
   @Test
   void anAttemptIsTimedByBackendAndOutcomeWithTheDurationTheRouterMeasured() {
-    metrics.onAttempt("cloud", capacity, Duration.ofMillis(250).toNanos());
+    metrics.onAttempt(BackendKind.CLOUD, capacity, Duration.ofMillis(250).toNanos());
 
     PrometheusText text = new PrometheusText(meters.scrape());
     assertThat(text.sum("spillway_router_attempt_duration_seconds_count", "backend", "cloud", "outcome", "capacity"))

@@ -9,6 +9,7 @@ import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -51,7 +52,7 @@ class AdmissionGatewayTest {
   void requestBeyondTheLimitWaitsForAPlaceThenIsServed() throws Exception {
     AdmissionGate.Permit held = holdTheOnlyPlace();
     CompletableFuture<HttpResponse<String>> waiting = chatInBackground(GatewayHarness.SILVER_KEY);
-    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting("cloud") == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting(BackendKind.CLOUD) == 1);
     assertThat(waiting).isNotDone();
 
     held.close();
@@ -63,7 +64,7 @@ class AdmissionGatewayTest {
   void fullWaitingAreaAnswers503WithRetryAfterAtOnce() throws Exception {
     AdmissionGate.Permit held = holdTheOnlyPlace();
     CompletableFuture<HttpResponse<String>> waiting = chatInBackground(GatewayHarness.SILVER_KEY);
-    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting("cloud") == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting(BackendKind.CLOUD) == 1);
 
     HttpResponse<String> refused = chat(GatewayHarness.BRONZE_KEY);
 
@@ -79,7 +80,7 @@ class AdmissionGatewayTest {
   void requestWaitingPastItsMaxWaitGets429QueueTimeoutWithRetryAfter() throws Exception {
     AdmissionGate.Permit held = holdTheOnlyPlace();
     CompletableFuture<HttpResponse<String>> waiting = chatInBackground(GatewayHarness.BRONZE_KEY);
-    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting("cloud") == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> gate.waiting(BackendKind.CLOUD) == 1);
 
     harness.clock.advance(harness.gateway().config().quota().tier(Tier.BRONZE).maxWait());
     gate.wakeOverdue();
@@ -95,7 +96,7 @@ class AdmissionGatewayTest {
     GatewayRequest holder = GatewayRequest.create("holder", Route.CHAT_COMPLETIONS, Headers.EMPTY, Json.object(),
         null, harness.clock.instant());
     holder.setAttribute(RequestAttributes.CALLER, new Caller("release", Tier.GOLD, "test"));
-    return gate.enter("cloud", holder);
+    return gate.enter(BackendKind.CLOUD, holder);
   }
 
   private CompletableFuture<HttpResponse<String>> chatInBackground(String key) {

@@ -27,6 +27,8 @@ import io.spillway.config.KeyConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -174,7 +176,7 @@ class SecretHandlingTest {
       assertThat(cloud.apiKey()).isEqualTo(CLOUD_KEY);
       LocalConfig local = new ConfigLoader(Map.<String, String>of()::get)
           .parse("local.yaml", "local:\n  kind: openai\n  baseUrl: " + harness.ollama.baseUrl()).local();
-      OpenAiHttpBackend backend = new OpenAiHttpBackend("local", UpstreamSettings.from(local, cloud),
+      OpenAiHttpBackend backend = new OpenAiHttpBackend(BackendKind.LOCAL, UpstreamSettings.from(local, cloud),
           EventLoopClient.http());
       byte[] body = chatBody("llama3.2:3b", "hi", false).getBytes(StandardCharsets.UTF_8);
       GatewayRequest request = GatewayRequest.create("req_local_1", Route.CHAT_COMPLETIONS,
@@ -182,7 +184,7 @@ class SecretHandlingTest {
               "Content-Type", "application/json"),
           (ObjectNode) parse(body), body, Instant.now());
 
-      GatewayResponse response = backend.call(request);
+      GatewayResponse response = Blocking.await(backend.callAsync(request));
 
       assertThat(response.status()).isEqualTo(200);
       harness.ollama.verify(postRequestedFor(urlEqualTo("/v1/chat/completions"))

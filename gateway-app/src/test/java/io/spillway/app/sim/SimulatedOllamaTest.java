@@ -9,6 +9,7 @@ import io.spillway.config.CloudConfig;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -168,14 +169,14 @@ class SimulatedOllamaTest {
     JsonNode ps = Json.parse(SimHttp.get(ollama.baseUrl() + "/api/ps", null).body().getBytes(StandardCharsets.UTF_8));
     assertThat(ps.path("models").findValuesAsText("name")).contains("qwen2.5-coder:7b", "llama3.2:3b");
 
-    GatewayResponse answer = local.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hello local\"}]}"));
+    GatewayResponse answer = Blocking.await(local.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hello local\"}]}")));
     JsonNode completion = Json.parse(answer.body());
     assertThat(completion.path("model").asText()).isEqualTo("llama3.2:3b");
     assertThat(completion.path("choices").get(0).path("message").path("content").asText()).contains("hello local");
 
-    GatewayResponse streamed = local.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse streamed = Blocking.await(local.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
     List<SseEvent> events = new ArrayList<>();
     try (EventStream stream = streamed.stream()) {
       SseEvent event;

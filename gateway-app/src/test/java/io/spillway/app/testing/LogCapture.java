@@ -13,11 +13,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Captures every log event of the gateway's own process (everything but the WireMock stand-ins),
- * at DEBUG and above, with messages, arguments and whole exception chains rendered as text.
+ * at DEBUG and above, with messages, arguments and whole exception chains rendered as text. The
+ * access log, quiet in tests (.ci/logback-test.xml), is raised to INFO while capturing.
  */
 public final class LogCapture implements AutoCloseable {
   private final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
   private final Level previous = root.getLevel();
+  private final Logger access = (Logger) LoggerFactory.getLogger("spillway.access");
+  private final Level accessLevel = access.getLevel();
+  private final boolean accessAdditive = access.isAdditive();
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
   public LogCapture() {
@@ -25,6 +29,8 @@ public final class LogCapture implements AutoCloseable {
     appender.start();
     root.addAppender(appender);
     root.setLevel(Level.DEBUG);
+    access.setLevel(Level.INFO);
+    access.setAdditive(true);
   }
 
   /** Each captured event as one text: level, logger, formatted message, exception chain. */
@@ -57,6 +63,8 @@ public final class LogCapture implements AutoCloseable {
   public void close() {
     root.detachAppender(appender);
     root.setLevel(previous);
+    access.setLevel(accessLevel);
+    access.setAdditive(accessAdditive);
     appender.stop();
   }
 }

@@ -1,6 +1,7 @@
 package io.spillway.core.api;
 
 import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
@@ -32,7 +33,7 @@ public final class OutcomeHeadersInterceptor implements Interceptor {
 
   /** {@code response} with the headers {@code outcome} calls for. */
   public static GatewayResponse write(RequestOutcome outcome, GatewayResponse response) {
-    String backend = outcome.backend();
+    BackendKind backend = outcome.backend();
     String route = outcome.route();
     String fallback = outcome.fallback();
     List<String> degraded = outcome.degraded();
@@ -42,7 +43,7 @@ public final class OutcomeHeadersInterceptor implements Interceptor {
     }
     Headers.Builder headers = response.headers().toBuilder();
     if (backend != null) {
-      headers.set(BACKEND, backend);
+      headers.set(BACKEND, backend.tag());
     }
     if (route != null) {
       headers.set(ROUTE, route);

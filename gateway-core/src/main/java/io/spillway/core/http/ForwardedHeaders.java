@@ -75,6 +75,25 @@ public final class ForwardedHeaders {
     return name.equalsIgnoreCase("traceparent") || name.equalsIgnoreCase("tracestate");
   }
 
+  /**
+   * The longest {@code tracestate} passed on as the client sent it: the W3C trace-context
+   * recommendation asks that at least 512 characters be propagated, and lets a longer one be cut.
+   */
+  public static final int MAX_TRACESTATE = 512;
+  /** The longest {@code traceparent} passed on (version 00 is 55 characters; later ones may add fields). */
+  public static final int MAX_TRACEPARENT = 256;
+
+  /**
+   * Whether a client's trace-context header is small enough to pass on while the gateway does not
+   * trace: a longer one is dropped whole (a {@code tracestate} cut at a list member would need parsing
+   * it; dropping it is what W3C allows), so a client cannot make the gateway carry kilobytes of
+   * headers upstream.
+   */
+  public static boolean traceContextWithinBounds(String name, String value) {
+    int max = name.equalsIgnoreCase("tracestate") ? MAX_TRACESTATE : MAX_TRACEPARENT;
+    return value.length() <= max;
+  }
+
   /** Whether an upstream response header is passed back to the client. */
   public static boolean returnToClient(String name) {
     return RETURNED_TO_CLIENT.contains(name.toLowerCase(Locale.ROOT));

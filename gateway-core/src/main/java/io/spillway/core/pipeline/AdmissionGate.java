@@ -9,12 +9,12 @@ public interface AdmissionGate {
   /** Lets every request through at once. */
   AdmissionGate OPEN = new AdmissionGate() {
     @Override
-    public Permit enter(String backend, GatewayRequest request) {
+    public Permit enter(BackendKind backend, GatewayRequest request) {
       return Permit.NONE;
     }
 
     @Override
-    public Permit tryEnter(String backend, GatewayRequest request) {
+    public Permit tryEnter(BackendKind backend, GatewayRequest request) {
       return Permit.NONE;
     }
   };
@@ -24,14 +24,14 @@ public interface AdmissionGate {
    * {@link io.spillway.core.error.GatewayException} (429/503 with Retry-After) when it waited past its
    * tier's limit or the waiting area is full.
    */
-  Permit enter(String backend, GatewayRequest request);
+  Permit enter(BackendKind backend, GatewayRequest request);
 
   /**
    * A place for {@code request} right now, without blocking (callable on an event loop), or null
    * when it would have to wait, be refused, or the gate cannot tell without blocking: the caller
    * then {@link #enter enters} where blocking is allowed. The default always answers null.
    */
-  default Permit tryEnter(String backend, GatewayRequest request) {
+  default Permit tryEnter(BackendKind backend, GatewayRequest request) {
     return null;
   }
 

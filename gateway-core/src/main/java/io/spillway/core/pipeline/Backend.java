@@ -5,29 +5,23 @@ import java.util.concurrent.CompletionStage;
 /**
  * An upstream that serves OpenAI-shaped requests: the cloud, or a local model server.
  *
- * <p>{@link #callAsync} is how the router calls: a backend with a non-blocking client answers there
- * without taking a thread, and {@link #call} waits for it; a backend that blocks implements only
- * {@link #call}, which {@link #callAsync} then runs on a virtual thread ({@link Blocking}).
+ * <p>{@link #callAsync} is the one call to implement: a backend with a non-blocking client answers
+ * there without taking a thread; one whose client blocks runs that work where blocking is allowed
+ * ({@link Blocking#supply}). A caller that may block waits on it with {@link Blocking#await}.
  *
  * <p>An upstream that answered with an HTTP error is returned as a response with that status (buffered body) so the router can classify it; a
- * transport failure is thrown as an {@link io.spillway.core.error.UpstreamException}. Implementations
+ * transport failure completes the stage with an {@link io.spillway.core.error.UpstreamException}. Implementations
  * are thread-safe.
  */
 public interface Backend {
-  /** {@code cloud} or {@code local}: the value of {@code x-spillway-backend}. */
-  String name();
-
-  /** The answer, blocking the calling (virtual) thread until its head has arrived. */
-  GatewayResponse call(GatewayRequest request);
+  /** {@link BackendKind#CLOUD} or {@link BackendKind#LOCAL}; its tag is the value of {@code x-spillway-backend}. */
+  BackendKind kind();
 
   /**
-   * The answer, once its head has arrived, without blocking the caller. The default runs
-   * {@link #call} where blocking is allowed; a backend whose client does not block answers here
-   * directly. Failures complete the stage exceptionally, as {@link #call} would throw them.
+   * The answer, once its head has arrived, without blocking the caller. Failures complete the stage
+   * exceptionally; a backend may also throw them at once, which callers treat the same way.
    */
-  default CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
-    return Blocking.supply(() -> call(request));
-  }
+  CompletionStage<GatewayResponse> callAsync(GatewayRequest request);
 
   /** Whether the backend answers at all right now; cheap, may use a cached probe. */
   default boolean ready() {

@@ -1,8 +1,10 @@
 package io.spillway.core.pipeline;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.ErrorDialect;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.error.OpenAiError;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import java.time.Duration;
@@ -45,7 +47,21 @@ public final class ErrorMapper {
       headers.add("retry-after", Long.toString(retryAfterSeconds(retryAfter)));
     }
     e.headers().forEach(headers::set);
-    return GatewayResponse.buffered(e.status(), headers.build(), Json.toBytes(dialect.body(e)));
+    byte[] body = dialect == ErrorDialect.OPENAI ? body(e.toError()) : Json.toBytes(dialect.body(e));
+    return GatewayResponse.buffered(e.status(), headers.build(), body);
+  }
+
+  /**
+   * The OpenAI error body a client reads, {@code {"error":{"message","type","param","code"}}}: the
+   * one place such a body is written ({@code ArchitectureTest} holds every other class to it).
+   */
+  public static byte[] body(OpenAiError error) {
+    return error.toBytes();
+  }
+
+  /** {@code e}'s OpenAI error body as a JSON tree (a stream's error event carries it). */
+  public static ObjectNode json(GatewayException e) {
+    return e.toError().toJson();
   }
 
   /**

@@ -5,10 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A {@link Backend} that wraps another (to meter or trace its calls): name, readiness and warm-up
- * are the wrapped backend's; subclasses say in {@link #callAsync} what a call adds, once, and
- * {@link #call} waits for it. So a wrapper adds no thread hand-off: it answers wherever the
- * wrapped backend's answer completes.
+ * A {@link Backend} that wraps another (to meter or trace its calls): kind, readiness and warm-up
+ * are the wrapped backend's; subclasses say in {@link #callAsync} what a call adds, once. So a
+ * wrapper adds no thread hand-off: it answers wherever the wrapped backend's answer completes.
  */
 public abstract class ForwardingBackend implements Backend {
   protected final Backend delegate;
@@ -19,12 +18,6 @@ public abstract class ForwardingBackend implements Backend {
 
   @Override
   public abstract CompletionStage<GatewayResponse> callAsync(GatewayRequest request);
-
-  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
-  @Override
-  public final GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
-  }
 
   /**
    * The wrapped backend's {@link Backend#callAsync}, with a failure it throws instead of
@@ -40,8 +33,8 @@ public abstract class ForwardingBackend implements Backend {
   }
 
   @Override
-  public String name() {
-    return delegate.name();
+  public BackendKind kind() {
+    return delegate.kind();
   }
 
   @Override

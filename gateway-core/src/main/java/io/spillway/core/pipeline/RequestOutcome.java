@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * What became of one request, written by the stages that decide it and read by those that report it:
- * the router (and the model list's service) say which backend and cloud route served and why the cloud was tried
- * instead of local, the cache whether it answered, shaping and the local backend what they degraded
+ * the router (and the model list's service) say which kind of backend and which cloud route served,
+ * why the cloud was tried instead of local, and whether shaping's preference for local was taken, the cache whether it answered, shaping and the local backend what they degraded
  * and dropped, token reporting the usage a stream reported. The observer, the cache and the
  * {@code x-spillway-*} headers stage read it; no stage reads another's response headers.
  *
@@ -30,7 +30,14 @@ public final class RequestOutcome {
   /** Tokens a stream reported in its usage chunk. */
   public record Usage(long promptTokens, long completionTokens) {}
 
-  private volatile String backend;
+  /**
+   * Shaping's local step as the degraded steps spell it: listed while the router sends a request
+   * shaping preferred local to the local backend (see {@link #localByPreference}).
+   */
+  public static final String LOCAL_STEP = "local";
+
+  private volatile BackendKind backend;
+  private volatile boolean localByPreference;
   private volatile String route;
   private volatile String fallback;
   private volatile CacheStatus cache;
@@ -48,13 +55,56 @@ public final class RequestOutcome {
     return outcome;
   }
 
-  /** The backend that served (or refused) the request: {@code cloud} or {@code local}; null when none ran. */
-  public String backend() {
+  /** The kind of backend that served (or refused) the request; null when none ran. */
+  public BackendKind backend() {
     return backend;
   }
 
-  public void servedBy(String backend) {
+  /**
+   * Who answered: the {@link #backend()} that served, or {@link BackendKind#CACHE} for an answer the
+   * cache gave without any backend running; null when neither did.
+   */
+  public BackendKind answeredBy() {
+    BackendKind served = backend;
+    return served != null ? served : cache == CacheStatus.HIT ? BackendKind.CACHE : null;
+  }
+
+  /**
+   * Records the kind of backend that served (or refused) the request. Any kind but
+   * {@link BackendKind#LOCAL} also ends {@link #localByPreference}: the request went elsewhere after all.
+   */
+  public void servedBy(BackendKind backend) {
     this.backend = backend;
+    if (backend != BackendKind.LOCAL) {
+      localByPreference(false);
+    }
+  }
+
+  /**
+   * Whether the router took the request to the local backend while shaping preferred local
+   * ({@link RequestAttributes#PREFER_LOCAL}): then shaping's local step applied, and
+   * {@link #degraded()} lists {@link #LOCAL_STEP}. Written only by the router.
+   */
+  public boolean localByPreference() {
+    return localByPreference;
+  }
+
+  /**
+   * The router's record: {@code true} when it sends a request shaping preferred local to the local
+   * backend (the step is listed, in order, before what the local backend adds); it ends when the
+   * request is then served by another kind of backend after all ({@link #servedBy}), which takes
+   * the step back out.
+   */
+  public void localByPreference(boolean taken) {
+    if (taken == localByPreference) {
+      return;
+    }
+    localByPreference = taken;
+    if (taken) {
+      degrade(LOCAL_STEP);
+    } else {
+      undo(LOCAL_STEP);
+    }
   }
 
   /** The cloud route that served (or, for an error, was tried last), by its name; null when none did. */
@@ -103,7 +153,7 @@ public final class RequestOutcome {
   }
 
   /** Takes {@code step} back out of {@link #degraded()}: it turned out not to apply. */
-  public void undo(String step) {
+  private void undo(String step) {
     List<String> all = new ArrayList<>(degraded);
     all.remove(step);
     degraded = List.copyOf(all);

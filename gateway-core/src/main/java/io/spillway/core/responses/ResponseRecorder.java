@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
+import io.spillway.core.redact.Redactor;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one Responses exchange in the store once its {@code response} object is known (a buffered
  * answer's body, a stream's {@code response.completed}): the client's input items, each with an id
- * and every {@code item_reference} Spillway holds replaced by its item, and the response. A failure
+ * and every {@code item_reference} Spillway holds replaced by its item, and the response, the
+ * gateway's own secrets redacted as in every answer. A failure
  * to store is logged, never the client's: the answer it got stands.
  */
 final class ResponseRecorder {
@@ -25,9 +27,11 @@ final class ResponseRecorder {
   private final StoredState state;
   private final String requestId;
   private final Clock clock;
+  private final Redactor redactor;
 
   ResponseRecorder(ResponseStore store, String team, ObjectNode request, StoredState state, String requestId,
-      Clock clock) {
+      Clock clock, Redactor redactor) {
+    this.redactor = redactor;
     this.store = store;
     this.team = team;
     this.request = request;
@@ -57,8 +61,13 @@ final class ResponseRecorder {
       chain.addAll(state.chainIds());
     }
     try {
-      store.put(team, new StoredResponse(id, origin, state.previousId(), chain, input(), object,
-          clock.millis()));
+      StoredResponse stored = new StoredResponse(id, origin, state.previousId(), chain, input(), object,
+          clock.millis());
+      String json = stored.toJson();
+      if (redactor.contains(json)) {
+        stored = StoredResponse.fromJson(redactor.redact(json));
+      }
+      store.put(team, stored);
     } catch (RuntimeException e) {
       log.warn("request {}: the response {} could not be stored: {}", requestId, id, e.toString());
     }

@@ -7,6 +7,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -57,7 +58,7 @@ public final class StoredResponsesService implements Terminal {
       }
       return passThrough(request, query);
     }
-    RequestOutcome.of(request).servedBy(StoredState.LOCAL.equals(stored.origin()) ? "local" : "cloud");
+    RequestOutcome.of(request).servedBy(StoredState.LOCAL.equals(stored.origin()) ? BackendKind.LOCAL : BackendKind.CLOUD);
     return switch (query.kind()) {
       case GET_RESPONSE -> CompletableFuture.completedFuture(json(stored.response()));
       case INPUT_ITEMS -> CompletableFuture.completedFuture(json(inputItems(stored, query)));
@@ -128,7 +129,7 @@ public final class StoredResponsesService implements Terminal {
           : notFound(query.id());
     }
     request.setAttribute(UpstreamTarget.KEY, new UpstreamTarget(query.method(), query.upstreamPath(), query.body()));
-    RequestOutcome.of(request).servedBy("cloud");
+    RequestOutcome.of(request).servedBy(BackendKind.CLOUD);
     return cloud.callAsync(request);
   }
 

@@ -14,7 +14,7 @@ import java.util.Set;
 
 /**
  * The stored state one Responses request refers to, read from the {@link ResponseStore} once by
- * {@link ResponseStateStage} before the request is routed: the response its
+ * {@link ResponseStateInterceptor} before the request is routed: the response its
  * {@code previous_response_id} names and the chain before it, and the items its
  * {@code item_reference}s name. Backends then {@link #expandFor expand} the request from it in
  * memory, without I/O, as they need:
@@ -33,7 +33,7 @@ import java.util.Set;
  * Immutable.
  */
 public final class StoredState {
-  /** Set by {@link ResponseStateStage} on a Responses request while the response store is on. */
+  /** Set by {@link ResponseStateInterceptor} on a Responses request while the response store is on. */
   public static final Attribute<StoredState> KEY = Attribute.of("storedState");
   /** Set by {@link StoredStateBackend} as it calls: the origin (route name or {@code local}) of the attempt. */
   public static final Attribute<String> ORIGIN = Attribute.of("responseOrigin");

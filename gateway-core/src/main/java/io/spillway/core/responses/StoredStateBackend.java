@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  * which backend the attempt went to ({@link StoredState#ORIGIN}), so the answer is stored under it.
  * For the local backend it also sets the {@link ResponseEcho} its answer carries. Requests without
  * a {@link StoredState} (other routes, or the store off) pass untouched. Adds no I/O: the state was
- * read by {@link ResponseStateStage}.
+ * read by {@link ResponseStateInterceptor}.
  */
 public final class StoredStateBackend extends ForwardingBackend {
   /** The answer header that names what was left out, as the local backend's. */

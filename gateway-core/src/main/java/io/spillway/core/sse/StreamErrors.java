@@ -3,6 +3,7 @@ package io.spillway.core.sse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.ErrorMapper;
 import java.util.List;
 
 /**
@@ -15,7 +16,7 @@ public final class StreamErrors {
 
   /** Chat completions and completions: OpenAI's error object as a {@code data:} line, then {@code [DONE]}. */
   public static List<SseEvent> chat(GatewayException e) {
-    return List.of(SseEvent.data(Json.toString(e.toError().toJson())), SseEvent.DONE);
+    return List.of(SseEvent.data(Json.toString(ErrorMapper.json(e))), SseEvent.DONE);
   }
 
   /** The Responses API: one typed {@code error} event (the API has no {@code [DONE]}). */

@@ -10,7 +10,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Attribute;
-import io.spillway.core.pipeline.Blocking;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.RequestAttributes;
@@ -55,7 +55,7 @@ import okhttp3.Response;
  * ones it lists. There is no keep-warm: these servers keep the model they serve loaded. Thread-safe.
  */
 public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
-  public static final String NAME = "local";
+  public static final String NAME = BackendKind.LOCAL.tag();
 
   private final ModelMapping models;
   private final LocalConfig config;
@@ -80,23 +80,17 @@ public final class OpenAiLocalBackend implements LocalServer, AutoCloseable {
     this.settings = UpstreamSettings.from(config, cloud);
     this.probeClient = ControlPlaneClient.forProbes(
         ControlPlaneClient.create(settings.connectTimeout(), settings.timeout()), settings.connectTimeout());
-    this.delegate = new OpenAiHttpBackend(NAME, settings, UpstreamDialect.OPENAI, http);
+    this.delegate = new OpenAiHttpBackend(BackendKind.LOCAL, settings, UpstreamDialect.OPENAI, http);
   }
 
   @Override
-  public String name() {
-    return NAME;
+  public BackendKind kind() {
+    return BackendKind.LOCAL;
   }
 
   @Override
-  public String kind() {
+  public String serverKind() {
     return "openai";
-  }
-
-  /** {@link #callAsync}, waited for on the calling (virtual) thread. */
-  @Override
-  public GatewayResponse call(GatewayRequest request) {
-    return Blocking.await(callAsync(request));
   }
 
   /**

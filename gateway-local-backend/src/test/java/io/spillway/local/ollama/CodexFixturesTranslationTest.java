@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.FakeClock;
@@ -46,7 +47,7 @@ class CodexFixturesTranslationTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("qwen2.5-coder:7b", "stop", 10, 1, "ok"))));
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES, CodexFixtures.read(fixture + ".json")));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.RESPONSES, CodexFixtures.read(fixture + ".json"))));
     OllamaTesting.drain(response);
 
     JsonNode sent = sentBody(ollama, "/api/chat");

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -52,9 +53,9 @@ class OllamaChatTest {
   void chatIsTranslatedToApiChatWithTheMappedModelAndNoCredentials() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "Hello there!", "stop", 26, 7)));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[{"role":"developer","content":"Be brief."},
-          {"role":"user","content":"Say hello"}]}"""));
+          {"role":"user","content":"Say hello"}]}""")));
 
     JsonNode sent = sentBody(ollama, "/api/chat");
     assertThat(sent.path("model").asText()).isEqualTo("llama3.2:3b");
@@ -102,8 +103,8 @@ class OllamaChatTest {
   void finishReasonComesFromDoneReason(String doneReason, String finishReason) {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("qwen2.5-coder:7b", "x", doneReason, 3, 1)));
 
-    JsonNode answer = json(backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))));
 
     assertThat(answer.path("choices").get(0).path("finish_reason").asText()).isEqualTo(finishReason);
   }
@@ -117,8 +118,8 @@ class OllamaChatTest {
   void modelsAreMappedByLocalModelsWithDefaultForTheRest(String requested, String local) {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat(local, "ok", "stop", 1, 1)));
 
-    JsonNode answer = json(backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"" + requested + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"" + requested + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))));
 
     assertThat(sentBody(ollama, "/api/chat").path("model").asText()).isEqualTo(local);
     assertThat(answer.path("model").asText()).isEqualTo(local);
@@ -128,11 +129,11 @@ class OllamaChatTest {
   void samplingParametersGoToOptionsAndUnmappableOnesAreReported() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "{}", "stop", 5, 2)));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],
          "temperature":0.3,"top_p":0.7,"max_completion_tokens":256,"stop":"###","seed":42,
          "presence_penalty":0.5,"frequency_penalty":0.25,"response_format":{"type":"json_object"},
-         "logit_bias":{"50256":-100},"n":2,"user":"someone","metadata":{"team":"web"},"store":false}"""));
+         "logit_bias":{"50256":-100},"n":2,"user":"someone","metadata":{"team":"web"},"store":false}""")));
 
     JsonNode sent = sentBody(ollama, "/api/chat");
     assertThat(sent.path("options").toString()).isEqualTo(
@@ -147,10 +148,10 @@ class OllamaChatTest {
   void maxTokensBecomesNumPredictAndJsonSchemaBecomesFormat() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "{}", "stop", 5, 2)));
 
-    backend.call(request(Route.CHAT_COMPLETIONS, """
+    Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"max_tokens":64,"stop":["a","b"],
          "response_format":{"type":"json_schema","json_schema":{"name":"age","schema":
-           {"type":"object","properties":{"age":{"type":"integer"}},"required":["age"]}}}}"""));
+           {"type":"object","properties":{"age":{"type":"integer"}},"required":["age"]}}}}""")));
 
     JsonNode sent = sentBody(ollama, "/api/chat");
     assertThat(sent.path("options").path("num_predict").asInt()).isEqualTo(64);
@@ -164,8 +165,8 @@ class OllamaChatTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("llama3.2:3b", "stop", 26, 3, "Hel", "lo", " world"))));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
 
     assertThat(sentBody(ollama, "/api/chat").path("stream").asBoolean()).isTrue();
     assertThat(response.isStream()).isTrue();
@@ -194,9 +195,9 @@ class OllamaChatTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("llama3.2:3b", "length", 26, 2, "a", "b"))));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"logprobs":true,
-         "messages":[{"role":"user","content":"hi"}]}"""));
+         "messages":[{"role":"user","content":"hi"}]}""")));
     assertThat(response.headers().get(OllamaBackend.DROPPED_HEADER)).isEqualTo("logprobs");
     List<SseEvent> events = drain(response);
 
@@ -215,11 +216,11 @@ class OllamaChatTest {
     ollama.stubFor(post("/api/chat").willReturn(
         OllamaStubs.chatToolCall("llama3.2:3b", "get_current_weather", "{\"format\":\"celsius\",\"location\":\"Paris, FR\"}")));
 
-    JsonNode answer = json(backend.call(request(Route.CHAT_COMPLETIONS, """
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[{"role":"user","content":"Weather in Paris?"}],
          "tools":[{"type":"function","function":{"name":"get_current_weather","description":"Get the weather",
            "strict":true,"parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}}],
-         "tool_choice":"auto"}""")));
+         "tool_choice":"auto"}"""))));
 
     JsonNode sentTools = sentBody(ollama, "/api/chat").path("tools");
     assertThat(sentTools.toString()).isEqualTo("[{\"type\":\"function\",\"function\":{\"name\":\"get_current_weather\","
@@ -241,9 +242,9 @@ class OllamaChatTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamToolCallBody("llama3.2:3b", "get_current_weather", "{\"location\":\"Toronto\"}"))));
 
-    List<SseEvent> events = drain(backend.call(request(Route.CHAT_COMPLETIONS, """
+    List<SseEvent> events = drain(Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Weather?"}],
-         "tools":[{"type":"function","function":{"name":"get_current_weather","parameters":{"type":"object"}}}]}""")));
+         "tools":[{"type":"function","function":{"name":"get_current_weather","parameters":{"type":"object"}}}]}"""))));
 
     JsonNode delta = events.stream().filter(e -> !e.isDone()).map(OllamaTesting::data)
         .map(c -> c.path("choices").get(0).path("delta"))
@@ -260,13 +261,13 @@ class OllamaChatTest {
   void toolCallHistoryAndToolResultsAreTranslatedBack() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "It is 18°C.", "stop", 40, 6)));
 
-    backend.call(request(Route.CHAT_COMPLETIONS, """
+    Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[
           {"role":"user","content":"Weather in Paris?"},
           {"role":"assistant","content":null,"tool_calls":[{"id":"call_abc","type":"function",
              "function":{"name":"get_current_weather","arguments":"{\\"location\\":\\"Paris\\"}"}}]},
           {"role":"tool","tool_call_id":"call_abc","content":"18 degrees"}],
-         "tools":[{"type":"function","function":{"name":"get_current_weather","parameters":{"type":"object"}}}]}"""));
+         "tools":[{"type":"function","function":{"name":"get_current_weather","parameters":{"type":"object"}}}]}""")));
 
     JsonNode messages = sentBody(ollama, "/api/chat").path("messages");
     assertThat(messages.get(1).toString()).isEqualTo("{\"role\":\"assistant\",\"tool_calls\":[{\"function\":"
@@ -279,9 +280,9 @@ class OllamaChatTest {
   void toolChoiceRequiredIsDroppedAndReported() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "ok", "stop", 1, 1)));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tool_choice":"required",
-         "tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}"""));
+         "tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]}""")));
 
     assertThat(response.headers().get(OllamaBackend.DROPPED_HEADER)).isEqualTo("tool_choice");
     assertThat(sentBody(ollama, "/api/chat").path("tools")).hasSize(1);
@@ -291,10 +292,10 @@ class OllamaChatTest {
   void inlineImagesBecomeBase64Images() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llava", "A pig.", "stop", 1, 2)));
 
-    backend.call(request(Route.CHAT_COMPLETIONS, """
+    Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"llava","messages":[{"role":"user","content":[
           {"type":"text","text":"What is in this image?"},
-          {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==","detail":"low"}}]}]}"""));
+          {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==","detail":"low"}}]}]}""")));
 
     JsonNode message = sentBody(ollama, "/api/chat").path("messages").get(0);
     assertThat(message.path("content").asText()).isEqualTo("What is in this image?");
@@ -303,9 +304,9 @@ class OllamaChatTest {
 
   @Test
   void remoteImageUrlsAreRefusedAsUnsupportedWithoutCallingOllama() {
-    assertThatThrownBy(() -> backend.call(request(Route.CHAT_COMPLETIONS, """
+    assertThatThrownBy(() -> Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, """
         {"model":"gpt-4o","messages":[{"role":"user","content":[
-          {"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}]}]}""")))
+          {"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}]}]}"""))))
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.retryAfter()).isNull();

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -39,9 +40,9 @@ class OllamaCompletionsTest {
     ollama.stubFor(post("/api/generate").willReturn(
         OllamaStubs.generate("qwen2.5-coder:7b", "  return a + b", "stop", 17, 63)));
 
-    GatewayResponse response = backend.call(request(Route.COMPLETIONS, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.COMPLETIONS, """
         {"model":"gpt-3.5-turbo-instruct","prompt":"def add(a, b):\\n","suffix":"\\n\\nprint(add(1, 2))",
-         "max_tokens":32,"temperature":0,"stop":["\\n\\n"],"echo":true,"best_of":1}"""));
+         "max_tokens":32,"temperature":0,"stop":["\\n\\n"],"echo":true,"best_of":1}""")));
 
     JsonNode sent = sentBody(ollama, "/api/generate");
     assertThat(sent.path("model").asText()).isEqualTo("qwen2.5-coder:7b");
@@ -65,9 +66,9 @@ class OllamaCompletionsTest {
     ollama.stubFor(post("/api/generate").willReturn(OllamaStubs.ndjson(
         OllamaStubs.generateStreamBody("qwen2.5-coder:7b", "length", 12, 3, "The", " sky", " is"))));
 
-    List<SseEvent> events = drain(backend.call(request(Route.COMPLETIONS,
+    List<SseEvent> events = drain(Blocking.await(backend.callAsync(request(Route.COMPLETIONS,
         "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"Why is the sky blue?\"],\"stream\":true,"
-            + "\"stream_options\":{\"include_usage\":true}}")));
+            + "\"stream_options\":{\"include_usage\":true}}"))));
 
     assertThat(sentBody(ollama, "/api/generate").path("prompt").asText()).isEqualTo("Why is the sky blue?");
     assertThat(events.get(events.size() - 1).isDone()).isTrue();
@@ -83,8 +84,8 @@ class OllamaCompletionsTest {
 
   @Test
   void aBatchOfPromptsIsRefusedAsUnsupportedOnLocal() {
-    assertThatThrownBy(() -> backend.call(request(Route.COMPLETIONS,
-        "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"one\",\"two\"]}")))
+    assertThatThrownBy(() -> Blocking.await(backend.callAsync(request(Route.COMPLETIONS,
+        "{\"model\":\"gpt-3.5-turbo-instruct\",\"prompt\":[\"one\",\"two\"]}"))))
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.getMessage()).contains("a batch of several prompts").contains("Completions API");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
@@ -79,7 +80,7 @@ class OllamaConnectionReuseTest {
       GatewayRequest request = request(Route.CHAT_COMPLETIONS,
           "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
       request.setAttribute(RequestAttributes.CONNECTION_LOOP, loop);
-      List<SseEvent> events = OllamaTesting.drain(backend.call(request));
+      List<SseEvent> events = OllamaTesting.drain(Blocking.await(backend.callAsync(request)));
       assertThat(events.get(events.size() - 1).isDone()).isTrue();
 
       endMayFollow.release();

@@ -11,6 +11,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.BackendKind;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
@@ -45,7 +47,7 @@ class OllamaErrorsTest {
     ollama.stubFor(post("/api/chat").willReturn(
         OllamaStubs.error(404, "model \"llama3.2:3b\" not found, try pulling it first")));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, stream ? CHAT_STREAM : CHAT));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, stream ? CHAT_STREAM : CHAT)));
 
     assertThat(response.status()).isEqualTo(404);
     assertThat(response.isStream()).isFalse();
@@ -66,7 +68,7 @@ class OllamaErrorsTest {
   void busyServerIs503WithRetryAfter(int status, String message) {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.error(status, message)));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, CHAT));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT)));
 
     assertThat(response.status()).isEqualTo(503);
     assertThat(response.headers().get("retry-after")).isNotNull();
@@ -79,14 +81,14 @@ class OllamaErrorsTest {
   void busyServersRetryAfterIsPassedOn() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.error(503, "server busy").withHeader("Retry-After", "7")));
 
-    assertThat(backend.call(request(Route.CHAT_COMPLETIONS, CHAT)).headers().get("retry-after")).isEqualTo("7");
+    assertThat(Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT))).headers().get("retry-after")).isEqualTo("7");
   }
 
   @Test
   void badRequestIs400WithOllamasReason() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.error(400, "llama3.2:3b does not support tools")));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, CHAT));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT)));
 
     assertThat(response.status()).isEqualTo(400);
     assertThat(json(response).path("error").path("message").asText()).contains("does not support tools");
@@ -97,7 +99,7 @@ class OllamaErrorsTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         "{\"error\":\"model requires more system memory (16.0 GiB) than is available (8.0 GiB)\"}\n")));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, CHAT_STREAM));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT_STREAM)));
 
     assertThat(response.isStream()).isFalse();
     assertThat(response.status()).isEqualTo(502);
@@ -110,7 +112,7 @@ class OllamaErrorsTest {
         OllamaStubs.chatLine("llama3.2:3b", " Yes") + "\n" + OllamaStubs.chatLine("llama3.2:3b", ".") + "\n"
             + "{\"error\":\"an error was encountered while running the model\"}\n")));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS, CHAT_STREAM));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT_STREAM)));
 
     assertThat(response.status()).isEqualTo(200);
     try (EventStream stream = response.stream()) {
@@ -131,7 +133,7 @@ class OllamaErrorsTest {
   void aStreamThatEndsWithoutItsDoneLineFails() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(OllamaStubs.chatLine("llama3.2:3b", "Hel") + "\n")));
 
-    try (EventStream stream = backend.call(request(Route.CHAT_COMPLETIONS, CHAT_STREAM)).stream()) {
+    try (EventStream stream = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT_STREAM))).stream()) {
       stream.next();
       stream.next();
       assertThatThrownBy(stream::next).isInstanceOfSatisfying(UpstreamException.class,
@@ -144,7 +146,7 @@ class OllamaErrorsTest {
     ollama.stubFor(post("/api/chat").willReturn(com.github.tomakehurst.wiremock.client.WireMock.aResponse()
         .withFault(Fault.CONNECTION_RESET_BY_PEER)));
 
-    assertThatThrownBy(() -> backend.call(request(Route.CHAT_COMPLETIONS, CHAT)))
+    assertThatThrownBy(() -> Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS, CHAT))))
         .isInstanceOf(UpstreamException.class);
   }
 
@@ -156,11 +158,11 @@ class OllamaErrorsTest {
     }
     OllamaBackend nowhere = OllamaTesting.backend("http://127.0.0.1:" + closedPort, clock);
 
-    assertThatThrownBy(() -> nowhere.call(request(Route.CHAT_COMPLETIONS, CHAT)))
+    assertThatThrownBy(() -> Blocking.await(nowhere.callAsync(request(Route.CHAT_COMPLETIONS, CHAT))))
         .isInstanceOfSatisfying(UpstreamException.class, e -> {
           assertThat(e.failure()).isEqualTo(UpstreamException.Failure.CONNECT_FAILED);
           assertThat(e.unprocessed()).isTrue();
-          assertThat(e.backend()).isEqualTo("local");
+          assertThat(e.backend()).isEqualTo(BackendKind.LOCAL.tag());
         });
   }
 }

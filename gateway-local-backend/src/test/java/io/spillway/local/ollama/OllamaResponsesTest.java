@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -42,9 +43,9 @@ class OllamaResponsesTest {
   void stringInputAndInstructionsBecomeChatMessagesAndTheAnswerAResponse() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "Blue, mostly.", "stop", 36, 4)));
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.RESPONSES, """
         {"model":"gpt-4o-mini","instructions":"Answer in three words.","input":"Why is the sky blue?",
-         "max_output_tokens":50,"temperature":0.5,"store":true,"metadata":{"team":"web"}}"""));
+         "max_output_tokens":50,"temperature":0.5,"store":true,"metadata":{"team":"web"}}""")));
 
     JsonNode sent = sentBody(ollama, "/api/chat");
     assertThat(sent.path("messages").toString()).isEqualTo("[{\"role\":\"system\",\"content\":\"Answer in three words.\"},"
@@ -73,12 +74,12 @@ class OllamaResponsesTest {
   void messageItemsWithTextPartsAreTranslated() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("qwen2.5-coder:7b", "ok", "stop", 1, 1)));
 
-    backend.call(request(Route.RESPONSES, """
+    Blocking.await(backend.callAsync(request(Route.RESPONSES, """
         {"model":"gpt-4.1","input":[
           {"role":"developer","content":"Be terse."},
           {"type":"message","role":"user","content":[{"type":"input_text","text":"Hi"}]},
           {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello."}]},
-          {"role":"user","content":"Again"}]}"""));
+          {"role":"user","content":"Again"}]}""")));
 
     assertThat(sentBody(ollama, "/api/chat").path("messages").toString()).isEqualTo(
         "[{\"role\":\"system\",\"content\":\"Be terse.\"},{\"role\":\"user\",\"content\":\"Hi\"},"
@@ -89,8 +90,8 @@ class OllamaResponsesTest {
   void lengthStopMakesAnIncompleteResponse() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "Blue because", "length", 10, 2)));
 
-    JsonNode answer = json(backend.call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-4o-mini\",\"input\":\"Why?\",\"max_output_tokens\":2}")));
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-4o-mini\",\"input\":\"Why?\",\"max_output_tokens\":2}"))));
 
     assertThat(answer.path("status").asText()).isEqualTo("incomplete");
     assertThat(answer.path("incomplete_details").path("reason").asText()).isEqualTo("max_output_tokens");
@@ -101,8 +102,8 @@ class OllamaResponsesTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamBody("llama3.2:3b", "stop", 36, 3, "Blue", " light", " scatters"))));
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-4o-mini\",\"input\":\"Why is the sky blue?\",\"stream\":true}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-4o-mini\",\"input\":\"Why is the sky blue?\",\"stream\":true}")));
 
     List<SseEvent> events = drain(response);
     assertThat(events).extracting(SseEvent::event).containsExactly(
@@ -141,7 +142,7 @@ class OllamaResponsesTest {
     "{\"model\":\"gpt-4o\",\"input\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_file\",\"file_id\":\"file_1\"}]}]} | 'input_file' content | input[0].content"
   })
   void untranslatableRequestsAreRefusedNamingWhatIsUnsupported(String body, String named, String param) {
-    assertThatThrownBy(() -> backend.call(request(Route.RESPONSES, body)))
+    assertThatThrownBy(() -> Blocking.await(backend.callAsync(request(Route.RESPONSES, body))))
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.param()).isEqualTo(param);
@@ -154,8 +155,8 @@ class OllamaResponsesTest {
   @Test
   void theRefusalIsAnOpenAiErrorBodyWithoutRetryAfter() {
     GatewayException refusal = org.assertj.core.api.Assertions.catchThrowableOfType(GatewayException.class,
-        () -> backend.call(request(Route.RESPONSES,
-            "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}")));
+        () -> Blocking.await(backend.callAsync(request(Route.RESPONSES,
+            "{\"model\":\"gpt-4o\",\"input\":\"hi\",\"previous_response_id\":\"resp_1\"}"))));
 
     GatewayResponse response = ErrorMapper.toResponse(refusal);
 
@@ -172,8 +173,8 @@ class OllamaResponsesTest {
   void storeTrueWithTheWholeConversationIsServedWithoutClaimingToStore() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat("llama3.2:3b", "ok", "stop", 3, 1)));
 
-    JsonNode answer = json(backend.call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-4o-mini\",\"input\":\"hi\",\"store\":true}")));
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-4o-mini\",\"input\":\"hi\",\"store\":true}"))));
 
     assertThat(answer.path("status").asText()).isEqualTo("completed");
     assertThat(answer.path("store").asBoolean()).isFalse();

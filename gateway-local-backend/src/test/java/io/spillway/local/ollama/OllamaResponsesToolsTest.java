@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
@@ -66,7 +67,7 @@ class OllamaResponsesToolsTest {
         ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":true,\"reasoning\":{\"summary\":\"auto\"},\"store\":false,"
             + "\"include\":[\"reasoning.encrypted_content\"],\"prompt_cache_key\":\"k\",\"client_metadata\":{\"a\":\"b\"}"));
 
-    GatewayResponse response = backend.call(request);
+    GatewayResponse response = Blocking.await(backend.callAsync(request));
 
     JsonNode tools = sentBody(ollama, "/api/chat").path("tools");
     assertThat(tools.toString()).isEqualTo("[{\"type\":\"function\",\"function\":{\"name\":\"exec_command\","
@@ -85,7 +86,7 @@ class OllamaResponsesToolsTest {
   void callsAndTheirOutputsInTheInputKeepTheirCallIdsAndNameTheirTool() {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat(MODEL, "done", "stop", 5, 1)));
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES, """
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.RESPONSES, """
         {"model":"gpt-5.5","instructions":"Be brief.","tools":[%s,%s,%s],"input":[
           {"type":"message","role":"developer","content":[{"type":"input_text","text":"Rules."}]},
           {"type":"message","role":"user","content":[{"type":"input_text","text":"Fix it"}]},
@@ -98,7 +99,7 @@ class OllamaResponsesToolsTest {
           {"type":"custom_tool_call","id":"ctc_1","call_id":"call_3","name":"apply_patch","input":"*** Begin Patch\\n*** End Patch\\n"},
           {"type":"custom_tool_call_output","call_id":"call_3","output":"Success."},
           {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"q"}}
-        ]}""".formatted(EXEC, APPLY_PATCH, NAMESPACE)));
+        ]}""".formatted(EXEC, APPLY_PATCH, NAMESPACE))));
 
     assertThat(sentBody(ollama, "/api/chat").path("messages").toString()).isEqualTo("["
         + "{\"role\":\"system\",\"content\":\"Be brief.\\n\\nRules.\"},"
@@ -121,7 +122,7 @@ class OllamaResponsesToolsTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chatWithCalls(MODEL, "",
         "[{\"id\":\"call_ollama1\",\"function\":{\"index\":0,\"name\":\"exec_command\",\"arguments\":{\"cmd\":\"ls -la\"}}}]")));
 
-    JsonNode answer = json(backend.call(request(Route.RESPONSES, body(false, EXEC, ""))));
+    JsonNode answer = json(Blocking.await(backend.callAsync(request(Route.RESPONSES, body(false, EXEC, "")))));
 
     assertThat(answer.path("status").asText()).isEqualTo("completed");
     assertThat(answer.path("output")).hasSize(1);
@@ -144,7 +145,7 @@ class OllamaResponsesToolsTest {
             + "{\"function\":{\"name\":\"apply_patch\",\"arguments\":{\"input\":\"*** Begin Patch\\n*** End Patch\\n\"}}},"
             + "{\"function\":{\"name\":\"multi_agent_v1__spawn_agent\",\"arguments\":{\"task\":\"t\"}}}]")));
 
-    JsonNode output = json(backend.call(request(Route.RESPONSES, body(false, EXEC + "," + APPLY_PATCH + "," + NAMESPACE, ""))))
+    JsonNode output = json(Blocking.await(backend.callAsync(request(Route.RESPONSES, body(false, EXEC + "," + APPLY_PATCH + "," + NAMESPACE, "")))))
         .path("output");
 
     assertThat(output).extracting(item -> item.path("type").asText())
@@ -172,7 +173,7 @@ class OllamaResponsesToolsTest {
             + "{\"function\":{\"name\":\"apply_patch\",\"arguments\":{\"input\":\"*** Begin Patch\\n\"}}}]",
         "Let me", " check."))));
 
-    List<SseEvent> events = drain(backend.call(request(Route.RESPONSES, body(true, EXEC + "," + APPLY_PATCH, ""))));
+    List<SseEvent> events = drain(Blocking.await(backend.callAsync(request(Route.RESPONSES, body(true, EXEC + "," + APPLY_PATCH, "")))));
 
     assertThat(events).extracting(SseEvent::event).containsExactly(
         "response.created", "response.in_progress",
@@ -221,7 +222,7 @@ class OllamaResponsesToolsTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.ndjson(
         OllamaStubs.chatStreamToolCallBody(MODEL, "exec_command", "{\"cmd\":\"pwd\"}"))));
 
-    List<SseEvent> events = drain(backend.call(request(Route.RESPONSES, body(true, EXEC, ""))));
+    List<SseEvent> events = drain(Blocking.await(backend.callAsync(request(Route.RESPONSES, body(true, EXEC, "")))));
 
     assertThat(events).extracting(SseEvent::event).containsExactly(
         "response.created", "response.in_progress", "response.output_item.added",
@@ -248,8 +249,8 @@ class OllamaResponsesToolsTest {
     ollama.stubFor(post("/api/chat").willReturn(OllamaStubs.chat(MODEL, "ok", "stop", 5, 1)));
     String apply = "{\"type\":\"custom\",\"name\":\"apply_patch\",\"description\":\"Edits files.\"}";
 
-    GatewayResponse response = backend.call(request(Route.RESPONSES,
-        body(false, EXEC + "," + apply, ",\"tool_choice\":" + choice)));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.RESPONSES,
+        body(false, EXEC + "," + apply, ",\"tool_choice\":" + choice))));
 
     List<String> sent = new ArrayList<>();
     sentBody(ollama, "/api/chat").path("tools").forEach(t -> sent.add(t.path("function").path("name").asText()));

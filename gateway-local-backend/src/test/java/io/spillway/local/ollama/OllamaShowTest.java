@@ -15,18 +15,18 @@ class OllamaShowTest {
     JsonNode info = Json.parse("{\"general.architecture\":\"gemma3\",\"gemma3.vision.context_length\":1024,"
         + "\"gemma3.context_length\":131072}");
 
-    assertThat(OllamaBackend.contextLength(info)).isEqualTo(OptionalInt.of(131072));
+    assertThat(OllamaControlPlane.contextLength(info)).isEqualTo(OptionalInt.of(131072));
   }
 
   @Test
   void withoutAnArchitectureAnyContextLengthKeyIsRead() throws IOException {
-    assertThat(OllamaBackend.contextLength(Json.parse("{\"llama.context_length\":8192}"))).isEqualTo(OptionalInt.of(8192));
+    assertThat(OllamaControlPlane.contextLength(Json.parse("{\"llama.context_length\":8192}"))).isEqualTo(OptionalInt.of(8192));
   }
 
   @Test
   void modelInfoWithoutAContextLengthTellsNothing() throws IOException {
-    assertThat(OllamaBackend.contextLength(Json.object())).isEmpty();
-    assertThat(OllamaBackend.contextLength(Json.parse("{\"general.architecture\":\"bert\",\"bert.context_length\":0}")))
+    assertThat(OllamaControlPlane.contextLength(Json.object())).isEmpty();
+    assertThat(OllamaControlPlane.contextLength(Json.parse("{\"general.architecture\":\"bert\",\"bert.context_length\":0}")))
         .isEmpty();
   }
 }

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.error.UpstreamException;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.EventStream;
@@ -77,8 +78,8 @@ class OllamaStreamingTest {
     OllamaBackend backend = OllamaTesting.backend(
         "http://127.0.0.1:" + server.getAddress().getPort(), FakeClock.at("2026-11-10T10:00:00Z"));
 
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
 
     try (EventStream stream = response.stream()) {
       SseEvent role = stream.next();
@@ -103,8 +104,8 @@ class OllamaStreamingTest {
   void aStreamClosedEarlyEndsAtOnce() {
     OllamaBackend backend = OllamaTesting.backend(
         "http://127.0.0.1:" + server.getAddress().getPort(), FakeClock.at("2026-11-10T10:00:00Z"));
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
     EventStream stream = response.stream();
     stream.next();
 
@@ -117,8 +118,8 @@ class OllamaStreamingTest {
   void ollamaChatStreamsOverTheEventLoopClient() {
     OllamaBackend backend = OllamaTesting.backend(
         "http://127.0.0.1:" + server.getAddress().getPort(), FakeClock.at("2026-11-10T10:00:00Z"));
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
 
     try (EventStream stream = response.stream()) {
       assertThat(stream.nonBlocking()).as("relayed from the event loop, no thread per stream").isTrue();
@@ -155,8 +156,8 @@ class OllamaStreamingTest {
         Duration.ofSeconds(1), null);
     OllamaBackend backend = new OllamaBackend(quick, OllamaTesting.cloud(), FakeClock.at("2026-11-10T10:00:00Z"),
         new SimpleMeterRegistry(), EventLoopClient.http());
-    GatewayResponse response = backend.call(request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GatewayResponse response = Blocking.await(backend.callAsync(request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")));
 
     try (EventStream stream = response.stream()) {
       stream.next();

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.github.tomakehurst.wiremock.junit5.WireMockExtension;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.config.LocalConfig;
 import io.spillway.core.json.Json;
@@ -73,8 +74,8 @@ class OpenAiLocalBackendTest {
             + "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
             + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1,\"total_tokens\":4}}")));
 
-    GatewayResponse response = backend().call(OllamaTesting.request(Route.CHAT_COMPLETIONS,
-        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"top_k\":20}"));
+    GatewayResponse response = Blocking.await(backend().callAsync(OllamaTesting.request(Route.CHAT_COMPLETIONS,
+        "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"top_k\":20}")));
 
     assertThat(response.status()).isEqualTo(200);
     LoggedRequest sent = vllm.findAll(postRequestedFor(urlEqualTo("/v1/chat/completions"))).get(0);
@@ -163,7 +164,7 @@ class OpenAiLocalBackendTest {
 
     var request = OllamaTesting.request(Route.CHAT_COMPLETIONS,
         "{\"model\":\"gpt-4o\",\"messages\":" + messages + "}");
-    GatewayResponse response = local.call(request);
+    GatewayResponse response = Blocking.await(local.callAsync(request));
 
     assertThat(local.contextWindows().of("Qwen/Qwen2.5-Coder-7B-Instruct")).isEqualTo(4096);
     assertThat(local.contextWindows().of("meta-llama/Llama-3.2-3B-Instruct")).isEqualTo(131072);

@@ -20,6 +20,7 @@ import io.spillway.config.LocalConfig;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.sse.SseEvent;
@@ -109,7 +110,7 @@ class ResponsesOverChatTest {
   void codexRequestsBecomeTheseExactChatCompletionsBodies(String fixture, String dropped) throws IOException {
     server.stubFor(post("/v1/chat/completions").willReturn(sse(chunk("{\"role\":\"assistant\",\"content\":\"ok\"}", "stop"))));
 
-    GatewayResponse response = backend(null).call(request(Route.RESPONSES, CodexFixtures.read(fixture + ".json")));
+    GatewayResponse response = Blocking.await(backend(null).callAsync(request(Route.RESPONSES, CodexFixtures.read(fixture + ".json"))));
     drain(response);
 
     assertThat(sentChatBody()).isEqualTo(Json.parse(CodexFixtures.read(fixture + ".chat.json")));
@@ -121,7 +122,7 @@ class ResponsesOverChatTest {
   void callsAndOutputsInTheInputBecomeAssistantToolCallsAndToolMessages() {
     server.stubFor(post("/v1/chat/completions").willReturn(completion("{\"role\":\"assistant\",\"content\":\"ok\"}", "stop")));
 
-    backend(null).call(request(Route.RESPONSES, """
+    Blocking.await(backend(null).callAsync(request(Route.RESPONSES, """
         {"model":"gpt-5.5","instructions":"Be brief.","tools":[%s,%s],"tool_choice":"required","top_k":20,
          "parallel_tool_calls":false,"max_output_tokens":500,"input":[
           {"role":"user","content":[{"type":"input_text","text":"Look"},
@@ -129,7 +130,7 @@ class ResponsesOverChatTest {
           {"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}"},
           {"type":"function_call_output","call_id":"call_1","output":"a.txt"},
           {"type":"custom_tool_call","call_id":"call_2","name":"apply_patch","input":"*** Begin Patch\\n"},
-          {"type":"custom_tool_call_output","call_id":"call_2","output":"Done."}]}""".formatted(EXEC, APPLY_PATCH)));
+          {"type":"custom_tool_call_output","call_id":"call_2","output":"Done."}]}""".formatted(EXEC, APPLY_PATCH))));
 
     JsonNode sent = sentChatBody();
     assertThat(sent.path("messages").toString()).isEqualTo("["
@@ -154,8 +155,8 @@ class ResponsesOverChatTest {
   void aNamedToolIsForcedAsChatCompletionsSaysIt() {
     server.stubFor(post("/v1/chat/completions").willReturn(completion("{\"role\":\"assistant\",\"content\":\"ok\"}", "stop")));
 
-    backend(null).call(request(Route.RESPONSES, "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[" + EXEC + ","
-        + APPLY_PATCH + "],\"tool_choice\":{\"type\":\"custom\",\"name\":\"apply_patch\"}}"));
+    Blocking.await(backend(null).callAsync(request(Route.RESPONSES, "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[" + EXEC + ","
+        + APPLY_PATCH + "],\"tool_choice\":{\"type\":\"custom\",\"name\":\"apply_patch\"}}")));
 
     JsonNode sent = sentChatBody();
     assertThat(sent.path("tool_choice").toString()).isEqualTo("{\"type\":\"function\",\"function\":{\"name\":\"apply_patch\"}}");
@@ -170,8 +171,8 @@ class ResponsesOverChatTest {
           {"id":"call_b","type":"function","function":{"name":"apply_patch","arguments":"{\\"input\\":\\"*** Begin Patch\\\\n\\"}"}}]}""",
         "tool_calls")));
 
-    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[" + EXEC + "," + APPLY_PATCH + "]}"));
+    GatewayResponse response = Blocking.await(backend(null).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[" + EXEC + "," + APPLY_PATCH + "]}")));
 
     JsonNode answer = json(response);
     assertThat(response.headers().get("content-type")).isEqualTo("application/json");
@@ -204,8 +205,8 @@ class ResponsesOverChatTest {
         "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"" + MODEL
             + "\",\"choices\":[],\"usage\":{\"prompt_tokens\":50,\"completion_tokens\":9,\"total_tokens\":59}}")));
 
-    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}"));
+    GatewayResponse response = Blocking.await(backend(null).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}")));
     List<SseEvent> events = drain(response);
 
     assertThat(sentChatBody().path("stream_options").toString()).isEqualTo("{\"include_usage\":true}");
@@ -238,8 +239,8 @@ class ResponsesOverChatTest {
           {"id":"call_a","type":"function","function":{"name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}"}}]}""",
         "tool_calls")));
 
-    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}"));
+    GatewayResponse response = Blocking.await(backend(null).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\",\"tools\":[" + EXEC + "]}")));
 
     assertThat(response.isStream()).isTrue();
     assertThat(drain(response)).extracting(SseEvent::event).containsExactly(
@@ -254,8 +255,8 @@ class ResponsesOverChatTest {
         .withHeader("Content-Type", "text/event-stream")
         .withBody("data: " + chunk("{\"content\":\"Half\"}", null) + "\n\n")));
 
-    GatewayResponse response = backend(null).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\"}"));
+    GatewayResponse response = Blocking.await(backend(null).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"stream\":true,\"input\":\"x\"}")));
 
     assertThatThrownBy(() -> drain(response)).isInstanceOf(GatewayException.class)
         .hasMessageContaining("before it was complete");
@@ -263,8 +264,8 @@ class ResponsesOverChatTest {
 
   @Test
   void previousResponseIdIsRefusedAsUnsupportedOnLocal() {
-    assertThatThrownBy(() -> backend(null).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"previous_response_id\":\"resp_1\"}")))
+    assertThatThrownBy(() -> Blocking.await(backend(null).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"previous_response_id\":\"resp_1\"}"))))
         .isInstanceOfSatisfying(UnsupportedOnLocalException.class, e -> {
           assertThat(e.code()).isEqualTo("unsupported_on_local");
           assertThat(e.param()).isEqualTo("previous_response_id");
@@ -280,8 +281,8 @@ class ResponsesOverChatTest {
     server.stubFor(post("/v1/responses").willReturn(aResponse().withStatus(200)
         .withHeader("Content-Type", "application/json").withBody("{\"object\":\"response\",\"output\":[]}")));
 
-    GatewayResponse response = backend(LocalConfig.ResponsesApi.NATIVE).call(request(Route.RESPONSES,
-        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"}]}"));
+    GatewayResponse response = Blocking.await(backend(LocalConfig.ResponsesApi.NATIVE).callAsync(request(Route.RESPONSES,
+        "{\"model\":\"gpt-5.5\",\"input\":\"x\",\"tools\":[{\"type\":\"web_search\"}]}")));
 
     assertThat(response.status()).isEqualTo(200);
     server.verify(1, postRequestedFor(urlEqualTo("/v1/responses")));

@@ -1,6 +1,7 @@
 package io.spillway.quota.accounting;
 
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.CallerInterceptor;
@@ -66,7 +67,7 @@ public final class QuotaInterceptor extends CallerInterceptor {
     } catch (GatewayException e) {
       return CompletableFuture.completedFuture(ErrorMapper.toResponse(e));
     }
-    AtomicReference<String> backend = new AtomicReference<>();
+    AtomicReference<BackendKind> backend = new AtomicReference<>();
     if (spend != null) {
       String model = request.model();
       AtomicReference<Double> cost = new AtomicReference<>();

@@ -10,6 +10,7 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.time.Ticker;
@@ -20,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,21 +62,21 @@ public final class PriorityAdmissionGate implements AdmissionGate {
   /** Weight of the newest permit hold time in the running average used for Retry-After. */
   private static final double HOLD_TIME_WEIGHT = 0.2;
 
-  private final Map<String, Lane> lanes;
+  private final Map<BackendKind, Lane> lanes;
   private final int queueSize;
   private volatile Map<Tier, Duration> maxWait;
   private final Clock clock;
   private final Ticker ticker;
 
   /**
-   * @param concurrency each backend's name and its limit of requests in flight
+   * @param concurrency each backend kind and its limit of requests in flight
    * @param queueSize requests that may wait per backend
    * @param maxWait each tier's longest wait
    * @param clock what deadlines are read from
    * @param ticker what wait and hold times are measured with
    */
   public PriorityAdmissionGate(
-      Map<String, Integer> concurrency, int queueSize, Map<Tier, Duration> maxWait, Clock clock, Ticker ticker,
+      Map<BackendKind, Integer> concurrency, int queueSize, Map<Tier, Duration> maxWait, Clock clock, Ticker ticker,
       MeterRegistry meters) {
     if (queueSize < 0) {
       throw new IllegalArgumentException("queueSize must not be negative");
@@ -90,16 +90,16 @@ public final class PriorityAdmissionGate implements AdmissionGate {
     this.maxWait = Map.copyOf(maxWait);
     this.clock = clock;
     this.ticker = ticker;
-    Map<String, Lane> byName = new LinkedHashMap<>();
-    concurrency.forEach((backend, limit) -> byName.put(backend, new Lane(backend, limit, meters)));
-    this.lanes = Map.copyOf(byName);
+    Map<BackendKind, Lane> byKind = new EnumMap<>(BackendKind.class);
+    concurrency.forEach((backend, limit) -> byKind.put(backend, new Lane(backend.tag(), limit, meters)));
+    this.lanes = byKind;
   }
 
   /** The gate for the {@code cloud} and {@code local} backends, as configured in {@code quota}. */
   public static PriorityAdmissionGate from(QuotaConfig config, Clock clock, Ticker ticker, MeterRegistry meters) {
-    Map<String, Integer> concurrency = new LinkedHashMap<>();
-    concurrency.put("cloud", config.admission().cloudConcurrency());
-    concurrency.put("local", config.admission().localConcurrency());
+    Map<BackendKind, Integer> concurrency = new EnumMap<>(BackendKind.class);
+    concurrency.put(BackendKind.CLOUD, config.admission().cloudConcurrency());
+    concurrency.put(BackendKind.LOCAL, config.admission().localConcurrency());
     return new PriorityAdmissionGate(concurrency, config.admission().queueSize(), maxWaits(config), clock, ticker, meters);
   }
 
@@ -125,10 +125,10 @@ public final class PriorityAdmissionGate implements AdmissionGate {
    * @throws IllegalArgumentException for a backend this gate was not built with
    */
   @Override
-  public Permit enter(String backend, GatewayRequest request) {
+  public Permit enter(BackendKind backend, GatewayRequest request) {
     Lane lane = lanes.get(backend);
     if (lane == null) {
-      throw new IllegalArgumentException("no admission limit for backend '" + backend + "'");
+      throw new IllegalArgumentException("no admission limit for backend '" + backend.tag() + "'");
     }
     WaitClass waitClass = WaitClass.of(request);
     Tier tier = WaitClass.tier(request);
@@ -144,10 +144,10 @@ public final class PriorityAdmissionGate implements AdmissionGate {
    * @throws IllegalArgumentException for a backend this gate was not built with
    */
   @Override
-  public Permit tryEnter(String backend, GatewayRequest request) {
+  public Permit tryEnter(BackendKind backend, GatewayRequest request) {
     Lane lane = lanes.get(backend);
     if (lane == null) {
-      throw new IllegalArgumentException("no admission limit for backend '" + backend + "'");
+      throw new IllegalArgumentException("no admission limit for backend '" + backend.tag() + "'");
     }
     return lane.tryEnter(WaitClass.of(request));
   }
@@ -167,7 +167,7 @@ public final class PriorityAdmissionGate implements AdmissionGate {
   }
 
   /** Requests waiting for {@code backend}, all classes together. */
-  public int waiting(String backend) {
+  public int waiting(BackendKind backend) {
     return lanes.get(backend).waitingTotal();
   }
 
@@ -177,7 +177,8 @@ public final class PriorityAdmissionGate implements AdmissionGate {
    */
   public ObjectNode snapshot() {
     ObjectNode out = Json.object();
-    lanes.keySet().stream().sorted().forEach(name -> out.set(name, lanes.get(name).snapshot()));
+    lanes.values().stream().sorted(java.util.Comparator.comparing(lane -> lane.backend))
+        .forEach(lane -> out.set(lane.backend, lane.snapshot()));
     return out;
   }
 

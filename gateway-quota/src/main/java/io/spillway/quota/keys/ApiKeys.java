@@ -251,12 +251,15 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
   @Override
   public long used(String month, String keyId) {
     Pending.Key key = new Pending.Key(month, keyId);
-    long stored;
-    try {
-      stored = store.usage(month, keyId);
-      lastUsage.put(key, stored);
-    } catch (KeyStoreUnavailableException e) {
-      stored = lastUsage.getOrDefault(key, 0L);
+    long stored = lastUsage.getOrDefault(key, 0L);
+    if (!storeDown) {
+      // While the sync found the store away, requests do not each wait for it again.
+      try {
+        stored = store.usage(month, keyId);
+        lastUsage.put(key, stored);
+      } catch (KeyStoreUnavailableException e) {
+        // the last figure, above
+      }
     }
     long kept = 0;
     for (Pending p : pending) {
@@ -273,6 +276,10 @@ public final class ApiKeys implements KeyBudgets, KeyRateLimits, AutoCloseable {
       return;
     }
     Pending amount = new Pending(month, keyId, tokens, UUID.randomUUID().toString());
+    if (storeDown) {
+      pending.add(amount);
+      return;
+    }
     try {
       store.addUsage(month, keyId, tokens, amount.once());
     } catch (KeyStoreUnavailableException e) {

@@ -112,6 +112,10 @@ public final class RedisRequestLimiter implements RequestLimiter {
   }
 
   private void connectLater() {
+    StatefulRedisConnection<byte[], byte[]> current = connection;
+    if (shared != null && current != null && current.isOpen()) {
+      return; // connected, perhaps slow: the requests' own calls tell whether Redis answers
+    }
     if (tryConnect() && unreachable.compareAndSet(true, false)) {
       log.warn("Redis at {} is reachable; rate limits are shared across replicas", location);
     }

@@ -1,19 +1,16 @@
 package io.spillway.quota.responses;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.spillway.config.ResponsesConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
+import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisScript;
+import io.spillway.redis.RedisSession;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,7 +32,7 @@ import java.util.function.Function;
  *       bytes) and {@code :bytes}: what bounds the team's share to {@code responses.maxBytesPerTeam};</li>
  *   <li>{@code spillway:responses:owner:<id>}: the team that holds a response or item id.</li>
  * </ul>
- * A put is one Lua script: store, index, then forget the team's oldest (and expired) responses until
+ * Over the process's one {@link RedisLink}. A put is one Lua script ({@code response-put.lua}): store, index, then forget the team's oldest (and expired) responses until
  * it is within its bound. Every call is bounded by {@code quota.storeTimeout}; one Redis does not
  * answer is a 503.
  */
@@ -43,71 +40,18 @@ public final class RedisResponseStore implements ResponseStore {
   static final String PREFIX = "spillway:responses:";
   static final String OWNER = PREFIX + "owner:";
 
-  private static final String PUT = """
-      local p = ARGV[1]
-      local id = ARGV[2]
-      local ttl = tonumber(ARGV[5])
-      local now = tonumber(ARGV[6])
-      local max = tonumber(ARGV[7])
-      local owner = ARGV[8]
-      local team = ARGV[9]
-      local function forget(old)
-        local s = redis.call('HGET', p .. 'sizes', old)
-        if s then redis.call('DECRBY', p .. 'bytes', s) end
-        redis.call('HDEL', p .. 'sizes', old)
-        redis.call('ZREM', p .. 'index', old)
-        redis.call('DEL', p .. 'r:' .. old)
-        if redis.call('GET', owner .. old) == team then redis.call('DEL', owner .. old) end
-      end
-      for _, old in ipairs(redis.call('ZRANGEBYSCORE', p .. 'index', '-inf', now - ttl)) do forget(old) end
-      if redis.call('HEXISTS', p .. 'sizes', id) == 1 then forget(id) end
-      redis.call('SET', p .. 'r:' .. id, ARGV[3], 'PX', ttl)
-      redis.call('SET', owner .. id, team, 'PX', ttl)
-      for i = 10, #ARGV do
-        redis.call('SET', p .. 'i:' .. ARGV[i], id, 'PX', ttl, 'NX')
-        redis.call('SET', owner .. ARGV[i], team, 'PX', ttl)
-      end
-      redis.call('ZADD', p .. 'index', now, id)
-      redis.call('HSET', p .. 'sizes', id, ARGV[4])
-      local total = redis.call('INCRBY', p .. 'bytes', ARGV[4])
-      while total > max do
-        local oldest = redis.call('ZRANGE', p .. 'index', 0, 0)[1]
-        if not oldest or oldest == id then break end
-        forget(oldest)
-        total = tonumber(redis.call('GET', p .. 'bytes') or '0')
-      end
-      for _, k in ipairs({'index', 'sizes', 'bytes'}) do redis.call('PEXPIRE', p .. k, ttl) end
-      return total
-      """;
+  private static final RedisScript PUT = RedisScript.load(RedisResponseStore.class, "response-put.lua");
 
-  private static final String DELETE = """
-      local p = ARGV[1]
-      local id = ARGV[2]
-      if redis.call('DEL', p .. 'r:' .. id) == 0 then return 0 end
-      local s = redis.call('HGET', p .. 'sizes', id)
-      if s then redis.call('DECRBY', p .. 'bytes', s) end
-      redis.call('HDEL', p .. 'sizes', id)
-      redis.call('ZREM', p .. 'index', id)
-      if redis.call('GET', ARGV[3] .. id) == ARGV[4] then redis.call('DEL', ARGV[3] .. id) end
-      return 1
-      """;
+  private static final RedisScript DELETE = RedisScript.load(RedisResponseStore.class, "response-delete.lua");
 
-  private final RedisClient client;
-  private final String location;
+  private final RedisSession redis;
   private final long maxBytes;
   private final long ttlMillis;
   private final Clock clock;
-  private volatile StatefulRedisConnection<String, String> connection;
 
-  public RedisResponseStore(String uri, Duration timeout, ResponsesConfig config, Clock clock) {
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(timeout);
-    this.location = redisUri.getHost() + ":" + redisUri.getPort();
-    this.client = RedisClient.create(redisUri);
-    client.setOptions(ClientOptions.builder()
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .build());
+  /** @param timeout the longest one Redis call may take ({@code quota.storeTimeout}) */
+  public RedisResponseStore(RedisLink link, Duration timeout, ResponsesConfig config, Clock clock) {
+    this.redis = link.session("response store", timeout);
     this.maxBytes = config.maxBytesPerTeam().bytes();
     this.ttlMillis = config.ttl().toMillis();
     this.clock = clock;
@@ -124,12 +68,12 @@ public final class RedisResponseStore implements ResponseStore {
         Long.toString(json.getBytes(StandardCharsets.UTF_8).length), Long.toString(ttlMillis),
         Long.toString(clock.millis()), Long.toString(maxBytes), OWNER, team));
     args.addAll(response.itemIds());
-    call(redis -> redis.eval(PUT, ScriptOutputType.INTEGER, new String[0], args.toArray(String[]::new)));
+    script(PUT, args.toArray(String[]::new));
   }
 
   @Override
   public StoredResponse get(String team, String id) {
-    String json = call(redis -> redis.get(teamPrefix(team) + "r:" + id));
+    String json = call(r -> r.get(teamPrefix(team) + "r:" + id));
     return json == null ? null : fresh(StoredResponse.fromJson(json));
   }
 
@@ -145,7 +89,7 @@ public final class RedisResponseStore implements ResponseStore {
     }
     String prefix = teamPrefix(team) + "r:";
     List<KeyValue<String, String>> values =
-        call(redis -> redis.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
+        call(r -> r.mget(ids.stream().map(id -> prefix + id).toArray(String[]::new)));
     List<StoredResponse> out = new ArrayList<>();
     for (KeyValue<String, String> value : values) {
       StoredResponse stored = value.hasValue() ? fresh(StoredResponse.fromJson(value.getValue())) : null;
@@ -164,7 +108,7 @@ public final class RedisResponseStore implements ResponseStore {
     }
     String prefix = teamPrefix(team) + "i:";
     List<KeyValue<String, String>> values =
-        call(redis -> redis.mget(itemIds.stream().map(id -> prefix + id).toArray(String[]::new)));
+        call(r -> r.mget(itemIds.stream().map(id -> prefix + id).toArray(String[]::new)));
     for (KeyValue<String, String> value : values) {
       if (value.hasValue()) {
         out.put(value.getKey().substring(prefix.length()), value.getValue());
@@ -175,14 +119,13 @@ public final class RedisResponseStore implements ResponseStore {
 
   @Override
   public boolean heldByAnotherTeam(String team, String id) {
-    String owner = call(redis -> redis.get(OWNER + id));
+    String owner = call(r -> r.get(OWNER + id));
     return owner != null && !owner.equals(team);
   }
 
   @Override
   public boolean delete(String team, String id) {
-    Long deleted = call(redis -> redis.eval(DELETE, ScriptOutputType.INTEGER, new String[0],
-        teamPrefix(team), id, OWNER, team));
+    Long deleted = script(DELETE, teamPrefix(team), id, OWNER, team);
     return deleted != null && deleted == 1;
   }
 
@@ -193,33 +136,36 @@ public final class RedisResponseStore implements ResponseStore {
 
   @Override
   public String describe() {
-    return "redis " + location;
+    return "redis " + redis.location();
+  }
+
+  private Long script(RedisScript script, String... args) {
+    try {
+      if (!redis.connected()) {
+        redis.connect();
+      }
+      return redis.eval(script, ScriptOutputType.INTEGER, new String[0], args);
+    } catch (RuntimeException e) {
+      throw unavailable(e);
+    }
   }
 
   private <T> T call(Function<RedisCommands<String, String>, T> operation) {
     try {
-      return operation.apply(connection().sync());
+      return redis.connectAndCall(operation);
     } catch (RuntimeException e) {
-      throw new GatewayException(ErrorKind.UNAVAILABLE,
-          "The response store (Redis) did not answer; retry shortly.", null, "response_store_unavailable",
-          Duration.ofSeconds(1), e);
+      throw unavailable(e);
     }
   }
 
-  private synchronized StatefulRedisConnection<String, String> connection() {
-    StatefulRedisConnection<String, String> c = connection;
-    if (c == null || !c.isOpen()) {
-      c = client.connect();
-      connection = c;
-    }
-    return c;
+  private static GatewayException unavailable(RuntimeException e) {
+    return new GatewayException(ErrorKind.UNAVAILABLE,
+        "The response store (Redis) did not answer; retry shortly.", null, "response_store_unavailable",
+        Duration.ofSeconds(1), e);
   }
 
   @Override
-  public synchronized void close() {
-    if (connection != null) {
-      connection.close();
-    }
-    client.shutdown();
+  public void close() {
+    redis.close();
   }
 }

@@ -2,6 +2,7 @@ package io.spillway.quota.responses;
 
 import io.spillway.config.GatewayConfig;
 import io.spillway.core.responses.ResponseStore;
+import io.spillway.redis.RedisLink;
 import java.nio.file.Path;
 import java.time.Clock;
 
@@ -11,9 +12,10 @@ public final class ResponseStores {
 
   /**
    * The store of {@code config.store()} ({@code memory}, {@code embedded:<dir>} →
-   * {@code <dir>/responses.mv.db}, {@code redis://…}); null when {@code responses.enabled} is false.
+   * {@code <dir>/responses.mv.db}, {@code redis://…} over the process's link {@code redis});
+   * null when {@code responses.enabled} is false.
    */
-  public static ResponseStore open(GatewayConfig config, Clock clock) {
+  public static ResponseStore open(GatewayConfig config, RedisLink redis, Clock clock) {
     if (!config.responses().enabled()) {
       return null;
     }
@@ -24,8 +26,11 @@ public final class ResponseStores {
     if (spec.startsWith("embedded:")) {
       return MvResponseStore.open(Path.of(spec.substring("embedded:".length())), config.responses(), clock);
     }
-    if (spec.startsWith("redis://") || spec.startsWith("rediss://")) {
-      return new RedisResponseStore(spec, config.quota().storeTimeout(), config.responses(), clock);
+    if (RedisLink.names(spec)) {
+      if (redis == null) {
+        throw new IllegalArgumentException("store '" + spec + "' needs the process's Redis link");
+      }
+      return new RedisResponseStore(redis, config.quota().storeTimeout(), config.responses(), clock);
     }
     throw new IllegalArgumentException("store '" + spec + "' is not embedded:<dir>, redis://host:port or memory");
   }

@@ -9,6 +9,7 @@ import io.spillway.config.SpendConfig;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.quota.pool.Band;
@@ -44,7 +45,6 @@ import java.util.function.Supplier;
  * announces each band once for the whole fleet). Thread-safe.
  */
 public final class SpendLedger implements AutoCloseable {
-  private static final String CLOUD = "cloud";
   private static final String OTHER_MODEL = "other";
   private static final double NANOS_PER_USD = 1e9;
 
@@ -125,12 +125,12 @@ public final class SpendLedger implements AutoCloseable {
   /**
    * Records what a settled request cost and returns it in USD.
    *
-   * @param backend the backend that served it ({@code cloud} is priced; anything else costs 0)
+   * @param backend the kind of backend that served it (the cloud is priced; anything else costs 0)
    * @param model the model the request named when it was sent (after shaping)
    */
-  public double record(Caller caller, String backend, String model, TokenUsage usage) {
+  public double record(Caller caller, BackendKind backend, String model, TokenUsage usage) {
     Settings s = settings;
-    boolean cloud = CLOUD.equals(backend);
+    boolean cloud = backend == BackendKind.CLOUD;
     String priced = s.prices().pricedName(model);
     long nanos = cloud && priced != null ? s.prices().costNanos(priced, usage) : 0L;
     double cost = nanos / NANOS_PER_USD;
@@ -149,7 +149,7 @@ public final class SpendLedger implements AutoCloseable {
     Counter.builder("spillway.spend.usd")
         .description("Money spent on settled requests, USD, by the price table")
         .tag("tier", tier.tag())
-        .tag("backend", cloud ? CLOUD : "local")
+        .tag("backend", (cloud ? BackendKind.CLOUD : BackendKind.LOCAL).tag())
         .tag("model", priced != null ? priced : OTHER_MODEL)
         .register(meters)
         .increment(cost);

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A backend that reports absurd usage (issue 25, item 3): 4e18 tokens, Long.MAX_VALUE, a count as a
+ * A backend that reports absurd usage (issue 25, finding 3): 4e18 tokens, Long.MAX_VALUE, a count as a
  * string, a negative or fractional count. Each report is refused and counted, and the request is
  * settled exactly as if the backend had reported nothing (at the estimate), for every tier, buffered
  * and streamed; the pool and the team stay sane.

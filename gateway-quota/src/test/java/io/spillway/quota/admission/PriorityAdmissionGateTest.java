@@ -10,6 +10,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.AdmissionGate;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -42,7 +43,7 @@ class PriorityAdmissionGateTest {
   private PriorityAdmissionGate gate;
 
   private PriorityAdmissionGate gate(int concurrency, int queueSize) {
-    gate = new PriorityAdmissionGate(Map.of("cloud", concurrency), queueSize, MAX_WAIT, clock, clock, meters);
+    gate = new PriorityAdmissionGate(Map.of(BackendKind.CLOUD, concurrency), queueSize, MAX_WAIT, clock, clock, meters);
     return gate;
   }
 
@@ -54,7 +55,7 @@ class PriorityAdmissionGateTest {
   @Test
   void waitingAreaServesGoldFirstUnderContention() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.BRONZE, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.BRONZE, false));
 
     queue("bronze", request(Tier.BRONZE, false));
     queue("silver", request(Tier.SILVER, false));
@@ -68,7 +69,7 @@ class PriorityAdmissionGateTest {
   @Test
   void requestsOfOneTierAreServedFirstComeFirstServed() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.SILVER, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.SILVER, false));
 
     for (int i = 1; i <= 4; i++) {
       queue("silver-" + i, request(Tier.SILVER, false));
@@ -82,7 +83,7 @@ class PriorityAdmissionGateTest {
   @Test
   void lowSignalRequestsGoLastWhateverTheirTier() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
 
     queue("gold-low-signal", request(Tier.GOLD, true));
     queue("bronze", request(Tier.BRONZE, false));
@@ -96,7 +97,7 @@ class PriorityAdmissionGateTest {
   @Test
   void requestWaitingPastItsTiersMaxWaitGets429QueueTimeoutWithRetryAfter() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
     AtomicReference<RuntimeException> bronzeFailure = queue("bronze", request(Tier.BRONZE, false));
     AtomicReference<RuntimeException> goldFailure = queue("gold", request(Tier.GOLD, false));
 
@@ -121,10 +122,10 @@ class PriorityAdmissionGateTest {
   @Test
   void fullWaitingAreaRefusesAtOnceWith503AndRetryAfter() {
     gate(1, 1);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.SILVER, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.SILVER, false));
     queue("silver-waiting", request(Tier.SILVER, false));
 
-    assertThatThrownBy(() -> gate.enter("cloud", request(Tier.SILVER, false)))
+    assertThatThrownBy(() -> gate.enter(BackendKind.CLOUD, request(Tier.SILVER, false)))
         .isInstanceOfSatisfying(GatewayException.class, e -> {
           assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE);
           assertThat(e.code()).isEqualTo("queue_full");
@@ -142,14 +143,14 @@ class PriorityAdmissionGateTest {
   @Test
   void goldArrivingAtAFullWaitingAreaTakesTheLatestLowerWaitersPlace() {
     gate(1, 2);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.SILVER, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.SILVER, false));
     AtomicReference<RuntimeException> firstBronze = queue("bronze-1", request(Tier.BRONZE, false));
     AtomicReference<RuntimeException> secondBronze = queue("bronze-2", request(Tier.BRONZE, false));
 
     queueWithoutWaiting("gold", request(Tier.GOLD, false));
     await().until(() -> secondBronze.get() != null);
     assertThat(((GatewayException) secondBronze.get()).status()).isEqualTo(503);
-    await().until(() -> gate.waiting("cloud") == 2);
+    await().until(() -> gate.waiting(BackendKind.CLOUD) == 2);
 
     holder.close();
     await().until(() -> admitted.size() == 2);
@@ -160,11 +161,11 @@ class PriorityAdmissionGateTest {
   @Test
   void requestWithinTheLimitPassesWithoutWaiting() {
     gate(2, 0);
-    AdmissionGate.Permit first = gate.enter("cloud", request(Tier.BRONZE, false));
-    AdmissionGate.Permit second = gate.enter("cloud", request(Tier.BRONZE, false));
+    AdmissionGate.Permit first = gate.enter(BackendKind.CLOUD, request(Tier.BRONZE, false));
+    AdmissionGate.Permit second = gate.enter(BackendKind.CLOUD, request(Tier.BRONZE, false));
 
     assertThat(gate.snapshot().get("cloud").get("inFlight").asInt()).isEqualTo(2);
-    assertThatThrownBy(() -> gate.enter("cloud", request(Tier.GOLD, false)))
+    assertThatThrownBy(() -> gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false)))
         .isInstanceOfSatisfying(GatewayException.class, e -> assertThat(e.status()).isEqualTo(503));
     first.close();
     second.close();
@@ -174,11 +175,11 @@ class PriorityAdmissionGateTest {
   @Test
   void closingAPermitTwiceGivesBackOnePlace() {
     gate(1, 10);
-    AdmissionGate.Permit permit = gate.enter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit permit = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
     permit.close();
     permit.close();
 
-    AdmissionGate.Permit next = gate.enter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit next = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
     assertThat(gate.snapshot().get("cloud").get("inFlight").asInt()).isEqualTo(1);
     queue("waits", request(Tier.GOLD, false));
     next.close();
@@ -188,7 +189,7 @@ class PriorityAdmissionGateTest {
   @Test
   void snapshotAndGaugesShowWaitersByTier() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
     queue("silver", request(Tier.SILVER, false));
     queue("low", request(Tier.BRONZE, true));
 
@@ -212,14 +213,14 @@ class PriorityAdmissionGateTest {
 
   @Test
   void eachBackendHasItsOwnLimit() {
-    gate = new PriorityAdmissionGate(Map.of("cloud", 1, "local", 1), 0, MAX_WAIT, clock, clock, meters);
-    AdmissionGate.Permit cloud = gate.enter("cloud", request(Tier.GOLD, false));
-    AdmissionGate.Permit local = gate.enter("local", request(Tier.GOLD, false));
+    gate = new PriorityAdmissionGate(Map.of(BackendKind.CLOUD, 1, BackendKind.LOCAL, 1), 0, MAX_WAIT, clock, clock, meters);
+    AdmissionGate.Permit cloud = gate.enter(BackendKind.CLOUD, request(Tier.GOLD, false));
+    AdmissionGate.Permit local = gate.enter(BackendKind.LOCAL, request(Tier.GOLD, false));
 
     assertThat(gate.snapshot().get("local").get("inFlight").asInt()).isEqualTo(1);
     cloud.close();
     local.close();
-    assertThatThrownBy(() -> gate.enter("elsewhere", request(Tier.GOLD, false)))
+    assertThatThrownBy(() -> gate.enter(BackendKind.CACHE, request(Tier.GOLD, false)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -228,7 +229,7 @@ class PriorityAdmissionGateTest {
     for (Tier tier : Tier.values()) {
       gate(1, 10);
 
-      AdmissionGate.Permit permit = gate.tryEnter("cloud", request(tier, false));
+      AdmissionGate.Permit permit = gate.tryEnter(BackendKind.CLOUD, request(tier, false));
 
       assertThat(permit).as(tier.tag()).isNotNull();
       assertThat(gate.snapshot().path("cloud").path("inFlight").asInt()).isEqualTo(1);
@@ -240,27 +241,27 @@ class PriorityAdmissionGateTest {
   @Test
   void tryEnterDoesNotWaitWhenTheLimitIsReachedWhateverTheTier() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.tryEnter("cloud", request(Tier.BRONZE, false));
+    AdmissionGate.Permit holder = gate.tryEnter(BackendKind.CLOUD, request(Tier.BRONZE, false));
 
     for (Tier tier : Tier.values()) {
-      assertThat(gate.tryEnter("cloud", request(tier, false))).as(tier.tag()).isNull();
+      assertThat(gate.tryEnter(BackendKind.CLOUD, request(tier, false))).as(tier.tag()).isNull();
     }
-    assertThat(gate.waiting("cloud")).as("asking did not queue anybody").isZero();
+    assertThat(gate.waiting(BackendKind.CLOUD)).as("asking did not queue anybody").isZero();
     holder.close();
   }
 
   @Test
   void tryEnterNeverPassesTheWaitingAreaEvenForGold() {
     gate(1, 10);
-    AdmissionGate.Permit holder = gate.enter("cloud", request(Tier.BRONZE, false));
+    AdmissionGate.Permit holder = gate.enter(BackendKind.CLOUD, request(Tier.BRONZE, false));
     queue("silver", request(Tier.SILVER, false));
 
-    assertThat(gate.tryEnter("cloud", request(Tier.GOLD, false))).isNull();
-    assertThat(gate.waiting("cloud")).as("only the silver request waits").isEqualTo(1);
+    assertThat(gate.tryEnter(BackendKind.CLOUD, request(Tier.GOLD, false))).isNull();
+    assertThat(gate.waiting(BackendKind.CLOUD)).as("only the silver request waits").isEqualTo(1);
 
     holder.close();
     await().until(() -> admitted.contains("silver"));
-    AdmissionGate.Permit gold = gate.tryEnter("cloud", request(Tier.GOLD, false));
+    AdmissionGate.Permit gold = gate.tryEnter(BackendKind.CLOUD, request(Tier.GOLD, false));
     assertThat(gold).as("nobody waits any more").isNotNull();
     gold.close();
   }
@@ -269,22 +270,22 @@ class PriorityAdmissionGateTest {
   void tryEnterKnowsOnlyTheBackendsItWasBuiltWith() {
     gate(1, 10);
 
-    assertThatThrownBy(() -> gate.tryEnter("elsewhere", request(Tier.GOLD, false)))
+    assertThatThrownBy(() -> gate.tryEnter(BackendKind.CACHE, request(Tier.GOLD, false)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   /** Starts a request that enters the gate, records its admission and leaves; returns once it waits. */
   private AtomicReference<RuntimeException> queue(String name, GatewayRequest request) {
-    int before = gate.waiting("cloud");
+    int before = gate.waiting(BackendKind.CLOUD);
     AtomicReference<RuntimeException> failure = queueWithoutWaiting(name, request);
-    await().until(() -> gate.waiting("cloud") == before + 1 || failure.get() != null);
+    await().until(() -> gate.waiting(BackendKind.CLOUD) == before + 1 || failure.get() != null);
     return failure;
   }
 
   private AtomicReference<RuntimeException> queueWithoutWaiting(String name, GatewayRequest request) {
     AtomicReference<RuntimeException> failure = new AtomicReference<>();
     threads.add(Thread.ofVirtual().name(name).start(() -> {
-      try (AdmissionGate.Permit ignored = gate.enter("cloud", request)) {
+      try (AdmissionGate.Permit ignored = gate.enter(BackendKind.CLOUD, request)) {
         admitted.add(name);
       } catch (RuntimeException e) {
         failure.set(e);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Redis that hangs (frozen with SIGSTOP, not down) under the API keys (issue 25, item 5): a key's
+ * A Redis that hangs (frozen with SIGSTOP, not down) under the API keys (issue 25, finding 5): a key's
  * budget check answers from the last figure instead of failing the request, and per-key usage sent
  * while Redis hung is counted exactly once after it wakes, though Redis did take the first write.
  */

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Revoke, rotate and create racing each other (issue 25, item 4): in every store (on Redis as two
+ * Revoke, rotate and create racing each other (issue 25, finding 4): in every store (on Redis as two
  * replicas, each with its own link, on one real redis-server), a revoked key stays revoked whatever
  * races it, two rotates both apply so every secret they answered works, and a second rotation keeps
  * the first one's overlap.

@@ -9,6 +9,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.redis.RedisLink;
 import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,8 +34,9 @@ class ResponseStoreItemOwnerTest {
   @ValueSource(strings = {"memory", "redis"})
   void anItemLeadsToTheResponseThatIssuedItNotToALaterOneThatCarriesItInItsInput(String kind) {
     RedisServer redis = kind.equals("redis") ? RedisServer.start(dir.resolve("redis")) : null;
+    RedisLink link = redis == null ? null : RedisLink.open(redis.uri(), Duration.ofSeconds(2));
     ResponseStore store = kind.equals("redis")
-        ? new RedisResponseStore(redis.uri(), Duration.ofSeconds(2), ResponsesConfig.DEFAULTS, clock)
+        ? new RedisResponseStore(link, Duration.ofSeconds(2), ResponsesConfig.DEFAULTS, clock)
         : MvResponseStore.inMemory(ResponsesConfig.DEFAULTS, clock);
     try {
       ObjectNode localAnswer = message("msg_local_1", "assistant", "Answered on local.");
@@ -50,6 +52,9 @@ class ResponseStoreItemOwnerTest {
       assertThat(store.get("web", "resp_local_1").origin()).isEqualTo("local");
     } finally {
       store.close();
+      if (link != null) {
+        link.close();
+      }
       if (redis != null) {
         redis.close();
       }

@@ -10,6 +10,7 @@ import io.spillway.core.json.Json;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.responses.StoredResponse;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.redis.RedisLink;
 import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,12 +36,16 @@ class ResponseStoreTest {
   @TempDir Path dir;
   private final FakeClock clock = FakeClock.at("2026-11-10T10:00:00Z");
   private RedisServer redis;
+  private RedisLink link;
   private ResponseStore store;
 
   @AfterEach
   void stop() {
     if (store != null) {
       store.close();
+    }
+    if (link != null) {
+      link.close();
     }
     if (redis != null) {
       redis.close();
@@ -57,7 +62,8 @@ class ResponseStoreTest {
           if (test.redis == null) {
             test.redis = RedisServer.start(test.dir.resolve("redis"));
           }
-          return new RedisResponseStore(test.redis.uri(), Duration.ofSeconds(2), config, test.clock);
+          test.link = RedisLink.open(test.redis.uri(), Duration.ofSeconds(2));
+          return new RedisResponseStore(test.link, Duration.ofSeconds(2), config, test.clock);
         }));
   }
 

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spillway.config.QuotaConfig;
 import io.spillway.config.SpendConfig;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Caller;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.testing.FakeClock;
@@ -34,8 +35,8 @@ class SpendLedgerTest {
   void aDatedSnapshotIsPricedAsItsModelAndLocalCostsNothing() {
     SpendLedger ledger = ledger(null);
 
-    double cloud = ledger.record(CI, "cloud", "gpt-4o-mini-2024-07-18", new TokenUsage(2_000_000, 1_000_000, 1_000_000));
-    double local = ledger.record(CI, "local", "gpt-4o-mini", new TokenUsage(2_000_000, 1_000_000));
+    double cloud = ledger.record(CI, BackendKind.CLOUD, "gpt-4o-mini-2024-07-18", new TokenUsage(2_000_000, 1_000_000, 1_000_000));
+    double local = ledger.record(CI, BackendKind.LOCAL, "gpt-4o-mini", new TokenUsage(2_000_000, 1_000_000));
 
     assertThat(cloud).isCloseTo(0.15 + 0.075 + 0.60, within(1e-12));
     assertThat(local).isZero();
@@ -45,7 +46,7 @@ class SpendLedgerTest {
   @Test
   void aTeamRefusedForItsBudgetIsServedAgainWhenTheMonthTurns() {
     SpendLedger ledger = ledger(Map.of("ci", new SpendConfig.TeamBudgetConfig(0.5)));
-    ledger.record(CI, "cloud", "gpt-4o", new TokenUsage(0, 100_000));
+    ledger.record(CI, BackendKind.CLOUD, "gpt-4o", new TokenUsage(0, 100_000));
 
     GatewayException refused = catchThrowableOfType(GatewayException.class, () -> ledger.checkBudget(CI));
     clock.advance(Duration.ofHours(1));

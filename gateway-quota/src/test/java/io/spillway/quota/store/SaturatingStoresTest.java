@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Sums that would overflow saturate instead of wrapping negative, in every store (issue 25, item 3),
+ * Sums that would overflow saturate instead of wrapping negative, in every store (issue 25, finding 3),
  * and an error Redis answers with (not a connection problem) is not taken for an outage.
  */
 class SaturatingStoresTest {

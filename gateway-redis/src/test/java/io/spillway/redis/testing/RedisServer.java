@@ -184,7 +184,10 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  /** Sends one inline command on a connection of its own and answers the first line of the reply. */
+  /**
+   * Sends one inline command on a connection of its own and answers the first line of the reply, or
+   * for a bulk string ({@code $n}) its content ({@code null} for a missing value).
+   */
   public String command(String inline) {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       socket.setSoTimeout(5000);
@@ -192,17 +195,25 @@ public final class RedisServer implements AutoCloseable {
       out.write((inline + "\r\n").getBytes(StandardCharsets.UTF_8));
       out.flush();
       InputStream in = socket.getInputStream();
-      StringBuilder line = new StringBuilder();
-      int b;
-      while ((b = in.read()) != -1 && b != '\n') {
-        if (b != '\r') {
-          line.append((char) b);
-        }
+      String first = line(in);
+      if (first.startsWith("$")) {
+        return first.equals("$-1") ? null : line(in);
       }
-      return line.toString();
+      return first;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private static String line(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int b;
+    while ((b = in.read()) != -1 && b != '\n') {
+      if (b != '\r') {
+        line.append((char) b);
+      }
+    }
+    return line.toString();
   }
 
   private void signal(String name) {

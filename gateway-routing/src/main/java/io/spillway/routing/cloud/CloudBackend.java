@@ -3,6 +3,7 @@ package io.spillway.routing.cloud;
 import io.spillway.config.CloudConfig;
 import io.spillway.config.CloudRouteConfig;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.upstream.UpstreamHttp;
 import io.spillway.upstream.AnthropicDialect;
 import io.spillway.upstream.AzureDialect;
@@ -12,17 +13,16 @@ import io.spillway.upstream.UpstreamSettings;
 
 /**
  * A cloud endpoint: an OpenAI-compatible upstream called with the company's key. Every route's
- * backend is named {@value #NAME} (the admission gate, {@code x-spillway-backend} and the backend
- * metrics tag count the cloud as one side); which route served is told apart by {@link CloudRoute#name()}.
+ * backend is of kind {@link BackendKind#CLOUD} (the admission gate, {@code x-spillway-backend} and the
+ * backend metrics tag count the cloud as one side); which route served is told apart by
+ * {@link CloudRoute#name()}.
  */
 public final class CloudBackend {
-  public static final String NAME = "cloud";
-
   private CloudBackend() {}
 
   /** The shorthand's one route ({@code cloud.baseUrl}, {@code cloud.apiKey}), over {@code http} (the data path's client). */
   public static Backend create(CloudConfig config, UpstreamHttp http) {
-    return new OpenAiHttpBackend(NAME, UpstreamSettings.from(config), UpstreamDialect.OPENAI, http);
+    return new OpenAiHttpBackend(BackendKind.CLOUD, UpstreamSettings.from(config), UpstreamDialect.OPENAI, http);
   }
 
   /**
@@ -38,7 +38,7 @@ public final class CloudBackend {
       case ANTHROPIC -> new AnthropicDialect(route.apiVersion());
       case OPENAI -> UpstreamDialect.OPENAI;
     };
-    Backend upstream = new OpenAiHttpBackend(NAME, settings, dialect, http);
+    Backend upstream = new OpenAiHttpBackend(BackendKind.CLOUD, settings, dialect, http);
     return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());
   }
 }

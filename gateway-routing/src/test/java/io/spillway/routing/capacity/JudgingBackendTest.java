@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
+import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
@@ -26,7 +28,7 @@ class JudgingBackendTest {
   @Test
   void bufferedAnswerIsJudgedOnceAndItsVerdictIsReadLater() {
     GatewayRequest request = request();
-    GatewayResponse answer = new JudgingBackend(answering(AT_CAPACITY), classifier).call(request);
+    GatewayResponse answer = Blocking.await(new JudgingBackend(answering(AT_CAPACITY), classifier).callAsync(request));
 
     Verdict recorded = request.attribute(JudgingBackend.JUDGED).verdict();
     assertThat(recorded.outcome()).isEqualTo(Outcome.CAPACITY);
@@ -37,7 +39,7 @@ class JudgingBackendTest {
   @Test
   void verdictOnAnEarlierAnswerDoesNotCountForAnother() {
     GatewayRequest request = request();
-    new JudgingBackend(answering(AT_CAPACITY), classifier).call(request);
+    Blocking.await(new JudgingBackend(answering(AT_CAPACITY), classifier).callAsync(request));
     GatewayResponse other = GatewayResponse.json(200, "{}".getBytes(StandardCharsets.UTF_8));
 
     assertThat(classifier.verdictOn(request, other).outcome()).isEqualTo(Outcome.SUCCESS);
@@ -51,14 +53,14 @@ class JudgingBackendTest {
   @Test
   void streamIsLeftForItsFirstEventToDecide() {
     GatewayRequest request = request();
-    new JudgingBackend(answering(GatewayResponse.streamed(200, Headers.EMPTY, new ListedEventStream(List.of()))),
-        classifier).call(request);
+    Blocking.await(new JudgingBackend(answering(GatewayResponse.streamed(200, Headers.EMPTY, new ListedEventStream(List.of()))),
+        classifier).callAsync(request));
 
     assertThat(request.attribute(JudgingBackend.JUDGED)).isNull();
   }
 
   private static Backend answering(GatewayResponse response) {
-    return TestBackends.blocking("cloud", request -> response);
+    return TestBackends.blocking(BackendKind.CLOUD, request -> response);
   }
 
   private static GatewayRequest request() {

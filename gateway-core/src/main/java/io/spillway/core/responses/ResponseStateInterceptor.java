@@ -9,6 +9,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.redact.Redactor;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,16 +30,21 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>It may block when the store does (Redis); with the embedded store it runs in place.
  */
-public final class ResponseStateStage implements Interceptor {
+public final class ResponseStateInterceptor implements Interceptor {
   private final ResponseStore store;
   private final int maxChain;
   private final Clock clock;
+  private final Redactor redactor;
 
-  /** @param maxChain the most responses of a conversation expanded ({@code responses.maxChain}) */
-  public ResponseStateStage(ResponseStore store, int maxChain, Clock clock) {
+  /**
+   * @param maxChain the most responses of a conversation expanded ({@code responses.maxChain})
+   * @param redactor removes the gateway's own secrets from what is stored, as from every answer
+   */
+  public ResponseStateInterceptor(ResponseStore store, int maxChain, Clock clock, Redactor redactor) {
     this.store = store;
     this.maxChain = maxChain;
     this.clock = clock;
+    this.redactor = redactor;
   }
 
   @Override
@@ -54,7 +60,7 @@ public final class ResponseStateStage implements Interceptor {
     if (!ResponseRecorder.wantsStore(body)) {
       return chain.proceed(request);
     }
-    ResponseRecorder recorder = new ResponseRecorder(store, caller.team(), body, state, request.id(), clock);
+    ResponseRecorder recorder = new ResponseRecorder(store, caller.team(), body, state, request.id(), clock, redactor);
     return chain.proceed(request).thenApply(response -> recorded(request, response, recorder));
   }
 
@@ -129,6 +135,6 @@ public final class ResponseStateStage implements Interceptor {
 
   @Override
   public String toString() {
-    return "ResponseStateStage";
+    return "ResponseStateInterceptor";
   }
 }
