@@ -54,7 +54,7 @@ class MessagesOverChatTest {
     assertThat(chat.get("tools")).hasSize(1);
     assertThat(chat.get("tool_choice").asText()).isEqualTo("required");
     assertThat(chat.get("stop").get(0).asText()).isEqualTo("END");
-    assertThat(translation.dropped()).containsExactly("tools.web_search", "thinking");
+    assertThat(translation.dropped()).containsExactly("thinking", "tools.web_search");
   }
 
   @Test
