@@ -103,7 +103,7 @@ final class PendingBodyLimit extends ChannelInboundHandlerAdapter {
       ctx.fireChannelRead(new HttpRequestHandler.Refusal(ErrorMapper.toResponse(error)));
       return;
     }
-    byte[] body = error.toError().toBytes();
+    byte[] body = ErrorMapper.body(error.toError());
     FullHttpResponse response = new DefaultFullHttpResponse(
         HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE, Unpooled.wrappedBuffer(body));
     response.headers()
