@@ -27,6 +27,8 @@ import io.spillway.core.pipeline.Caller;
 import io.spillway.core.api.ModelQueryInterceptor;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
+import io.spillway.core.api.anthropic.CountTokens;
+import io.spillway.core.api.anthropic.MessagesEndpoint;
 import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.api.ParseInterceptor;
 import io.spillway.cache.ResponseCache;
@@ -224,7 +226,12 @@ public final class Gateway implements AutoCloseable {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud(), clients.cloud())
           : CloudBackend.create(route, config.cloud(), clients.cloud());
-      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), route.azure() ? "azure.ai.openai" : "openai",
+      String provider = switch (route.kind()) {
+        case AZURE -> "azure.ai.openai";
+        case ANTHROPIC -> "anthropic";
+        case OPENAI -> "openai";
+      };
+      Backend traced = tracing.trace(metrics.meter(new JudgingBackend(backend, classifier), capacity, ticker), provider,
           capacity);
       if (responseStore != null) {
         traced = StoredStateBackend.cloud(route.name(), traced);
@@ -232,7 +239,8 @@ public final class Gateway implements AutoCloseable {
       Breaker routeBreaker = Breakers.create(route.name(), redis, breakerSettings, clock);
       BreakerMetrics.bind(routeBreaker, meters);
       cloudRoutes.add(new CloudRoute(route.name(), traced, routeBreaker,
-          route.azure() ? route.models().keySet() : null));
+          route.azure() ? route.models().keySet() : null,
+          route.kind() == CloudRouteConfig.Kind.ANTHROPIC ? Route.Api.ANTHROPIC : Route.Api.OPENAI));
     }
     this.routes = List.copyOf(cloudRoutes);
     Backend cloud = routes.get(0).backend();
@@ -272,6 +280,8 @@ public final class Gateway implements AutoCloseable {
     interceptors.add(observer);
     interceptors.add(new ParseInterceptor());
     List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryInterceptor()));
+    // Anthropic's token count: answered by the gateway after the same authentication and rate limits.
+    List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
     List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
       frontStages.add(tracing.stage());
@@ -282,6 +292,7 @@ public final class Gateway implements AutoCloseable {
     frontStages.add(new AuthInterceptor(keys::get, apiKeys, clock));
     interceptors.addAll(frontStages);
     models.addAll(frontStages);
+    countStages.addAll(frontStages);
     interceptors.add(new TokenReportInterceptor(quota));
     this.cache = ResponseCache.builder(config.cache())
         .clock(clock).streamTimeLimit(config.server().streamTimeLimit()).meters(meters).build();
@@ -308,6 +319,8 @@ public final class Gateway implements AutoCloseable {
     reloader.register(accounting, "quota.defaultMaxTokens", "shaping.maxTokenizedChars");
     interceptors.add(accounting);
     Pipeline pipeline = new Pipeline(interceptors, metrics.meter(router, ticker));
+    countStages.add(rateLimits);
+    Pipeline tokenCount = new Pipeline(countStages, new CountTokens(config.shaping().maxTokenizedChars()));
     models.add(new OutcomeHeadersInterceptor());
     Pipeline modelList = new Pipeline(models, metrics.meter(
         new ModelsService(routes, classifier, admission, localModels, ticker, routerMetrics), ticker));
@@ -334,10 +347,13 @@ public final class Gateway implements AutoCloseable {
 
     HttpRoutes.Builder httpRoutes = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      if (route.hasBody()) {
+      if (route.hasBody() && route.api() == Route.Api.OPENAI) {
         httpRoutes.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
       }
     }
+    httpRoutes.route(Route.MESSAGES.method(), Route.MESSAGES.path(), new MessagesEndpoint(Route.MESSAGES, pipeline));
+    httpRoutes.route(Route.MESSAGES_COUNT_TOKENS.method(), Route.MESSAGES_COUNT_TOKENS.path(),
+        new MessagesEndpoint(Route.MESSAGES_COUNT_TOKENS, tokenCount));
     List<Interceptor> storedStages = new ArrayList<>(List.of(observer, StoredResponsesEndpoint.QUERY_STAGE));
     storedStages.addAll(frontStages);
     storedStages.add(rateLimits);

@@ -91,7 +91,7 @@ public final class DefaultPipeline {
             .build());
     HttpRoutes.Builder builder = HttpRoutes.builder();
     for (Route route : Route.values()) {
-      if (route.hasBody()) {
+      if (route.hasBody() && route.api() == Route.Api.OPENAI) {
         builder.route(route.method(), route.path(), new OpenAiEndpoint(route, pipeline));
       }
     }

@@ -11,11 +11,14 @@ import java.util.regex.Pattern;
  *
  * @param name names the route in {@code x-spillway-route}, metrics ({@code route} tag), the admin
  *     API and the fleet breaker's Redis keys
- * @param kind {@code openai} (any OpenAI-compatible API, {@code Authorization: Bearer}) or
- *     {@code azure} (Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version})
+ * @param kind {@code openai} (any OpenAI-compatible API, {@code Authorization: Bearer}),
+ *     {@code azure} (Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version}) or
+ *     {@code anthropic} (Anthropic's Messages API: {@code x-api-key}, {@code anthropic-version})
  * @param baseUrl for {@code openai} the URL ending in {@code /v1}; for {@code azure} the resource
- *     endpoint, e.g. {@code https://my-resource.openai.azure.com}
- * @param apiVersion the {@code api-version} query value; only for {@code azure}
+ *     endpoint, e.g. {@code https://my-resource.openai.azure.com}; for {@code anthropic} the URL
+ *     without {@code /v1}, e.g. {@code https://api.anthropic.com}
+ * @param apiVersion the {@code api-version} query value for {@code azure}; for {@code anthropic}
+ *     the {@code anthropic-version} header sent when the client sent none (default {@value #ANTHROPIC_VERSION})
  * @param models requested model → upstream model ({@code openai}; a model without an entry is sent as
  *     requested) or deployment ({@code azure}; a model without an entry skips this route)
  * @param timeout null: {@code cloud.timeout}
@@ -33,6 +36,9 @@ public record CloudRouteConfig(
 
   /** A route name is a metric tag value, a header value and part of Redis key names. */
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+
+  /** The {@code anthropic-version} an anthropic route sends when neither the client nor the config names one. */
+  public static final String ANTHROPIC_VERSION = "2023-06-01";
 
   public CloudRouteConfig {
     kind = kind != null ? kind : Kind.OPENAI;
@@ -58,8 +64,14 @@ public record CloudRouteConfig(
       if (models.isEmpty()) {
         at.problem("models", "an azure route needs at least one entry (requested model: deployment)");
       }
+    } else if (kind == Kind.ANTHROPIC) {
+      apiVersion = apiVersion != null ? apiVersion : ANTHROPIC_VERSION;
+      if (baseUrl != null && baseUrl.endsWith("/v1")) {
+        at.problem("baseUrl", "an anthropic route's baseUrl has no /v1 (Spillway adds /v1/messages), e.g. "
+            + "https://api.anthropic.com");
+      }
     } else if (apiVersion != null) {
-      at.problem("apiVersion", "only an azure route takes an api-version");
+      at.problem("apiVersion", "only an azure or anthropic route takes an api-version");
     }
     String upstreamName = kind == Kind.AZURE ? "deployment" : "model";
     models.forEach((requested, upstream) -> {
@@ -82,7 +94,12 @@ public record CloudRouteConfig(
     /** Any OpenAI-compatible API, {@code Authorization: Bearer}. */
     OPENAI,
     /** Azure OpenAI: deployment URLs, {@code api-key} header, {@code api-version}. */
-    AZURE;
+    AZURE,
+    /**
+     * Anthropic's Messages API ({@code {baseUrl}/v1/messages}, {@code x-api-key},
+     * {@code anthropic-version}): serves the requests Anthropic's clients (Claude Code) send.
+     */
+    ANTHROPIC;
   }
 
   /** This route with {@code timeout} filled in from {@code cloud.timeout} when it has none of its own. */

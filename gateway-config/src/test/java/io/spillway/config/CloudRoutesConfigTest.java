@@ -94,11 +94,31 @@ class CloudRoutesConfigTest {
         .hasMessageContaining("key 'cloud.routes[1].apiVersion': missing")
         .hasMessageContaining("key 'cloud.routes[1].models': an azure route needs at least one entry")
         .hasMessageContaining("key 'cloud.routes[2].name': 'eu' is used by an earlier route")
-        .hasMessageContaining("key 'cloud.routes[2].kind': 'bedrock' is not one of openai, azure")
+        .hasMessageContaining("key 'cloud.routes[2].kind': 'bedrock' is not one of openai, azure, anthropic")
         .hasMessageContaining("key 'cloud.routes[2].baseUrl'")
         .hasMessageContaining("key 'cloud.routes[3].name': 'bad name!' must be")
-        .hasMessageContaining("key 'cloud.routes[3].apiVersion': only an azure route takes an api-version")
+        .hasMessageContaining("key 'cloud.routes[3].apiVersion': only an azure or anthropic route takes an api-version")
         .hasMessageContaining("key 'cloud.routes[3].timeout': must be longer than zero");
+  }
+
+  @Test
+  void anAnthropicRouteTakesItsBaseUrlWithoutV1AndSendsAnthropicVersion20230601ByDefault() {
+    GatewayConfig config = loader.parse("c.yaml", """
+        cloud:
+          routes:
+            - { name: claude, kind: anthropic, baseUrl: https://api.anthropic.com, apiKey: k }
+            - { name: claude-beta, kind: anthropic, baseUrl: https://b.test, apiKey: k, apiVersion: 2024-01-01 }
+        """);
+
+    assertThat(config.cloud().routes().get(0).kind()).isEqualTo(CloudRouteConfig.Kind.ANTHROPIC);
+    assertThat(config.cloud().routes().get(0).apiVersion()).isEqualTo("2023-06-01");
+    assertThat(config.cloud().routes().get(1).apiVersion()).isEqualTo("2024-01-01");
+    assertThatThrownBy(() -> loader.parse("c.yaml", """
+        cloud:
+          routes:
+            - { name: claude, kind: anthropic, baseUrl: https://api.anthropic.com/v1 }
+        """)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("key 'cloud.routes[0].baseUrl': an anthropic route's baseUrl has no /v1");
   }
 
   @Test

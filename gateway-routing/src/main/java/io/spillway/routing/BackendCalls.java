@@ -15,12 +15,15 @@ import io.spillway.core.time.Ticker;
 import io.spillway.routing.capacity.CapacityClassifier;
 import io.spillway.routing.capacity.Outcome;
 import io.spillway.routing.capacity.Verdict;
+import io.spillway.core.pipeline.Route;
 import io.spillway.routing.internal.FirstEvent;
 import io.spillway.routing.internal.OncePermit;
 import io.spillway.routing.internal.StartedStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.List;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * How the router and the model list's service call a backend: a place in its admission gate first,
@@ -80,12 +83,12 @@ final class BackendCalls {
         return done(timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response))));
       }
       EventStream stream = response.stream();
-      return FirstEvent.of(stream).handle((first, streamFailure) -> {
+      return FirstEvent.of(stream, preamble(request)).handle((head, streamFailure) -> {
         if (streamFailure != null) {
           closeQuietly(stream, permit);
           return failedAttempt(backend, start, Blocking.cause(streamFailure));
         }
-        return done(started(backend, start, response, first, permit));
+        return done(started(backend, start, response, head, permit));
       }).thenCompose(Function.identity());
     }).thenCompose(Function.identity());
   }
@@ -98,9 +101,26 @@ final class BackendCalls {
     return CompletableFuture.failedFuture(failure);
   }
 
-  /** The attempt of a stream whose first event ({@code null}: none before its end) has arrived. */
-  private Attempt started(Backend backend, long start, GatewayResponse response, SseEvent first, OncePermit permit) {
+  /**
+   * The events of a stream that come before anything tells how it goes: for Anthropic's Messages API
+   * {@code message_start} and {@code ping}, after which an {@code overloaded_error} event still means
+   * the answer never began; none for OpenAI's APIs, whose first event decides.
+   */
+  private static Predicate<SseEvent> preamble(GatewayRequest request) {
+    if (request.route() != Route.MESSAGES) {
+      return event -> false;
+    }
+    return event -> event.nameIs("message_start") || event.nameIs("ping");
+  }
+
+  /**
+   * The attempt of a stream whose head has arrived: its preamble events, then the first that decides
+   * ({@code null}: none before its end).
+   */
+  private Attempt started(Backend backend, long start, GatewayResponse response, List<SseEvent> head,
+      OncePermit permit) {
     EventStream stream = response.stream();
+    SseEvent first = head.get(head.size() - 1);
     if (first == null) {
       closeQuietly(stream, permit);
       UpstreamException e = new UpstreamException(backend.kind().tag(), UpstreamException.Failure.RESET_MID_STREAM,
@@ -116,7 +136,7 @@ final class BackendCalls {
       return timed(backend, start, Attempt.failed(e, verdict));
     }
     return timed(backend, start,
-        Attempt.answered(response.withStream(new StartedStream(first, stream, permit)), verdict));
+        Attempt.answered(response.withStream(new StartedStream(head, stream, permit)), verdict));
   }
 
   /**

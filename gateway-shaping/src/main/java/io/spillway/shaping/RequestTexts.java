@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * Where the text is in OpenAI request bodies: the completions {@code prompt}; chat
  * {@code messages[].content} (a string or text parts); the Responses API's {@code input} (a string,
  * messages with {@code input_text} parts, {@code function_call_output} outputs) and
- * {@code instructions}.
+ * {@code instructions}; Anthropic's Messages API's {@code system} and {@code messages[].content}
+ * (a string or text blocks, and the content of {@code tool_result} blocks, trimmed as tool output).
  */
 final class RequestTexts {
   /** How a text is trimmed. */
@@ -99,6 +100,38 @@ final class RequestTexts {
               }
             } else if (type.equals("message") && (all || roles.contains(item.path("role").asText("")))) {
               changed |= content(item, "content", rewriter);
+            }
+          }
+        }
+      }
+      case MESSAGES -> {
+        if (all && body.get("system") != null) {
+          JsonNode system = body.get("system");
+          if (system.isTextual()) {
+            rewriter.rewrite(system.textValue(), Kind.MESSAGE);
+          } else {
+            for (JsonNode block : system) {
+              if (block.path("text").isTextual()) {
+                rewriter.rewrite(block.get("text").textValue(), Kind.MESSAGE);
+              }
+            }
+          }
+        }
+        if (body.get("messages") instanceof ArrayNode messages) {
+          for (JsonNode node : messages) {
+            if (!(node instanceof ObjectNode message)) {
+              continue;
+            }
+            if (all || roles.contains(message.path("role").asText(""))) {
+              changed |= content(message, "content", rewriter);
+            }
+            // A tool's output travels in a user message's tool_result block: trimmed as a tool message.
+            if ((all || roles.contains("tool")) && message.get("content") instanceof ArrayNode blocks) {
+              for (JsonNode block : blocks) {
+                if (block instanceof ObjectNode result && "tool_result".equals(result.path("type").asText())) {
+                  changed |= content(result, "content", rewriter);
+                }
+              }
             }
           }
         }

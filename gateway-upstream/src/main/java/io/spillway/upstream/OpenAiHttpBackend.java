@@ -208,6 +208,7 @@ public final class OpenAiHttpBackend implements Backend {
     if (config.apiKey() != null) {
       dialect.authorize(header, config.apiKey());
     }
+    dialect.complete(request.headers(), header);
     header.accept("X-Request-ID", RequestIds.fresh());
     header.accept("X-Client-Request-ID", request.id());
     header.accept("User-Agent", Version.USER_AGENT);

@@ -1,5 +1,6 @@
 package io.spillway.upstream;
 
+import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Route;
 import okhttp3.HttpUrl;
 import java.util.function.BiConsumer;
@@ -37,6 +38,12 @@ public interface UpstreamDialect {
 
   /** Adds the gateway's own key ({@code apiKey} is never null here) to an upstream request. */
   void authorize(BiConsumer<String, String> header, String apiKey);
+
+  /**
+   * Adds the headers the upstream's API requires that the client did not send ({@code client} are
+   * the client's headers). The default adds none.
+   */
+  default void complete(Headers client, BiConsumer<String, String> header) {}
 
   /** Whether the URL depends on the model (then it is built per call, not once per route). */
   default boolean urlPerModel() {

@@ -39,10 +39,10 @@ final class GenAi {
   /** The {@code gen_ai.operation.name} of a route, or null for a route that is no model call. */
   static String operation(Route route) {
     return switch (route) {
-      case CHAT_COMPLETIONS, RESPONSES -> "chat";
+      case CHAT_COMPLETIONS, RESPONSES, MESSAGES -> "chat";
       case COMPLETIONS -> "text_completion";
       case EMBEDDINGS -> "embeddings";
-      case MODELS -> null;
+      case MODELS, MESSAGES_COUNT_TOKENS -> null;
     };
   }
 
@@ -67,6 +67,9 @@ final class GenAi {
         }
       }
       return reasons;
+    }
+    if ("message".equals(text(answer, "type")) && text(answer, "stop_reason") != null) {
+      return List.of(text(answer, "stop_reason")); // Anthropic's Messages API
     }
     JsonNode status = answer.get("status");
     return status != null && status.isTextual() && "response".equals(text(answer, "object"))

@@ -24,6 +24,9 @@ public final class OpenAiEndpoint implements HttpService {
     if (!route.hasBody()) {
       throw new IllegalArgumentException(route + " is not a model call; the model list has its own service");
     }
+    if (route.api() != Route.Api.OPENAI) {
+      throw new IllegalArgumentException(route + " is Anthropic's API: serve it with MessagesEndpoint");
+    }
     this.route = route;
     this.pipeline = pipeline;
   }

@@ -18,7 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * Parses and checks an OpenAI request body once, before any stage sees it. Only what Spillway itself
+ * Parses and checks a request body once, before any stage sees it (an OpenAI one, or Anthropic's
+ * Messages API through {@link AnthropicRequests}). Only what Spillway itself
  * relies on is checked; every other field passes through untouched for the upstream to judge.
  */
 public final class RequestParser {
@@ -164,6 +165,7 @@ public final class RequestParser {
           throw GatewayException.invalid("'input' must be a string or an array", "input");
         }
       }
+      case MESSAGES, MESSAGES_COUNT_TOKENS -> AnthropicRequests.check(route, body);
       default -> {}
     }
   }

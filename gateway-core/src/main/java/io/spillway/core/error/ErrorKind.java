@@ -56,6 +56,44 @@ public enum ErrorKind {
     return code;
   }
 
+  /**
+   * The error {@code type} of Anthropic's Messages API for this kind, from its status: what a
+   * Claude Code client reads in {@code {"type":"error","error":{"type":…}}}. A capacity or
+   * unavailability answer (503) is {@code overloaded_error}, which Anthropic's clients retry.
+   */
+  public String anthropicType() {
+    return anthropicType(status);
+  }
+
+  /** Anthropic's error {@code type} for an HTTP error {@code status}. */
+  public static String anthropicType(int status) {
+    return switch (status) {
+      case 400, 405, 408, 415, 417, 431, 505 -> "invalid_request_error";
+      case 401 -> "authentication_error";
+      case 402 -> "billing_error";
+      case 403 -> "permission_error";
+      case 404 -> "not_found_error";
+      case 413 -> "request_too_large";
+      case 429 -> "rate_limit_error";
+      case 503, 529 -> "overloaded_error";
+      case 504 -> "timeout_error";
+      default -> status >= 500 ? "api_error" : "invalid_request_error";
+    };
+  }
+
+  /** The kind whose default {@code code} is {@code code} and whose status is {@code status}, or null. */
+  public static ErrorKind byCode(String code, int status) {
+    if (code == null) {
+      return null;
+    }
+    for (ErrorKind kind : values()) {
+      if (code.equals(kind.code) && kind.status == status) {
+        return kind;
+      }
+    }
+    return null;
+  }
+
   /** A failure of this kind with its default {@code code}, no {@code param} and no {@code Retry-After}. */
   public GatewayException exception(String message) {
     return new GatewayException(this, message, null, code, null, null);

@@ -22,7 +22,9 @@ public final class ForwardedHeaders {
 
   private static final Set<String> RETURNED_TO_CLIENT =
       Set.of("content-type", "retry-after", "retry-after-ms", "openai-processing-ms", "openai-version",
-          "openai-model");
+          "openai-model", "anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining",
+          "anthropic-ratelimit-requests-reset", "anthropic-ratelimit-tokens-limit",
+          "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset");
 
   private ForwardedHeaders() {}
 

@@ -1,15 +1,18 @@
 package io.spillway.core.pipeline;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.error.ErrorDialect;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
 import java.time.Duration;
 
 /**
  * The one place a failure becomes what the client sees (as Armeria's {@code ServerErrorHandler}):
- * the OpenAI error body {@code {"error":{"message","type","param","code"}}}, the status of its
+ * the OpenAI error body {@code {"error":{"message","type","param","code"}}} (or, for a client of
+ * Anthropic's Messages API, the same failure in that API's shape: {@link ErrorDialect}), the status of its
  * {@link ErrorKind}, and {@code Retry-After}. Stages throw; the front end maps what reaches it, and a
  * stage that must put its own headers on an error answer (the router's backend, the rate limiter's
  * {@code x-ratelimit-*}) maps through here too, so every error answer has the same shape.
@@ -30,13 +33,22 @@ public final class ErrorMapper {
    * the headers the failure carries ({@code x-ratelimit-*} of a rate limit).
    */
   public static GatewayResponse toResponse(GatewayException e) {
+    return toResponse(e, ErrorDialect.OPENAI);
+  }
+
+  /**
+   * {@code e} as the answer of a client speaking {@code dialect}: the same status and headers as
+   * {@link #toResponse(GatewayException)}, the body in that API's error shape.
+   */
+  public static GatewayResponse toResponse(GatewayException e, ErrorDialect dialect) {
     Headers.Builder headers = Headers.builder().add("content-type", GatewayResponse.JSON);
     Duration retryAfter = retryAfter(e);
     if (retryAfter != null) {
       headers.add("retry-after", Long.toString(retryAfterSeconds(retryAfter)));
     }
     e.headers().forEach(headers::set);
-    return GatewayResponse.buffered(e.status(), headers.build(), body(e.toError()));
+    byte[] body = dialect == ErrorDialect.OPENAI ? body(e.toError()) : Json.toBytes(dialect.body(e));
+    return GatewayResponse.buffered(e.status(), headers.build(), body);
   }
 
   /**

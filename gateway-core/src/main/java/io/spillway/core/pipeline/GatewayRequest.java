@@ -118,6 +118,15 @@ public final class GatewayRequest {
     return new GatewayRequest(id, route, headers, newBody, null, receivedAt, attributes);
   }
 
+  /**
+   * This request as a call of another route with {@code newBody}, sharing its attributes (its
+   * outcome, disconnect, event loop, trace context): what a backend that serves one API over
+   * another (Anthropic's Messages over chat completions) hands its server.
+   */
+  public GatewayRequest asRoute(Route newRoute, ObjectNode newBody) {
+    return new GatewayRequest(id, newRoute, headers, newBody, null, receivedAt, attributes);
+  }
+
   public GatewayRequest withHeaders(Headers newHeaders) {
     return new GatewayRequest(id, route, newHeaders, body, bodyBytes, receivedAt, attributes);
   }

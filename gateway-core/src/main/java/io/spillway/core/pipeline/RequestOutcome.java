@@ -173,7 +173,16 @@ public final class RequestOutcome {
     return usage;
   }
 
+  /**
+   * Notes the usage a stream reported; a count it lacks (-1) keeps the one reported before, since
+   * Anthropic's streams tell the input in their first event and the output in a later one.
+   */
   public void reported(Usage usage) {
+    Usage before = this.usage;
+    if (before != null && (usage.promptTokens() < 0 || usage.completionTokens() < 0)) {
+      usage = new Usage(usage.promptTokens() < 0 ? before.promptTokens() : usage.promptTokens(),
+          usage.completionTokens() < 0 ? before.completionTokens() : usage.completionTokens());
+    }
     this.usage = usage;
   }
 }

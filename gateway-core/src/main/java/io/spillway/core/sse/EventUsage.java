@@ -6,8 +6,11 @@ import io.spillway.core.pipeline.RequestOutcome;
 import java.io.IOException;
 
 /**
- * The token usage a stream event reports: {@code usage} of a chat/completions chunk, or
- * {@code response.usage} of a Responses API event, in either API's field names.
+ * The token usage a stream event reports: {@code usage} of a chat/completions chunk,
+ * {@code response.usage} of a Responses API event, or for Anthropic's Messages API
+ * {@code message.usage} of {@code message_start} (the input) and {@code usage} of
+ * {@code message_delta} (the output so far), in each API's field names. Anthropic's input is the
+ * sum of its uncached, cache-written and cache-read parts.
  */
 public final class EventUsage {
   private EventUsage() {}
@@ -23,10 +26,17 @@ public final class EventUsage {
       if ((usage == null || usage.isNull()) && chunk.get("response") != null) {
         usage = chunk.get("response").get("usage");
       }
+      if ((usage == null || usage.isNull()) && chunk.get("message") != null) {
+        usage = chunk.get("message").get("usage");
+      }
       if (usage == null || !usage.isObject()) {
         return null;
       }
       long prompt = number(usage, "prompt_tokens", "input_tokens");
+      if (prompt >= 0) {
+        prompt += Math.max(0, number(usage, "cache_creation_input_tokens", "cache_creation_input_tokens"))
+            + Math.max(0, number(usage, "cache_read_input_tokens", "cache_read_input_tokens"));
+      }
       long completion = number(usage, "completion_tokens", "output_tokens");
       return prompt >= 0 || completion >= 0 ? new RequestOutcome.Usage(prompt, completion) : null;
     } catch (IOException | RuntimeException e) {

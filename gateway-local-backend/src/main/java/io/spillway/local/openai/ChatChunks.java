@@ -13,12 +13,12 @@ import java.io.IOException;
  * finishes it. Polled as its event stream is: it blocks only where that stream does. Not
  * thread-safe, except {@link #close}.
  */
-final class ChatChunks implements UpstreamObjects {
+public final class ChatChunks implements UpstreamObjects {
   private final String backend;
   private final EventStream events;
   private boolean finished;
 
-  ChatChunks(String backend, EventStream events) {
+  public ChatChunks(String backend, EventStream events) {
     this.backend = backend;
     this.events = events;
   }

@@ -52,6 +52,8 @@ final class MeteredEventStream extends ForwardingEventStream {
   private final List<SseEvent> pending = new ArrayList<>();
   private int pendingBytes;
   private volatile TokenUsage reported;
+  /** The input a Messages stream told in its {@code message_start}, completed by its {@code message_delta}. */
+  private TokenUsage messageInput;
   /** Set once a non-blocking stream ended and its usage is settling off the event loop. */
   private volatile CompletableFuture<Void> settling;
   /** How the delegate ended, given to the reader once the usage is settled; null for a normal end. */
@@ -187,6 +189,10 @@ final class MeteredEventStream extends ForwardingEventStream {
       inspectResponsesEvent(type, json);
       return;
     }
+    if (type != null && (type.startsWith("message_") || type.startsWith("content_block_"))) {
+      inspectMessagesEvent(type, json);
+      return;
+    }
     JsonNode choices = json.get("choices");
     TokenUsage usage = usageReader.fromUsage(json.get("usage"));
     if (usage != null) {
@@ -213,6 +219,37 @@ final class MeteredEventStream extends ForwardingEventStream {
       TokenUsage usage = usageReader.fromBody(json.get("response"));
       if (usage != null) {
         reported = usage;
+      }
+    }
+  }
+
+  /**
+   * Anthropic's Messages stream: {@code message_start} tells the input (and a first output count),
+   * {@code message_delta} the output so far; the two make the usage.
+   */
+  private void inspectMessagesEvent(String type, JsonNode json) {
+    if (type.equals("content_block_delta")) {
+      JsonNode delta = json.path("delta");
+      countText(delta.get("text"));
+      countText(delta.get("partial_json"));
+      countText(delta.get("thinking"));
+    } else if (type.equals("message_start")) {
+      TokenUsage usage = usageReader.fromUsage(json.path("message").get("usage"));
+      if (usage != null) {
+        messageInput = usage;
+        reported = usage;
+      }
+    } else if (type.equals("message_delta")) {
+      JsonNode usage = json.get("usage");
+      if (usage != null && usage.isObject()) {
+        TokenUsage input = messageInput;
+        TokenUsage delta = usageReader.fromUsage(usage);
+        long output = usage.path("output_tokens").asLong(0);
+        if (input != null && (delta == null || !usage.has("input_tokens"))) {
+          reported = new TokenUsage(input.input(), output, input.cachedInput());
+        } else if (delta != null) {
+          reported = delta;
+        }
       }
     }
   }

@@ -16,7 +16,7 @@ final class StreamUsageOption {
 
   /** Whether {@code request} is a stream whose usage chunk Spillway asks for and the client did not. */
   static boolean addedBySpillway(GatewayRequest request) {
-    if (!request.stream() || request.route() == Route.RESPONSES) {
+    if (!request.stream() || (request.route() != Route.CHAT_COMPLETIONS && request.route() != Route.COMPLETIONS)) {
       return false;
     }
     JsonNode options = request.body().get("stream_options");

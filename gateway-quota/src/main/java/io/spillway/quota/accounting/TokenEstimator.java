@@ -2,6 +2,7 @@ package io.spillway.quota.accounting;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.api.anthropic.MessageTexts;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
@@ -69,6 +70,11 @@ public final class TokenEstimator {
         prompt = text(encoding, body.get("instructions")) + text(encoding, body.get("input"))
             + tools(encoding, body.get("tools"));
         maxOutput = positive(body.get("max_output_tokens"), defaultMaxTokens);
+        choices = 1;
+      }
+      case MESSAGES, MESSAGES_COUNT_TOKENS -> {
+        prompt = MessageTexts.promptTokens(encoding, body);
+        maxOutput = request.route() == Route.MESSAGES ? positive(body.get("max_tokens"), defaultMaxTokens) : 0;
         choices = 1;
       }
       case EMBEDDINGS -> {

@@ -8,7 +8,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads the usage a backend reported, in OpenAI's two shapes: {@code usage.prompt_tokens} /
  * {@code completion_tokens} (chat/completions, completions) and {@code usage.input_tokens} /
- * {@code output_tokens} (Responses API).
+ * {@code output_tokens} (Responses API, and Anthropic's Messages API, whose {@code input_tokens}
+ * leaves out the prompt-cache writes {@code cache_creation_input_tokens} and reads
+ * {@code cache_read_input_tokens}: both are added to the input, and the reads are its cached part).
  *
  * <p>A report is trusted only as a sane token count: every count a non-negative JSON integer of at
  * most {@code quota.maxReportedTokens}. A count sent as a string, a fraction, a negative number or
@@ -45,6 +47,11 @@ final class UsageReader {
       }
       if (present(usage.get("input_tokens"))) {
         long input = count(usage, "input_tokens");
+        long cacheWrites = countOrZero(usage, "cache_creation_input_tokens");
+        long cacheReads = countOrZero(usage, "cache_read_input_tokens");
+        if (cacheWrites > 0 || cacheReads > 0) {
+          return new TokenUsage(input + cacheWrites + cacheReads, countOrZero(usage, "output_tokens"), cacheReads);
+        }
         return new TokenUsage(input, countOrZero(usage, "output_tokens"),
             cached(usage.get("input_tokens_details"), input));
       }

@@ -90,6 +90,36 @@ class MeteredEventStreamTest {
   }
 
   /** Polls as the event loop would: on PENDING, waits for the stream's readiness callback. */
+  @Test
+  void anAnthropicStreamSettlesItsInputWithCacheReadsAndWritesFromMessageStartAndItsOutputFromMessageDelta()
+      throws Exception {
+    MeteredEventStream stream = metered(ScriptedEventStream.nonBlocking(List.of(
+        new SseEvent("message_start", "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":20,"
+            + "\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":300,\"output_tokens\":1}}}"),
+        new SseEvent("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}"),
+        new SseEvent("message_delta",
+            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":7}}"),
+        new SseEvent("message_stop", "{\"type\":\"message_stop\"}")), null));
+
+    pollToTheEnd(stream);
+
+    assertThat(pools.snapshot(Tier.BRONZE)).as("420 input (uncached, cache writes, cache reads) and 7 output")
+        .extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(427L, 0L);
+  }
+
+  @Test
+  void anAnthropicBodysUsageCountsCacheReadsAsCachedInput() throws Exception {
+    UsageReader reader = new UsageReader(QuotaConfig.DEFAULT_MAX_REPORTED_TOKENS, reason -> { });
+
+    var usage = reader.fromBody(io.spillway.core.json.Json.parse("{\"type\":\"message\",\"usage\":{"
+        + "\"input_tokens\":20,\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":300,\"output_tokens\":7}}"));
+
+    assertThat(usage.input()).isEqualTo(420);
+    assertThat(usage.cachedInput()).isEqualTo(300);
+    assertThat(usage.output()).isEqualTo(7);
+  }
+
   private static List<SseEvent> pollToTheEnd(EventStream stream) throws InterruptedException {
     List<SseEvent> events = new ArrayList<>();
     while (true) {

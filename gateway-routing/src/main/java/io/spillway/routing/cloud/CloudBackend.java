@@ -5,6 +5,7 @@ import io.spillway.config.CloudRouteConfig;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.upstream.UpstreamHttp;
+import io.spillway.upstream.AnthropicDialect;
 import io.spillway.upstream.AzureDialect;
 import io.spillway.upstream.OpenAiHttpBackend;
 import io.spillway.upstream.UpstreamDialect;
@@ -32,7 +33,11 @@ public final class CloudBackend {
   public static Backend create(CloudRouteConfig route, CloudConfig cloud, UpstreamHttp http) {
     UpstreamSettings settings = new UpstreamSettings(route.baseUrl(), route.apiKey(), route.timeout(),
         cloud.connectTimeout(), cloud.maxResponseSize(), route.usesH2c());
-    UpstreamDialect dialect = route.azure() ? new AzureDialect(route.apiVersion()) : UpstreamDialect.OPENAI;
+    UpstreamDialect dialect = switch (route.kind()) {
+      case AZURE -> new AzureDialect(route.apiVersion());
+      case ANTHROPIC -> new AnthropicDialect(route.apiVersion());
+      case OPENAI -> UpstreamDialect.OPENAI;
+    };
     Backend upstream = new OpenAiHttpBackend(BackendKind.CLOUD, settings, dialect, http);
     return route.models().isEmpty() ? upstream : new ModelMappingBackend(upstream, route.models());
   }

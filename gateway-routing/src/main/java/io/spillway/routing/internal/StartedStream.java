@@ -4,6 +4,8 @@ import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.sse.EndingEventStream;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.SseEvent;
+import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * A backend's stream whose first event the router has already read (to decide that the stream
@@ -14,30 +16,34 @@ import io.spillway.core.sse.SseEvent;
  */
 public final class StartedStream extends EndingEventStream {
   private final AdmissionGate.Permit permit;
-  private SseEvent first;
+  private final ArrayDeque<SseEvent> readAhead;
   private volatile boolean started;
 
   public StartedStream(SseEvent first, EventStream delegate, AdmissionGate.Permit permit) {
+    this(List.of(first), delegate, permit);
+  }
+
+  /** A stream whose first events ({@code readAhead}, none null) the router has read. */
+  public StartedStream(List<SseEvent> readAhead, EventStream delegate, AdmissionGate.Permit permit) {
     super(delegate);
-    this.first = first;
+    this.readAhead = new ArrayDeque<>(readAhead);
     this.permit = permit;
   }
 
   @Override
   public SseEvent poll() {
-    SseEvent event = first;
+    SseEvent event = readAhead.poll();
     if (event != null) {
-      first = null;
       started = true;
       return event;
     }
     return super.poll();
   }
 
-  /** The first event is at hand at once; after it, the delegate says when there is more. */
+  /** The events read ahead are at hand at once; after them, the delegate says when there is more. */
   @Override
   public void onReady(Runnable action) {
-    if (first != null) {
+    if (!readAhead.isEmpty()) {
       action.run();
     } else {
       super.onReady(action);

@@ -1,0 +1,372 @@
+package io.spillway.app.anthropic;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.absent;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static io.spillway.app.anthropic.AnthropicStubs.ollamaChats;
+import static io.spillway.app.anthropic.AnthropicStubs.parse;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.github.tomakehurst.wiremock.WireMockServer;
+import io.spillway.app.testing.GatewayHarness;
+import io.spillway.core.json.Json;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Anthropic's Messages API through the real gateway: an OpenAI route ({@code openai}), an Anthropic
+ * route ({@code claude}, a WireMock stand-in that checks its key and version headers) and a stand-in
+ * Ollama behind them. Claude Code's requests go to the Anthropic route while it is healthy, to the
+ * local model (translated to {@code /api/chat}) when it is overloaded, and never to the OpenAI route.
+ */
+class MessagesApiTest {
+  private static final String ANTHROPIC_KEY = "sk-ant-route-secret";
+  private static final String MODEL = "claude-sonnet-4-5";
+  private static final String VERSION = "2023-06-01";
+  private static final String BETA = "claude-code-20250219";
+  private static final String TOOLS = """
+      [{"name":"Bash","description":"Runs a shell command","input_schema":{"type":"object",
+        "properties":{"command":{"type":"string"}},"required":["command"]}}]""";
+
+  private WireMockServer openai;
+  private WireMockServer anthropic;
+  private GatewayHarness h;
+
+  @BeforeEach
+  void start() {
+    openai = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
+    anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
+    openai.start();
+    anthropic.start();
+    h = GatewayHarness.start("""
+        cloud:
+          baseUrl: null
+          apiKey: null
+          routes:
+            - name: openai
+              kind: openai
+              baseUrl: %s/v1
+              apiKey: %s
+            - name: claude
+              kind: anthropic
+              baseUrl: %s
+              apiKey: %s
+        """.formatted(openai.baseUrl(), GatewayHarness.CLOUD_KEY, anthropic.baseUrl(), ANTHROPIC_KEY));
+    AnthropicStubs.ollamaReady(h.ollama);
+  }
+
+  @AfterEach
+  void stop() {
+    if (h != null) {
+      h.close();
+    }
+    anthropic.stop();
+    openai.stop();
+  }
+
+  static Stream<Arguments> tiersAndModes() {
+    List<Arguments> all = new ArrayList<>();
+    for (String key : List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY)) {
+      all.add(Arguments.of(key, false));
+      all.add(Arguments.of(key, true));
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0}, stream {1}")
+  @MethodSource("tiersAndModes")
+  void anthropicRouteServesMessagesWithItsOwnKeyAndTheClientsVersionAndBeta(String key, boolean stream) {
+    anthropic.stubFor(post("/v1/messages").willReturn(stream
+        ? AnthropicStubs.messageStream(MODEL, "Hello from Claude.") : AnthropicStubs.message(MODEL, "Hello from Claude.")));
+
+    HttpResponse<String> answer = messages(key, body("Say hello.", stream));
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(answer.headers().firstValue("x-spillway-backend")).hasValue("cloud");
+    assertThat(answer.headers().firstValue("x-spillway-route")).hasValue("claude");
+    assertThat(answer.headers().firstValue("request-id")).isEqualTo(answer.headers().firstValue("x-request-id"));
+    assertThat(answer.body()).contains("Hello from Claude.");
+    anthropic.verify(1, postRequestedFor(urlEqualTo("/v1/messages"))
+        .withHeader("x-api-key", equalTo(ANTHROPIC_KEY))
+        .withHeader("anthropic-version", equalTo(VERSION))
+        .withHeader("anthropic-beta", equalTo(BETA))
+        .withHeader("Authorization", absent()));
+    assertThat(openai.getAllServeEvents()).as("the OpenAI route never sees a Messages request").isEmpty();
+  }
+
+  @Test
+  void theRouteSendsItsAnthropicVersionWhenTheClientSendsNone() {
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.message(MODEL, "ok")));
+
+    HttpResponse<String> answer = h.post("/v1/messages", null, body("Say hello.", false), "x-api-key",
+        GatewayHarness.SILVER_KEY);
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    anthropic.verify(postRequestedFor(urlEqualTo("/v1/messages")).withHeader("anthropic-version", equalTo(VERSION)));
+  }
+
+  @ParameterizedTest(name = "{0}, stream {1}")
+  @MethodSource("tiersAndModes")
+  void overloadedAnswersOpenTheAnthropicRoutesBreakerAndLocalServesEveryRequestMeanwhile(String key, boolean stream) {
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloaded529()));
+    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Served by the local model."));
+
+    for (int i = 0; i < 4; i++) {
+      HttpResponse<String> answer = messages(key, body("Say hello.", stream));
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("x-spillway-backend")).hasValue("local");
+      assertThat(text(answer.body())).isEqualTo("Served by the local model.");
+    }
+
+    anthropic.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
+    assertThat(routeState("claude")).isEqualTo("open");
+    assertThat(routeState("openai")).as("the OpenAI route's breaker counts only its own answers").isEqualTo("closed");
+  }
+
+  @Test
+  void anOverloadedErrorEventBeforeAnyContentIsCapacityAndTheRequestIsServedLocally() {
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloadedMidStream(MODEL)));
+    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Local after all."));
+
+    HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, body("Say hello.", true));
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(answer.headers().firstValue("x-spillway-backend")).hasValue("local");
+    assertThat(text(answer.body())).isEqualTo("Local after all.");
+    assertThat(answer.body()).doesNotContain("overloaded_error").doesNotContain("msg_cloud_2");
+  }
+
+  @Test
+  void aRateLimitErrorIsPassedOnWithItsRetryAfterAndDoesNotCountTowardTheStreak() {
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.rateLimited(7)));
+
+    for (int i = 0; i < 4; i++) {
+      HttpResponse<String> answer = messages(GatewayHarness.BRONZE_KEY, body("Say hello.", false));
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(429);
+      assertThat(answer.headers().firstValue("retry-after")).hasValue("7");
+      JsonNode error = parse(answer.body());
+      assertThat(error.path("type").asText()).isEqualTo("error");
+      assertThat(error.path("error").path("type").asText()).isEqualTo("rate_limit_error");
+    }
+    assertThat(routeState("claude")).isEqualTo("closed");
+    assertThat(ollamaChats(h.ollama)).isEmpty();
+  }
+
+  @Test
+  void aStreamOnLocalComesInAnthropicsEventOrderWithUsage() {
+    forceRoutesOpen();
+    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("One two three."));
+
+    HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, body("Count.", true));
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    List<String> names = eventNames(answer.body());
+    assertThat(names.subList(0, 3)).containsExactly("message_start", "ping", "content_block_start");
+    assertThat(names.subList(names.size() - 3, names.size()))
+        .containsExactly("content_block_stop", "message_delta", "message_stop");
+    assertThat(names).filteredOn("content_block_delta"::equals).hasSize(3);
+    JsonNode delta = eventData(answer.body(), "message_delta");
+    assertThat(delta.path("delta").path("stop_reason").asText()).isEqualTo("end_turn");
+    assertThat(delta.path("usage").path("input_tokens").asInt()).isEqualTo(1_480);
+    assertThat(delta.path("usage").path("output_tokens").asInt()).isEqualTo(3);
+    JsonNode chat = ollamaChats(h.ollama).get(0);
+    assertThat(chat.path("model").asText()).isEqualTo(AnthropicStubs.OLLAMA_MODEL);
+    assertThat(chat.path("messages").get(0).path("role").asText()).isEqualTo("system");
+  }
+
+  @Test
+  void aToolUseRoundTripsThroughTheLocalModelAndThinkingIsDroppedAndNamed() {
+    forceRoutesOpen();
+    AnthropicStubs.ollamaChat(h.ollama, 1, matchingJsonPath("$.messages[?(@.role == 'tool')]"),
+        AnthropicStubs.textLines("The command printed HELLO."));
+    AnthropicStubs.ollamaChat(h.ollama, 5, null,
+        AnthropicStubs.toolCallLines("Bash", Json.object().put("command", "echo HELLO")));
+
+    HttpResponse<String> first = messages(GatewayHarness.BRONZE_KEY, """
+        {"model":"%s","max_tokens":512,"tools":%s,
+         "messages":[{"role":"user","content":"Run echo HELLO"}]}""".formatted(MODEL, TOOLS));
+
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    JsonNode call = parse(first.body());
+    assertThat(call.path("stop_reason").asText()).isEqualTo("tool_use");
+    JsonNode use = call.path("content").get(0);
+    assertThat(use.path("type").asText()).isEqualTo("tool_use");
+    assertThat(use.path("name").asText()).isEqualTo("Bash");
+    assertThat(use.path("input").path("command").asText()).isEqualTo("echo HELLO");
+
+    HttpResponse<String> second = messages(GatewayHarness.BRONZE_KEY, """
+        {"model":"%s","max_tokens":512,"tools":%s,"messages":[
+          {"role":"user","content":"Run echo HELLO"},
+          {"role":"assistant","content":[{"type":"thinking","thinking":"I should run it.","signature":"c2ln"},
+            {"type":"tool_use","id":"%s","name":"Bash","input":{"command":"echo HELLO"}}]},
+          {"role":"user","content":[{"type":"tool_result","tool_use_id":"%s","content":"HELLO"}]}]}"""
+        .formatted(MODEL, TOOLS, use.path("id").asText(), use.path("id").asText()));
+
+    assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
+    assertThat(parse(second.body()).path("content").get(0).path("text").asText()).isEqualTo("The command printed HELLO.");
+    assertThat(second.headers().firstValue("x-spillway-dropped-params")).hasValue("thinking");
+    JsonNode chat = ollamaChats(h.ollama).get(1);
+    JsonNode tool = chat.path("messages").get(chat.path("messages").size() - 1);
+    assertThat(tool.path("role").asText()).isEqualTo("tool");
+    assertThat(tool.path("content").asText()).isEqualTo("HELLO");
+    assertThat(chat.path("tools").get(0).path("function").path("name").asText()).isEqualTo("Bash");
+  }
+
+  @Test
+  void errorsAreInAnthropicsShapeWithTheMatchingStatusAndRequestId() {
+    HttpResponse<String> noKey = h.post("/v1/messages", null, body("Hi", false));
+    assertThat(noKey.statusCode()).isEqualTo(401);
+    assertThat(parse(noKey.body()).path("error").path("type").asText()).isEqualTo("authentication_error");
+    assertThat(parse(noKey.body()).path("type").asText()).isEqualTo("error");
+    assertThat(noKey.headers().firstValue("request-id")).isPresent();
+
+    HttpResponse<String> noMaxTokens = messages(GatewayHarness.GOLD_KEY,
+        "{\"model\":\"" + MODEL + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
+    assertThat(noMaxTokens.statusCode()).isEqualTo(400);
+    assertThat(parse(noMaxTokens.body()).path("error").path("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(parse(noMaxTokens.body()).path("error").path("message").asText()).contains("max_tokens");
+  }
+
+  @Test
+  void aDocumentBlockIsRefusedOnLocalNamingTheMessagesApi() {
+    forceRoutesOpen();
+    HttpResponse<String> answer = messages(GatewayHarness.GOLD_KEY, """
+        {"model":"%s","max_tokens":64,"messages":[{"role":"user","content":[
+          {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}]}"""
+        .formatted(MODEL));
+
+    // Forced local by an operator, the cloud is not tried: the refusal is final.
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+    JsonNode error = parse(answer.body());
+    assertThat(error.path("error").path("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(error.path("error").path("message").asText()).contains("Messages API").contains("documents");
+    assertThat(ollamaChats(h.ollama)).isEmpty();
+  }
+
+  @Test
+  void claudeCodesRealTurnGoesToTheAnthropicRouteByteForByte() throws java.io.IOException {
+    String turn = claudeCodeTurn();
+    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.messageStream(MODEL, "ok")));
+
+    HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, turn);
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(anthropic.findAll(postRequestedFor(urlEqualTo("/v1/messages"))).get(0).getBodyAsString())
+        .isEqualTo(turn);
+  }
+
+  @Test
+  void claudeCodesRealTurnIsServedLocallyWithWhatLocalCannotDoNamed() throws java.io.IOException {
+    forceRoutesOpen();
+    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Hello from the local model."));
+
+    HttpResponse<String> answer = messages(GatewayHarness.BRONZE_KEY, claudeCodeTurn());
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(text(answer.body())).isEqualTo("Hello from the local model.");
+    assertThat(answer.headers().firstValue("x-spillway-dropped-params"))
+        .hasValue("thinking,context_management,output_config");
+    JsonNode chat = ollamaChats(h.ollama).get(0);
+    assertThat(chat.path("tools").findValuesAsText("name")).contains("Bash", "Read", "Edit", "Write");
+    assertThat(chat.path("messages").findValuesAsText("role")).contains("system", "user");
+  }
+
+  /** A turn the real Claude Code CLI sent (kept by {@link ClaudeCodeFailoverTest}). */
+  private static String claudeCodeTurn() throws java.io.IOException {
+    try (var in = MessagesApiTest.class.getResourceAsStream("/fixtures/claude-code/healthy-turn.json")) {
+      assertThat(in).as("fixture").isNotNull();
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void countTokensIsAnsweredByTheGatewayAfterAuthentication() {
+    HttpResponse<String> counted = h.post("/v1/messages/count_tokens", null, """
+        {"model":"%s","system":"You are terse.","tools":%s,
+         "messages":[{"role":"user","content":"Count the tokens of this sentence, please."}]}"""
+        .formatted(MODEL, TOOLS), "x-api-key", GatewayHarness.SILVER_KEY);
+
+    assertThat(counted.statusCode()).as(counted.body()).isEqualTo(200);
+    assertThat(parse(counted.body()).path("input_tokens").asInt()).isBetween(20, 200);
+    assertThat(anthropic.getAllServeEvents()).isEmpty();
+    HttpResponse<String> wrongKey = h.post("/v1/messages/count_tokens", "sk-wrong",
+        "{\"model\":\"" + MODEL + "\",\"messages\":[]}");
+    assertThat(wrongKey.statusCode()).isEqualTo(401);
+    assertThat(parse(wrongKey.body()).path("error").path("type").asText()).isEqualTo("authentication_error");
+  }
+
+  private HttpResponse<String> messages(String key, String body) {
+    return h.post("/v1/messages", null, body, "x-api-key", key, "anthropic-version", VERSION,
+        "anthropic-beta", BETA);
+  }
+
+  private static String body(String prompt, boolean stream) {
+    return """
+        {"model":"%s","max_tokens":256,"stream":%s,"system":[{"type":"text","text":"You are Claude Code."}],
+         "messages":[{"role":"user","content":[{"type":"text","text":"%s"}]}]}""".formatted(MODEL, stream, prompt);
+  }
+
+  private void forceRoutesOpen() {
+    HttpResponse<String> forced = h.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(h.url("/admin/breaker")))
+        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN)
+        .header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
+    assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+  }
+
+  private String routeState(String name) {
+    JsonNode status = parse(h.get("/admin/status", GatewayHarness.ADMIN_TOKEN).body());
+    for (JsonNode route : status.path("routes")) {
+      if (name.equals(route.path("name").asText())) {
+        return route.path("breaker").path("state").asText();
+      }
+    }
+    throw new AssertionError("no route " + name + " in " + status);
+  }
+
+  /** The answer's text: a message's text blocks, or a stream's text deltas, joined. */
+  private static String text(String body) {
+    StringBuilder text = new StringBuilder();
+    if (body.startsWith("{")) {
+      parse(body).path("content").forEach(block -> text.append(block.path("text").asText("")));
+      return text.toString();
+    }
+    for (String block : body.split("\n\n")) {
+      block.lines().filter(l -> l.startsWith("data: ")).map(l -> parse(l.substring(6)))
+          .filter(d -> "content_block_delta".equals(d.path("type").asText()))
+          .forEach(d -> text.append(d.path("delta").path("text").asText("")));
+    }
+    return text.toString();
+  }
+
+  private static List<String> eventNames(String sse) {
+    List<String> names = new ArrayList<>();
+    for (String block : sse.split("\n\n")) {
+      block.lines().filter(l -> l.startsWith("event: ")).findFirst().ifPresent(l -> names.add(l.substring(7)));
+    }
+    return names;
+  }
+
+  private static JsonNode eventData(String sse, String name) {
+    for (String block : sse.split("\n\n")) {
+      if (block.contains("event: " + name + "\n")) {
+        return parse(block.lines().filter(l -> l.startsWith("data: ")).findFirst().orElseThrow().substring(6));
+      }
+    }
+    throw new AssertionError("no " + name + " event in " + sse);
+  }
+}
