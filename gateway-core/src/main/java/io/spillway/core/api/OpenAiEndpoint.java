@@ -6,7 +6,6 @@ import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
-import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import java.util.concurrent.CompletionStage;
 
@@ -38,10 +37,7 @@ public final class OpenAiEndpoint implements HttpService {
 
   @Override
   public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
-    GatewayRequest received =
-        GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
-    received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
-    received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
+    GatewayRequest received = ReceivedRequests.from(route, request);
     CompletionStage<GatewayResponse> answer = pipeline.executeAsync(received);
     if (route != Route.RESPONSES) {
       return answer;

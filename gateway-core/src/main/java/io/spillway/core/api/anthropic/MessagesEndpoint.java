@@ -2,6 +2,7 @@ package io.spillway.core.api.anthropic;
 
 import io.spillway.core.error.ErrorDialect;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.api.ReceivedRequests;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
 import io.spillway.core.pipeline.Blocking;
@@ -9,7 +10,6 @@ import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
-import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Route;
 import java.util.concurrent.CompletionStage;
 
@@ -48,10 +48,7 @@ public final class MessagesEndpoint implements HttpService {
 
   @Override
   public CompletionStage<GatewayResponse> serveAsync(ServerRequest request) {
-    GatewayRequest received =
-        GatewayRequest.received(request.requestId(), route, request.headers(), request.body(), request.receivedAt());
-    received.setAttribute(RequestAttributes.CLIENT_DISCONNECT, request.disconnect());
-    received.setAttribute(RequestAttributes.CONNECTION_LOOP, request.loop());
+    GatewayRequest received = ReceivedRequests.from(route, request);
     return pipeline.executeAsync(received).handle((response, thrown) -> {
       if (thrown != null) {
         if (Blocking.cause(thrown) instanceof GatewayException e) {
