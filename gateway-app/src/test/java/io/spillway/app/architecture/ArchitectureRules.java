@@ -8,6 +8,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import io.spillway.core.error.ErrorDialect;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.Interceptor;
@@ -63,12 +64,17 @@ public final class ArchitectureRules {
         noOneButCalls(System.class, "currentTimeMillis", allowed));
   }
 
-  /** Only {@link ErrorMapper} turns an {@link OpenAiError} into the body a client reads (the record writes itself). */
+  /**
+   * Only {@link ErrorMapper} turns an {@link OpenAiError} into the body a client reads (the record
+   * writes itself), and {@link ErrorDialect}, which renders the mapper's failure in the API the client
+   * speaks (OpenAI's or Anthropic's shape) for it.
+   */
   public static List<ArchRule> onlyTheErrorMapperWritesAnOpenAiErrorBody() {
     String mapper = ErrorMapper.class.getName();
     String itself = OpenAiError.class.getName();
-    return List.of(noOneButCalls(OpenAiError.class, "toJson", mapper, itself),
-        noOneButCalls(OpenAiError.class, "toBytes", mapper, itself));
+    String dialect = ErrorDialect.class.getName();
+    return List.of(noOneButCalls(OpenAiError.class, "toJson", mapper, itself, dialect),
+        noOneButCalls(OpenAiError.class, "toBytes", mapper, itself, dialect));
   }
 
   /** Every class that implements {@link Interceptor} is named {@code …Interceptor} (docs/architecture.md, "Names"). */
