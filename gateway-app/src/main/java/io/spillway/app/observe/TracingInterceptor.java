@@ -177,26 +177,9 @@ final class TracingInterceptor implements Interceptor {
       }
     }
 
-    /** A cheap scan for {@code "finish_reason": "<text>"}: most chunks carry it as null. */
+    /** Whether the chunk names a finish reason ({@code "finish_reason": "<text>"}): most carry it as null. */
     private static boolean namesAFinishReason(String data) {
-      String key = "\"finish_reason\"";
-      for (int at = data.indexOf(key); at >= 0; at = data.indexOf(key, at + key.length())) {
-        int i = skipSpaces(data, at + key.length());
-        if (i < data.length() && data.charAt(i) == ':') {
-          i = skipSpaces(data, i + 1);
-          if (i < data.length() && data.charAt(i) == '"') {
-            return true;
-          }
-        }
-      }
-      return false;
-    }
-
-    private static int skipSpaces(String data, int i) {
-      while (i < data.length() && Character.isWhitespace(data.charAt(i))) {
-        i++;
-      }
-      return i;
+      return SseEvent.hasValueStartingWith(data, "\"finish_reason\"", '"');
     }
 
     void end(String error) {

@@ -154,12 +154,20 @@ public final class SseEvent {
   }
 
   private static boolean mayCarryUsage(String data) {
-    String key = "\"usage\"";
-    for (int at = data.indexOf(key); at >= 0; at = data.indexOf(key, at + key.length())) {
-      int i = skipSpaces(data, at + key.length());
+    return hasValueStartingWith(data, "\"usage\"", '{');
+  }
+
+  /**
+   * A cheap scan of JSON text for {@code quotedKey} (with its quotes) followed by a value whose first
+   * character is {@code first} ({@code '{'} for an object, {@code '"'} for a string): no parse, and
+   * text inside a JSON string never matches, since it cannot hold the quoted key unescaped.
+   */
+  public static boolean hasValueStartingWith(String data, String quotedKey, char first) {
+    for (int at = data.indexOf(quotedKey); at >= 0; at = data.indexOf(quotedKey, at + quotedKey.length())) {
+      int i = skipSpaces(data, at + quotedKey.length());
       if (i < data.length() && data.charAt(i) == ':') {
         i = skipSpaces(data, i + 1);
-        if (i < data.length() && data.charAt(i) == '{') {
+        if (i < data.length() && data.charAt(i) == first) {
           return true;
         }
       }
