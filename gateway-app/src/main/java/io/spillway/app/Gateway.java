@@ -37,7 +37,6 @@ import io.spillway.config.Durations;
 import io.spillway.config.GatewayConfig;
 import io.spillway.config.Reloadable;
 import io.spillway.config.SelfReference;
-import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.LoopGuardInterceptor;
 import io.spillway.config.ShapingConfig;
@@ -377,14 +376,7 @@ public final class Gateway implements AutoCloseable {
     }
     AdminApi adminApi = admin.build();
     reloader.register(adminApi, "admin.token"); // admin.keySyncInterval: at start-up only
-    Dashboard dashboard = new Dashboard();
-    httpRoutes.get("/dashboard", request -> {
-      if (!adminApi.enabled()) {
-        throw ErrorKind.NOT_FOUND.exception(
-            "The dashboard is off: set admin.token in the config to turn it on");
-      }
-      return dashboard.serve(request);
-    });
+    Dashboard.register(httpRoutes, adminApi::enabled);
     status.register("admin", () -> {
       var endpoints = Json.object().putArray("endpoints");
       adminApi.paths().forEach(endpoints::add);
