@@ -220,7 +220,7 @@ public final class Gateway implements AutoCloseable {
       meteredLocal = StoredStateBackend.local(meteredLocal);
     }
     List<CloudRoute> cloudRoutes = new ArrayList<>();
-    BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
+    BreakerSettings breakerSettings = BreakerSettings.from(config.failover()).withLocalBackend(config.local().enabled());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud(), clients.cloud())
