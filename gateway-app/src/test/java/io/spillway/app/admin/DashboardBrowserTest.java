@@ -58,7 +58,7 @@ class DashboardBrowserTest {
           .contains("gold", "silver", "bronze", "0 % · ok");
       assertThat(chromium.eval("String(document.querySelectorAll('#quota .pool').length)")).isEqualTo("3");
       assertThat(chromium.eval(text("capacity-rate"))).as("3 capacity answers of 3 cloud answers").isEqualTo("100 %");
-      assertThat(chromium.eval("String(document.querySelectorAll('#chart-requests rect').length)"))
+      assertThat(chromium.eval("String(document.querySelectorAll('#chart-requests rect.minute').length)"))
           .as("one minute, all of it local").isEqualTo("1");
       assertThat(chromium.eval("String(document.querySelectorAll('#chart-capacity polyline').length)")).isEqualTo("1");
       assertThat(chromium.eval("location.hash")).as("the token is taken out of the address bar").isEmpty();

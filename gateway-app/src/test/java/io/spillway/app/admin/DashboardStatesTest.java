@@ -89,7 +89,9 @@ class DashboardStatesTest {
           .as("24-hour minutes").isEqualTo("09:58 10:00");
       assertThat(chromium.eval("document.querySelector('#latency .latency-cloud').textContent"))
           .as("p50 and p99 of the two cloud answers").matches("cloud[\\d.]+ m?s[\\d.]+ m?s2");
-      assertThat(chromium.eval(count("#chart-latency polyline.cloud"))).isEqualTo("2");
+      assertThat(chromium.eval(count("#chart-latency circle.cloud"))).as("p50 and p99 of the one minute").isEqualTo("2");
+      assertThat(chromium.eval("document.querySelector('#chart-requests rect.before + text').textContent"))
+          .as("the minutes before the start are marked, not drawn as quiet").isEqualTo("not started");
       assertThat(chromium.eval("document.querySelector('#teams tr.team').textContent"))
           .as("team release: 2 requests, their tokens, the month's tokens, spend").startsWith("release2");
       assertThat(chromium.eval(text("teams"))).contains("Requests and tokens in/out: this replica since it started.");
