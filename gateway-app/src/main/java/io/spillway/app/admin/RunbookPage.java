@@ -1,5 +1,6 @@
 package io.spillway.app.admin;
 
+import io.spillway.core.error.ErrorKind;
 import io.spillway.core.http.Headers;
 import io.spillway.core.http.HttpService;
 import io.spillway.core.http.ServerRequest;
@@ -22,14 +23,13 @@ public final class RunbookPage implements HttpService {
   private static final String CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; "
       + "form-action 'none'; frame-ancestors 'none'";
 
+  /** The rendered page, or null when this build left the runbook out (the page then answers 404). */
   private final byte[] page;
 
   public RunbookPage() {
     try (InputStream in = RunbookPage.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("missing classpath resource " + RESOURCE);
-      }
-      page = render(new String(in.readAllBytes(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+      page = in == null ? null
+          : render(new String(in.readAllBytes(), StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -37,6 +37,10 @@ public final class RunbookPage implements HttpService {
 
   @Override
   public GatewayResponse serve(ServerRequest request) {
+    if (page == null) {
+      throw ErrorKind.NOT_FOUND.exception("This build of Spillway does not include its runbook: read"
+          + " docs/operations.md of the same version");
+    }
     return GatewayResponse.buffered(200, Headers.of(
         "content-type", "text/html; charset=utf-8",
         "cache-control", "no-cache",

@@ -114,7 +114,8 @@ class DashboardRenderingTest {
       assertThat(chromium.eval(text("breaker-mode")))
           .isEqualTo("decided by: Redis does not answer: this replica decides alone");
       assertThat(chromium.eval(text("breaker-history")))
-          .as("newest transition first").containsSubsequence("open → half_open", "closed → open (capacity x3)");
+          .as("newest transition first, 24-hour times, states in words")
+          .containsSubsequence("10:05:00 open → half-open", "10:00:00 closed → open (capacity x3)");
       assertThat(chromium.eval(text("serving"))).as("the probe, and the rest tried on the cloud once").isEqualTo("cloud, tried once (local not ready)");
       assertThat(chromium.eval(text("backends"))).contains("cloud — probing: one request tests whether it has room again",
           "local — not ready");
