@@ -259,6 +259,12 @@ public record ShapingConfig(
       Integer memoEntries) {
     public static final SignalConfig DEFAULTS = new SignalConfig(null, null, null, null, null, null, null);
 
+    /** The thresholds alone, with the default memo. */
+    public SignalConfig(Boolean enabled, Integer maxNestedLoops, Integer base64MinChars, Integer placeholderRepeats,
+        Double hotTemperature, Integer hotMaxTokens) {
+      this(enabled, maxNestedLoops, base64MinChars, placeholderRepeats, hotTemperature, hotMaxTokens, null);
+    }
+
     public SignalConfig {
       enabled = enabled != null ? enabled : true;
       maxNestedLoops = maxNestedLoops != null ? maxNestedLoops : 3;
