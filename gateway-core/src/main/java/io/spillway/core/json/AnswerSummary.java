@@ -38,8 +38,8 @@ public record AnswerSummary(boolean json, JsonNode usage, JsonNode error, String
         String name = parser.currentName();
         JsonToken value = parser.nextToken();
         switch (name) {
-          case "usage" -> usage = Json.MAPPER.readTree(parser);
-          case "error" -> error = Json.MAPPER.readTree(parser);
+          case "usage" -> usage = Json.VALUE_READER.readTree(parser);
+          case "error" -> error = Json.VALUE_READER.readTree(parser);
           case "model" -> {
             model = value == JsonToken.VALUE_STRING ? parser.getText() : null;
             parser.skipChildren();

@@ -41,7 +41,7 @@ public record EventFields(boolean object, String type, JsonNode usage, JsonNode 
             type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
             parser.skipChildren();
           }
-          case "usage" -> usage = Json.MAPPER.readTree(parser);
+          case "usage" -> usage = Json.VALUE_READER.readTree(parser);
           case "response" -> responseUsage = usageInside(parser, value);
           case "message" -> messageUsage = usageInside(parser, value);
           default -> parser.skipChildren();
@@ -67,7 +67,7 @@ public record EventFields(boolean object, String type, JsonNode usage, JsonNode 
       String name = parser.currentName();
       parser.nextToken();
       if (name.equals("usage")) {
-        usage = Json.MAPPER.readTree(parser);
+        usage = Json.VALUE_READER.readTree(parser);
       } else {
         parser.skipChildren();
       }
