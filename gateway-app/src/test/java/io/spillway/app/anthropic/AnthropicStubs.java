@@ -212,6 +212,18 @@ final class AnthropicStubs {
     ollama.stubFor(whole.willReturn(OpenAiStubs.json(200, Json.toString(one))));
   }
 
+  /** Makes {@code ollama}'s {@code /api/chat} stream {@code lines} only after {@code delayMillis}, as a model busy with a long prompt. */
+  static void ollamaChatDelayed(WireMockServer ollama, List<ObjectNode> lines, int delayMillis) {
+    ollama.stubFor(post("/api/chat").atPriority(5).withRequestBody(matchingJsonPath("$[?(@.stream == true)]"))
+        .willReturn(ndjson(lines).withFixedDelay(delayMillis)));
+  }
+
+  /** Makes {@code ollama}'s {@code /api/chat} stream {@code lines} in {@code chunks} spread over {@code millis}. */
+  static void ollamaChatDribbled(WireMockServer ollama, List<ObjectNode> lines, int chunks, int millis) {
+    ollama.stubFor(post("/api/chat").atPriority(5).withRequestBody(matchingJsonPath("$[?(@.stream == true)]"))
+        .willReturn(ndjson(lines).withChunkedDribbleDelay(chunks, millis)));
+  }
+
   /** Ollama's answer lines: {@code text} in pieces, then the done line with the counts. */
   static List<ObjectNode> textLines(String text) {
     List<ObjectNode> lines = new ArrayList<>();
