@@ -45,11 +45,6 @@ public final class RedisLink implements AutoCloseable {
         .build());
   }
 
-  /** Whether {@code store} names a Redis ({@code redis://} or {@code rediss://}). */
-  public static boolean names(String store) {
-    return store.startsWith("redis://") || store.startsWith("rediss://");
-  }
-
   /**
    * A link to the Redis at {@code uri} ({@code redis://host:port[/db]}, {@code rediss://} for TLS).
    * Connects nothing yet: each session connects when its owner asks.
