@@ -231,7 +231,9 @@ public final class RequestObserverInterceptor implements Interceptor {
       metrics.countTokens(tier, backendTag, "prompt", promptTokens);
       metrics.countTokens(tier, backendTag, "completion", completionTokens);
       degraded.forEach(metrics::countDegraded);
-      metrics.series().recordRequest();
+      boolean timed = finalStatus >= 200 && finalStatus < 300
+          && (answeredBy == BackendKind.CLOUD || answeredBy == BackendKind.LOCAL);
+      metrics.series().recordRequest(answeredBy, timed ? (firstByteAt >= 0 ? firstByteAt - start : total) : -1);
 
       String outerId = MDC.get("requestId");
       MDC.put("requestId", request.id());

@@ -127,7 +127,7 @@ class DeploymentFilesTest {
       }
     }
     List<String> needed = new ArrayList<>(List.of("pom.xml", "mvnw", ".mvn/wrapper/maven-wrapper.properties",
-        "docker/gateway.docker.yaml"));
+        "docker/gateway.docker.yaml", "docs/operations.md"));
     Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
     while (module.find()) {
       needed.add(module.group(1) + "/pom.xml");

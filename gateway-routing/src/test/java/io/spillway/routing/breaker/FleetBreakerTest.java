@@ -126,6 +126,25 @@ class FleetBreakerTest {
   }
 
   @Test
+  void withoutALocalBackendTheFleetsReasonForOpeningSaysRequestsStillGoToTheCloud() {
+    RedisLink link = RedisLink.open(redis.uri(), TIMEOUT);
+    links.add(link);
+    FleetBreaker cloudOnly = FleetBreaker.connect(link, config.withLocalBackend(false), clock);
+    try {
+      for (int i = 0; i < 3; i++) {
+        Ticket ticket = cloudOnly.acquire();
+        cloudOnly.record(ticket, verdict(Outcome.CAPACITY));
+      }
+      assertThat(cloudOnly.state()).isEqualTo(State.OPEN);
+      assertThat(cloudOnly.status().toJson().get("history").get(0).get("reason").asText())
+          .contains("no local backend (local.enabled: false), so requests still go to the cloud")
+          .contains("open for 5m").doesNotContain("local for");
+    } finally {
+      cloudOnly.close();
+    }
+  }
+
+  @Test
   void aSuccessOnAnyReplicaStartsTheFleetsStreakAgain() {
     answer(a, Outcome.CAPACITY);
     answer(b, Outcome.CAPACITY);
