@@ -276,7 +276,7 @@ public final class Gateway implements AutoCloseable {
     status.register("quota", () -> quotaReport());
 
     List<Interceptor> interceptors = new ArrayList<>();
-    RequestObserverInterceptor observer = new RequestObserverInterceptor(metrics, accessLog, clock, ticker);
+    RequestObserverInterceptor observer = new RequestObserverInterceptor(metrics, accessLog, clock, ticker, quota::maxReportedTokens);
     interceptors.add(observer);
     interceptors.add(new ParseInterceptor());
     List<Interceptor> models = new ArrayList<>(List.of(observer, new ModelQueryInterceptor()));
@@ -284,7 +284,7 @@ public final class Gateway implements AutoCloseable {
     List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
     List<Interceptor> frontStages = new ArrayList<>();
     if (tracing.enabled()) {
-      frontStages.add(tracing.stage());
+      frontStages.add(tracing.stage(quota::maxReportedTokens));
     }
     AtomicInteger maxHops = new AtomicInteger(config.server().maxHops());
     reloader.register(named("loop guard", next -> maxHops.set(next.server().maxHops())), "server.maxHops");
