@@ -52,7 +52,8 @@ final class UsageReader {
         long cacheWrites = countOrZero(usage, "cache_creation_input_tokens");
         long cacheReads = countOrZero(usage, "cache_read_input_tokens");
         if (cacheWrites > 0 || cacheReads > 0) {
-          return new TokenUsage(input + cacheWrites + cacheReads, countOrZero(usage, "output_tokens"), cacheReads);
+          return new TokenUsage(input + cacheWrites + cacheReads, countOrZero(usage, "output_tokens"), cacheReads,
+              cacheWrites);
         }
         return new TokenUsage(input, countOrZero(usage, "output_tokens"),
             cached(usage.get("input_tokens_details"), input));
