@@ -99,6 +99,15 @@ public final class RedisLink implements AutoCloseable {
     }
   }
 
+  /**
+   * What {@code e}, thrown by a command on a connection of this link (directly or wrapped by a
+   * library such as Bucket4j), says: a {@link RedisCommandException} when Redis answered with an
+   * error, else a {@link RedisUnavailableException} (the caller's outage rule applies).
+   */
+  public RuntimeException classify(RuntimeException e) {
+    return RedisErrors.classifyCauses(location, e);
+  }
+
   RedisClient client() {
     return client;
   }
