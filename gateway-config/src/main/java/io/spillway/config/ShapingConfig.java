@@ -245,6 +245,9 @@ public record ShapingConfig(
    * @param placeholderRepeats this many identical placeholder lines ({@code // TODO: implement}) is low-signal
    * @param hotTemperature with {@code hotMaxTokens}: a temperature above this ...
    * @param hotMaxTokens ... with an output limit above this is low-signal
+   * @param memoEntries how many texts' scan results are remembered (keyed by a hash of the text, never
+   *     the text), so the prefix an agent sends again on every turn is not scanned again; 0 scans
+   *     every text every time
    */
   public record SignalConfig(
       Boolean enabled,
@@ -252,8 +255,15 @@ public record ShapingConfig(
       Integer base64MinChars,
       Integer placeholderRepeats,
       Double hotTemperature,
-      Integer hotMaxTokens) {
-    public static final SignalConfig DEFAULTS = new SignalConfig(null, null, null, null, null, null);
+      Integer hotMaxTokens,
+      Integer memoEntries) {
+    public static final SignalConfig DEFAULTS = new SignalConfig(null, null, null, null, null, null, null);
+
+    /** The thresholds alone, with the default memo. */
+    public SignalConfig(Boolean enabled, Integer maxNestedLoops, Integer base64MinChars, Integer placeholderRepeats,
+        Double hotTemperature, Integer hotMaxTokens) {
+      this(enabled, maxNestedLoops, base64MinChars, placeholderRepeats, hotTemperature, hotMaxTokens, null);
+    }
 
     public SignalConfig {
       enabled = enabled != null ? enabled : true;
@@ -262,12 +272,14 @@ public record ShapingConfig(
       placeholderRepeats = placeholderRepeats != null ? placeholderRepeats : 5;
       hotTemperature = hotTemperature != null ? hotTemperature : 0.95;
       hotMaxTokens = hotMaxTokens != null ? hotMaxTokens : 2048;
+      memoEntries = memoEntries != null ? memoEntries : 65_536;
       ConfigProblems.Reporter at = ConfigProblems.at("shaping.signal");
       at.atLeast("maxNestedLoops", maxNestedLoops, 1);
       at.atLeast("base64MinChars", base64MinChars, 16);
       at.atLeast("placeholderRepeats", placeholderRepeats, 2);
       at.between("hotTemperature", hotTemperature, 0, 2);
       at.atLeast("hotMaxTokens", hotMaxTokens, 1);
+      at.atLeast("memoEntries", memoEntries, 0);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.spillway.shaping;
 
 import io.spillway.core.tokens.TokenTally;
+import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TokenCounter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.json.Json;
@@ -86,7 +87,8 @@ final class ShapingAttributes {
   static TokenTally tokens(GatewayRequest request, int maxTokenizedChars) {
     TokenTally tally = request.attribute(TOKENS);
     if (tally == null) {
-      tally = TokenCounter.forModel(Json.text(clientBody(request), "model")).tally(maxTokenizedChars);
+      tally = TokenCounter.forModel(Json.text(clientBody(request), "model")).tally(maxTokenizedChars,
+          PromptKeys.of(request));
       request.setAttribute(TOKENS, tally);
     }
     return tally;

@@ -8,6 +8,7 @@ import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.Tier;
+import io.spillway.core.tokens.PromptKeys;
 import io.spillway.shaping.signal.SignalScorer;
 import java.util.concurrent.CompletionStage;
 
@@ -48,7 +49,7 @@ final class SignalInterceptor implements Interceptor {
   private SignalScorer.Reason score(GatewayRequest request) {
     ObjectNode body = ShapingAttributes.clientBody(request);
     JsonNode temperature = body.get("temperature");
-    return scorer.score(ShapingAttributes.clientTexts(request),
+    return scorer.score(ShapingAttributes.clientTexts(request), PromptKeys.of(request)::key,
         temperature != null && temperature.isNumber() ? temperature.doubleValue() : null, maxTokens(body));
   }
 

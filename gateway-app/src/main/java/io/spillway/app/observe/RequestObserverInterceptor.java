@@ -3,6 +3,7 @@ package io.spillway.app.observe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.GatewayException;
+import io.spillway.core.json.AnswerSummary;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
@@ -158,21 +159,22 @@ public final class RequestObserverInterceptor implements Interceptor {
       if (type != null && !type.contains("json")) {
         return;
       }
-      JsonNode answer = response.json();
-      if (answer == null) {
+      // Usage and the error are read without a tree of the whole answer; only payload logging needs one.
+      AnswerSummary answer = response.summary();
+      if (!answer.json()) {
         return; // not an OpenAI JSON answer (e.g. /v1/models from a non-OpenAI server): no usage to read
       }
       if (!response.isSuccessful()) {
-        JsonNode error = answer.path("error");
+        JsonNode error = answer.error();
         String code = Json.text(error, "code");
         errorCode = code != null ? code : Json.text(error, "type");
         return;
       }
-      long[] usage = Usage.of(answer.get("usage"));
+      long[] usage = Usage.of(answer.usage());
       promptTokens = usage[0];
       completionTokens = usage[1];
       if (payloads) {
-        Completions.appendBuffered(answer, completion, MAX_COMPLETION_CHARS);
+        Completions.appendBuffered(response.json(), completion, MAX_COMPLETION_CHARS);
       }
     }
 

@@ -9,12 +9,6 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
@@ -59,20 +53,9 @@ public final class RequestParser {
    * the first bad byte in the message.
    */
   private static void checkUtf8(byte[] body) {
-    CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT);
-    ByteBuffer in = ByteBuffer.wrap(body);
-    CharBuffer out = CharBuffer.allocate(Math.min(body.length, 8192));
-    while (true) {
-      CoderResult result = decoder.decode(in, out, true);
-      if (result.isError()) {
-        throw ErrorKind.INVALID_JSON.exception("The request body is not valid UTF-8 (at byte " + in.position() + ")");
-      }
-      if (result.isUnderflow()) {
-        break;
-      }
-      out.clear();
+    int malformed = Utf8.firstMalformed(body);
+    if (malformed >= 0) {
+      throw ErrorKind.INVALID_JSON.exception("The request body is not valid UTF-8 (at byte " + malformed + ")");
     }
     boolean nul = false;
     for (int i = 0; i < Math.min(4, body.length); i++) {

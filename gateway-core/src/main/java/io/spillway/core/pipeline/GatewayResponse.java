@@ -3,6 +3,7 @@ package io.spillway.core.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.spillway.core.http.Headers;
+import io.spillway.core.json.AnswerSummary;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.EventStream;
 import java.io.IOException;
@@ -85,6 +86,16 @@ public final class GatewayResponse {
     return parsed == null ? null : parsed.of(body);
   }
 
+  /**
+   * What accounting reads from the buffered body (usage, error, model), read without a tree of the
+   * whole answer ({@link AnswerSummary}), or from the tree when {@link #json()} already made one.
+   * Read once and shared like {@link #json()}; {@link AnswerSummary#NOT_JSON} for a streamed or
+   * non-JSON response.
+   */
+  public AnswerSummary summary() {
+    return parsed == null ? AnswerSummary.NOT_JSON : parsed.summary(body);
+  }
+
   /** The event stream; null for a buffered response. */
   public EventStream stream() {
     return stream;
@@ -119,6 +130,14 @@ public final class GatewayResponse {
   private static final class ParsedBody {
     private static final JsonNode NOT_JSON = MissingNode.getInstance();
     private JsonNode tree;
+    private AnswerSummary summary;
+
+    AnswerSummary summary(byte[] body) {
+      if (summary == null) {
+        summary = tree != null ? AnswerSummary.of(tree == NOT_JSON ? null : tree) : AnswerSummary.read(body);
+      }
+      return summary;
+    }
 
     JsonNode of(byte[] body) {
       if (tree == null) {

@@ -1,16 +1,16 @@
 package io.spillway.core.sse;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.spillway.core.json.Json;
+import io.spillway.core.json.EventFields;
 import io.spillway.core.pipeline.RequestOutcome;
-import java.io.IOException;
 
 /**
  * The token usage a stream event reports: {@code usage} of a chat/completions chunk,
  * {@code response.usage} of a Responses API event, or for Anthropic's Messages API
  * {@code message.usage} of {@code message_start} (the input) and {@code usage} of
  * {@code message_delta} (the output so far), in each API's field names. Anthropic's input is the
- * sum of its uncached, cache-written and cache-read parts.
+ * sum of its uncached, cache-written and cache-read parts. Read without a tree of the event
+ * ({@link EventFields}): a {@code response.completed} event carries the whole answer.
  */
 public final class EventUsage {
   private EventUsage() {}
@@ -21,13 +21,13 @@ public final class EventUsage {
       return null;
     }
     try {
-      JsonNode chunk = Json.parse(event.data());
-      JsonNode usage = chunk.get("usage");
-      if ((usage == null || usage.isNull()) && chunk.get("response") != null) {
-        usage = chunk.get("response").get("usage");
+      EventFields chunk = EventFields.read(event.data());
+      JsonNode usage = chunk.usage();
+      if (usage == null || usage.isNull()) {
+        usage = chunk.responseUsage();
       }
-      if ((usage == null || usage.isNull()) && chunk.get("message") != null) {
-        usage = chunk.get("message").get("usage");
+      if (usage == null || usage.isNull()) {
+        usage = chunk.messageUsage();
       }
       if (usage == null || !usage.isObject()) {
         return null;
@@ -39,7 +39,7 @@ public final class EventUsage {
       }
       long completion = number(usage, "completion_tokens", "output_tokens");
       return prompt >= 0 || completion >= 0 ? new RequestOutcome.Usage(prompt, completion) : null;
-    } catch (IOException | RuntimeException e) {
+    } catch (RuntimeException e) {
       return null;
     }
   }

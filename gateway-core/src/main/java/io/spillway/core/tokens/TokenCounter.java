@@ -18,7 +18,7 @@ import java.util.Locale;
  * tokenizes at most {@code limit + 1} tokens), and whole counts of texts of {@value #CACHED_FROM_CHARS} characters or more are remembered. A chat
  * client sends the whole conversation again on every turn, so without that memory each turn would
  * tokenize the entire history again; with it, only the new message costs tokenizing. The memory is
- * keyed by a fingerprint of the text (two independent hashes and the length), never the text
+ * keyed by the text's {@link TextKey} (two independent hashes and the length), never the text
  * itself, so no prompt is kept by it; it holds at most {@value #CACHED_COUNTS} counts (about 5 MiB).
  * Instances are shared and thread-safe.
  */
@@ -50,7 +50,7 @@ public final class TokenCounter {
   static final int SLICE_CHARS = 8_192;
 
   private final Encoding encoding;
-  private final Cache<Fingerprint, Integer> counts =
+  private final Cache<TextKey, Integer> counts =
       Caffeine.newBuilder().maximumSize(CACHED_COUNTS).executor(Runnable::run).build();
 
   private TokenCounter(Encoding encoding) {
@@ -101,7 +101,15 @@ public final class TokenCounter {
    * and estimates the rest from their length (see {@link TokenTally}).
    */
   public TokenTally tally(long maxExactChars) {
-    return new TokenTally(this, maxExactChars);
+    return new TokenTally(this, maxExactChars, null);
+  }
+
+  /**
+   * A tally as {@link #tally(long)} that keys its texts with the request's {@code keys}, so a text
+   * another stage already hashed is not hashed again.
+   */
+  public TokenTally tally(long maxExactChars, PromptKeys keys) {
+    return new TokenTally(this, maxExactChars, keys);
   }
 
   /**
@@ -124,17 +132,23 @@ public final class TokenCounter {
 
   /** A whole count remembered for {@code text}, or -1. */
   int known(String text) {
-    if (text.length() < CACHED_FROM_CHARS) {
-      return -1;
-    }
-    Integer known = counts.getIfPresent(Fingerprint.of(text));
+    return text.length() < CACHED_FROM_CHARS ? -1 : known(TextKey.of(text));
+  }
+
+  /** A whole count remembered under {@code key}, or -1. */
+  int known(TextKey key) {
+    Integer known = counts.getIfPresent(key);
     return known == null ? -1 : known;
   }
 
   void remember(String text, int count) {
     if (text.length() >= CACHED_FROM_CHARS) {
-      counts.put(Fingerprint.of(text), count);
+      remember(TextKey.of(text), count);
     }
+  }
+
+  void remember(TextKey key, int count) {
+    counts.put(key, count);
   }
 
   /**
@@ -249,30 +263,5 @@ public final class TokenCounter {
       }
     }
     return bytes;
-  }
-
-  /**
-   * Identifies a text without keeping it: Java's string hash, a 64-bit multiply-xor hash over the
-   * UTF-16 code units taken four at a time, and the length. Two different texts sharing all three is
-   * vanishingly unlikely, and would cost one wrong estimate, which the settlement with the backend's
-   * usage corrects.
-   */
-  private record Fingerprint(long mix, int hash, int length) {
-    private static final long K = 0x9e3779b97f4a7c15L;
-
-    static Fingerprint of(String text) {
-      int n = text.length();
-      long h = n;
-      int i = 0;
-      for (; i + 4 <= n; i += 4) {
-        long word = text.charAt(i) | (long) text.charAt(i + 1) << 16
-            | (long) text.charAt(i + 2) << 32 | (long) text.charAt(i + 3) << 48;
-        h = Long.rotateLeft(h ^ word * K, 29) * K;
-      }
-      for (; i < n; i++) {
-        h = Long.rotateLeft(h ^ text.charAt(i) * K, 29) * K;
-      }
-      return new Fingerprint(h ^ h >>> 32, text.hashCode(), n);
-    }
   }
 }

@@ -1,5 +1,8 @@
 package io.spillway.core.tokens;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.json.Json;
+
 /**
  * Counts the tokens of one request's texts at a bounded cost: at most {@code maxExactChars}
  * characters are handed to the tokenizer in all (remembered counts cost nothing); what lies beyond
@@ -16,17 +19,46 @@ public final class TokenTally {
   private static final double DEFAULT_RATE = 0.25;
 
   private final TokenCounter counter;
+  /** The request's text keys, or null to hash each text here. */
+  private final PromptKeys keys;
   private long exactCharsLeft;
   private long countedChars;
   private long countedTokens;
 
-  TokenTally(TokenCounter counter, long maxExactChars) {
+  TokenTally(TokenCounter counter, long maxExactChars, PromptKeys keys) {
     this.counter = counter;
+    this.keys = keys;
     this.exactCharsLeft = Math.max(0, maxExactChars);
   }
 
   /** The tokens of {@code text}: exact while the budget lasts, estimated beyond it. */
   public long count(String text) {
+    return countAtMost(text, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The tokens of the JSON text of {@code value} (tool definitions, a response format) as Spillway's
+   * mapper writes it. A value seen before is recognised by its {@link TextKey#ofJson structure} and
+   * not written out again; otherwise it is written once and counted like any text.
+   */
+  public long countJson(JsonNode value) {
+    TextKey key = keys != null ? keys.key(value) : TextKey.ofJson(value);
+    int known = counter.known(key);
+    if (known >= 0) {
+      return known;
+    }
+    String text = Json.toString(value);
+    if (text.isEmpty()) {
+      return 0;
+    }
+    int length = text.length();
+    if (length <= exactCharsLeft) {
+      exactCharsLeft -= length;
+      int tokens = counter.countAtMost(text, Integer.MAX_VALUE);
+      counter.remember(key, tokens);
+      measured(length, tokens);
+      return tokens;
+    }
     return countAtMost(text, Integer.MAX_VALUE);
   }
 
@@ -70,7 +102,8 @@ public final class TokenTally {
     if (text.isEmpty()) {
       return 0;
     }
-    int known = counter.known(text);
+    TextKey key = text.length() < TokenCounter.CACHED_FROM_CHARS ? null : keys != null ? keys.key(text) : TextKey.of(text);
+    int known = key == null ? -1 : counter.known(key);
     if (known >= 0) {
       return known;
     }
@@ -79,7 +112,9 @@ public final class TokenTally {
       exactCharsLeft -= length;
       int tokens = counter.countAtMost(text, max);
       if (tokens <= max) {
-        counter.remember(text, tokens);
+        if (key != null) {
+          counter.remember(key, tokens);
+        }
         measured(length, tokens);
       }
       return tokens;

@@ -1,6 +1,7 @@
 package io.spillway.quota.accounting;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.json.EventFields;
 import io.spillway.core.json.Json;
 import io.spillway.core.sse.EventStream;
 import io.spillway.core.sse.ForwardingEventStream;
@@ -152,7 +153,9 @@ final class MeteredEventStream extends ForwardingEventStream {
       return; // [DONE], or nothing a count could come from
     }
     if (event.mayCarryUsage()) {
-      read(event.data());
+      if (!(event.mayContain("\"response.") && readResponseEnd(event.data()))) {
+        read(event.data());
+      }
       return;
     }
     if (reported != null) {
@@ -171,6 +174,25 @@ final class MeteredEventStream extends ForwardingEventStream {
     }
     pending.clear();
     pendingBytes = 0;
+  }
+
+  /**
+   * Reads the usage of a Responses API stream's last event ({@code response.completed},
+   * {@code response.incomplete}, {@code response.failed}), which carries the whole answer, without a
+   * tree of it; false when the event is another one.
+   */
+  private boolean readResponseEnd(String data) {
+    EventFields fields = EventFields.read(data);
+    String type = fields.type();
+    if (type == null || !(type.equals("response.completed") || type.equals("response.incomplete")
+        || type.equals("response.failed"))) {
+      return false;
+    }
+    TokenUsage usage = usageReader.fromUsage(fields.responseUsage());
+    if (usage != null) {
+      reported = usage;
+    }
+    return true;
   }
 
   /** Reads reported usage, and the text streamed, from one event's data. */

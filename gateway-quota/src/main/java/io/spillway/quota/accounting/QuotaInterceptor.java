@@ -114,7 +114,7 @@ public final class QuotaInterceptor extends CallerInterceptor {
       return response.withStream(metered(response, reservation, estimate, request));
     }
     // Null when not JSON, when the backend reported none, or reported nonsense: settle with the estimate.
-    TokenUsage usage = usageReader().fromBody(response.json());
+    TokenUsage usage = usageReader().fromUsage(response.summary().usage());
     reservation.settle(usage != null ? usage : new TokenUsage(estimate.promptTokens(), estimate.maxOutputTokens()));
     return response;
   }

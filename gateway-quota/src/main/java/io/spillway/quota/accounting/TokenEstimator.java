@@ -3,9 +3,9 @@ package io.spillway.quota.accounting;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.api.anthropic.MessageTexts;
-import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TokenCounter;
 import io.spillway.core.tokens.TokenTally;
 import java.util.Set;
@@ -21,7 +21,10 @@ import java.util.Set;
  * parts (images, audio, files) are not counted; the settlement with the backend's reported usage
  * corrects the estimate afterwards. Special-token text is counted as ordinary text. At most
  * {@code maxTokenizedChars} characters of a request are tokenized; the rest is estimated from its
- * length ({@link TokenTally}), so no prompt costs more than that to estimate. Thread-safe.
+ * length ({@link TokenTally}), so no prompt costs more than that to estimate. Tool definitions are
+ * counted as their JSON text, which is written out only the first time a definition is seen (then
+ * its count is remembered by its {@link io.spillway.core.tokens.TextKey#ofJson structure}); each text
+ * is keyed once per request ({@link PromptKeys}, shared with shaping). Thread-safe.
  */
 public final class TokenEstimator {
   /** Tokens OpenAI's chat format adds around every message, and to prime the reply. */
@@ -53,7 +56,7 @@ public final class TokenEstimator {
 
   public Estimate estimate(GatewayRequest request) {
     ObjectNode body = request.body();
-    TokenTally encoding = TokenCounter.forModel(request.model()).tally(maxTokenizedChars);
+    TokenTally encoding = TokenCounter.forModel(request.model()).tally(maxTokenizedChars, PromptKeys.of(request));
     long prompt;
     long maxOutput;
     long choices = Math.max(1, positive(body.get("n"), 1));
@@ -106,7 +109,7 @@ public final class TokenEstimator {
     if (definitions == null || definitions.isNull() || definitions.isMissingNode()) {
       return 0;
     }
-    return encoding.count(Json.toString(definitions));
+    return encoding.countJson(definitions);
   }
 
   /** Tokens of every text leaf under {@code node}, skipping binary payloads and structural fields. */

@@ -1,9 +1,13 @@
 package io.spillway.shaping.signal;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.spillway.config.ShapingConfig;
+import io.spillway.core.tokens.TextKey;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Tells low-signal requests from the rest: requests that are likely to waste capacity, so the
@@ -20,7 +24,11 @@ import java.util.Map;
  *
  * or asks for {@code temperature > hotTemperature} with an output limit above {@code hotMaxTokens}.
  *
- * <p>One pass over each text, character by character, no regular expressions. Thread-safe.
+ * <p>One pass over each text, character by character, no regular expressions. What a text's pass
+ * found does not depend on the texts before it (the placeholder counts that do are added up after),
+ * so it is remembered by the text's {@link TextKey} ({@code shaping.signal.memoEntries} of them, least
+ * recently used first out): an agent's turn, which repeats its instructions, tools and earlier
+ * messages, has only its new texts scanned. Thread-safe.
  */
 public final class SignalScorer {
   /** Lines of at least this many base64 characters and nothing else count as a wrapped blob. */
@@ -62,10 +70,18 @@ public final class SignalScorer {
     }
   }
 
+  /** Shorter texts are scanned each time: remembering them would cost about as much. */
+  static final int MEMO_FROM_CHARS = 64;
+
   private final ShapingConfig.SignalConfig config;
+  /** Each scanned text's findings by its key; null when {@code memoEntries} is 0. */
+  private final Cache<TextKey, TextSignals> memo;
 
   public SignalScorer(ShapingConfig.SignalConfig config) {
     this.config = config;
+    this.memo = config.memoEntries() > 0
+        ? Caffeine.newBuilder().maximumSize(config.memoEntries()).executor(Runnable::run).build()
+        : null;
   }
 
   /**
@@ -75,24 +91,73 @@ public final class SignalScorer {
    * @param maxTokens the request's output limit, or 0 when it sets none
    */
   public Reason score(Iterable<String> texts, Double temperature, long maxTokens) {
+    return score(texts, TextKey::of, temperature, maxTokens);
+  }
+
+  /**
+   * As {@link #score(Iterable, Double, long)}, with the texts' keys from {@code keys} (the request's
+   * {@link io.spillway.core.tokens.PromptKeys}, so a text is hashed once per request).
+   */
+  public Reason score(Iterable<String> texts, Function<String, TextKey> keys, Double temperature, long maxTokens) {
     if (temperature != null && temperature > config.hotTemperature() && maxTokens > config.hotMaxTokens()) {
       return Reason.HOT_SAMPLING;
     }
-    Scan scan = new Scan();
+    Map<String, Integer> placeholders = null;
     for (String text : texts) {
-      Reason reason = scan.text(text);
-      if (reason != null) {
-        return reason;
+      TextSignals found = signals(text, keys);
+      if (found.placeholders() != null) {
+        if (placeholders == null) {
+          placeholders = new HashMap<>();
+        }
+        for (Map.Entry<String, Integer> seen : found.placeholders().entrySet()) {
+          if (placeholders.merge(seen.getKey(), seen.getValue(), Integer::sum) >= config.placeholderRepeats()) {
+            return Reason.PLACEHOLDERS;
+          }
+        }
+      }
+      if (found.stop() != null) {
+        return found.stop();
       }
     }
     return null;
   }
 
-  /** State across the texts of one request. */
+  private TextSignals signals(String text, Function<String, TextKey> keys) {
+    if (memo == null || text.length() < MEMO_FROM_CHARS) {
+      return new Scan().text(text);
+    }
+    TextKey key = keys.apply(text);
+    TextSignals found = memo.getIfPresent(key);
+    if (found == null) {
+      found = new Scan().text(text);
+      memo.put(key, found);
+    }
+    return found;
+  }
+
+  /**
+   * What one text's pass found, whatever came before it: the placeholder lines it holds before its
+   * first finding (each fewer than {@code placeholderRepeats} times; null when none), and that
+   * finding ({@link Reason#PLACEHOLDERS} when the text alone repeats one often enough), or null.
+   * A request's texts are added up in order: its placeholder counts first, then its finding.
+   */
+  record TextSignals(Reason stop, Map<String, Integer> placeholders) {
+    static final TextSignals NOTHING = new TextSignals(null, null);
+
+    static TextSignals of(Reason stop, Map<String, Integer> placeholders) {
+      return stop == null && placeholders == null ? NOTHING : new TextSignals(stop, placeholders);
+    }
+  }
+
+  /** One text's pass. */
   private final class Scan {
     private Map<String, Integer> placeholders;
 
-    Reason text(String text) {
+    private TextSignals found(Reason reason) {
+      return TextSignals.of(reason, placeholders == null ? null : Map.copyOf(placeholders));
+    }
+
+    TextSignals text(String text) {
       Loops loops = new Loops(config.maxNestedLoops());
       long blob = 0;
       int n = text.length();
@@ -118,7 +183,7 @@ public final class SignalScorer {
             upper |= c >= 'A' && c <= 'Z';
             lower |= c >= 'a' && c <= 'z';
             if (run > config.base64MinChars() && digit && upper && lower) {
-              return Reason.BASE64;
+              return found(Reason.BASE64);
             }
           } else {
             if (c != '\r') {
@@ -130,11 +195,11 @@ public final class SignalScorer {
         boolean wrapped = lineRun >= WRAPPED_LINE && lineRun >= lineLength - (lineLength > 0 && text.charAt(end - 1) == '\r' ? 1 : 0);
         blob = wrapped ? blob + lineRun : 0;
         if (blob > config.base64MinChars() && wrapped && digit && upper && lower) {
-          return Reason.BASE64;
+          return found(Reason.BASE64);
         }
         if (lineLength > 0) {
           if (loops.line(text, start, end)) {
-            return Reason.NESTED_LOOPS;
+            return found(Reason.NESTED_LOOPS);
           }
           String placeholder = placeholder(text, start, end);
           if (placeholder != null) {
@@ -142,13 +207,14 @@ public final class SignalScorer {
               placeholders = new HashMap<>();
             }
             if (placeholders.merge(placeholder, 1, Integer::sum) >= config.placeholderRepeats()) {
-              return Reason.PLACEHOLDERS;
+              placeholders = null; // repeated often enough in this text alone, whatever came before
+              return found(Reason.PLACEHOLDERS);
             }
           }
         }
         start = end + 1;
       }
-      return loops.finish() ? Reason.NESTED_LOOPS : null;
+      return found(loops.finish() ? Reason.NESTED_LOOPS : null);
     }
   }
 

@@ -1,0 +1,54 @@
+package io.spillway.core.tokens;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.pipeline.Attribute;
+import io.spillway.core.pipeline.GatewayRequest;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * What one request's walk over its prompt found once, for every stage that reads the prompt's texts
+ * (signal scoring, the trim decision, the quota estimate): the {@link TextKey} of each text and of
+ * each JSON value measured whole (tool definitions). A text is hashed once per request, however many
+ * stages look at it; the memos those stages keep across requests (token counts in
+ * {@link TokenCounter}, signal scores in shaping) are looked up with these keys. Travels on the request ({@link #of}); keyed
+ * by the very string (or node) the parse produced, so a stage that rewrote a text sees its own.
+ *
+ * <p>Not thread-safe, like the request's other attributes: one thread at a time works on a request.
+ */
+public final class PromptKeys {
+  private static final Attribute<PromptKeys> ATTRIBUTE = Attribute.of("promptKeys");
+
+  private final Map<String, TextKey> texts = new IdentityHashMap<>();
+  private final Map<JsonNode, TextKey> values = new IdentityHashMap<>();
+
+  /** The request's keys, made on first use and shared by every copy of the request. */
+  public static PromptKeys of(GatewayRequest request) {
+    PromptKeys keys = request.attribute(ATTRIBUTE);
+    if (keys == null) {
+      keys = new PromptKeys();
+      request.setAttribute(ATTRIBUTE, keys);
+    }
+    return keys;
+  }
+
+  /** The key of {@code text}, hashed on first use. */
+  public TextKey key(String text) {
+    TextKey key = texts.get(text);
+    if (key == null) {
+      key = TextKey.of(text);
+      texts.put(text, key);
+    }
+    return key;
+  }
+
+  /** The key of the JSON value {@code node}, taken on first use (see {@link TextKey#ofJson}). */
+  public TextKey key(JsonNode node) {
+    TextKey key = values.get(node);
+    if (key == null) {
+      key = TextKey.ofJson(node);
+      values.put(node, key);
+    }
+    return key;
+  }
+}
