@@ -52,4 +52,19 @@ final class Closer {
       throw failed;
     }
   }
+
+  /**
+   * After a build that failed with {@code failure}: closes every part added so far, the last added
+   * first (as try-with-resources would), each even when one fails; their failures are added to
+   * {@code failure} as suppressed, which the caller then throws.
+   */
+  void unwindAfter(Throwable failure) {
+    for (Part part : parts.reversed()) {
+      try {
+        part.close().close();
+      } catch (Exception | Error e) {
+        failure.addSuppressed(new IllegalStateException("closing " + part.name() + " failed", e));
+      }
+    }
+  }
 }

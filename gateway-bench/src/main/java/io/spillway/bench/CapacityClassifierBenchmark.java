@@ -43,8 +43,8 @@ public class CapacityClassifierBenchmark {
   @Setup
   public void setUp() {
     classifier = new CapacityClassifier(Clock.systemUTC());
-    DefaultPipeline canned = new DefaultPipeline();
-    success = GatewayResponse.buffered(200, Headers.of("content-type", "application/json"), canned.answer);
+    success = GatewayResponse.buffered(200, Headers.of("content-type", "application/json"),
+        BenchGateway.resource("/chat-response.json"));
     atCapacity = GatewayResponse.buffered(503, Headers.of("content-type", "application/json"), bytes(
         "{\"error\":{\"message\":\"Selected model is at capacity. Please try a different model.\","
             + "\"type\":\"server_error\",\"param\":null,\"code\":null}}"));

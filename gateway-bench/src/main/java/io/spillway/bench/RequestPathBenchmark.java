@@ -16,13 +16,14 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The gateway's own work for one typical request, without network: parse the body once, run it
- * through the default pipeline ({@link DefaultPipeline}), and hand the upstream bytes on. The
- * backend answers at once with a canned OpenAI answer. The front end's share (HTTP decode, header
- * conversion, response encode) is {@code io.spillway.server.FrontEndBenchmark}.
+ * through the model pipeline as {@code serve} wires it ({@link BenchGateway}), and hand the upstream
+ * bytes on. The upstream answers at once with a canned OpenAI answer. The front end's share (HTTP
+ * decode, header conversion, response encode) is {@code io.spillway.server.FrontEndBenchmark}.
  *
  * <pre>java -jar gateway-bench/target/spillway-bench.jar RequestPathBenchmark -prof gc</pre>
  */
@@ -33,14 +34,19 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class RequestPathBenchmark {
-  private DefaultPipeline gateway;
+  private BenchGateway gateway;
   private Headers headers;
 
   @Setup
   public void setUp() {
-    gateway = new DefaultPipeline();
-    headers = Headers.of("authorization", "Bearer " + DefaultPipeline.KEY, "content-type", "application/json",
+    gateway = new BenchGateway();
+    headers = Headers.of("authorization", "Bearer " + BenchGateway.KEY, "content-type", "application/json",
         "host", "127.0.0.1:8080", "user-agent", "OpenAI/Python 1.54.0", "accept", "application/json");
+  }
+
+  @TearDown
+  public void tearDown() {
+    gateway.close();
   }
 
   @Benchmark

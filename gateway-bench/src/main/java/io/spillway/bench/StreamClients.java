@@ -19,7 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * Opens N concurrent streaming chat requests against a URL (one virtual thread and one socket each,
  * HTTP/1.1 with {@code Connection: close}), and reports time to first byte (p50/p99), completed
  * streams and errors, one machine-readable line per measured run:
- * {@code STREAMS label=.. n=.. ok=.. errors=.. ttfb_p50_ms=.. ttfb_p99_ms=.. max_open=..}.
+ * {@code STREAMS label=.. n=.. ok=.. errors=.. ttfb_p50_ms=.. ttfb_p99_ms=.. max_open=..
+ * early_p99_ms=.. later_p99_ms=..}: the last two split time to first byte by when the stream was
+ * opened, in the phase's first {@code --early-seconds} (2) or after, which tells a cold gateway's
+ * first seconds from its steady state.
  *
  * <p>Runs in up to three phases in one JVM, so the measured ones do not pay for this JVM's own
  * cold start (class loading, the virtual-thread scheduler, socket code): a warm-up of
@@ -50,20 +53,26 @@ public final class StreamClients {
   private StreamClients() {}
 
   /** What one phase measured. */
-  record Result(String label, int streams, int ok, int errors, List<Long> ttfbNanos, int maxOpen, List<String> errorSamples) {
+  record Result(String label, int streams, int ok, int errors, List<Long> ttfbNanos, List<Long> earlyNanos,
+      List<Long> laterNanos, int maxOpen, List<String> errorSamples) {
     String line() {
-      return String.format(Locale.ROOT, "STREAMS label=%s n=%d ok=%d errors=%d ttfb_p50_ms=%.2f ttfb_p99_ms=%.2f max_open=%d",
-          label, streams, ok, errors, percentile(50) / 1e6, percentile(99) / 1e6, maxOpen);
+      return String.format(Locale.ROOT, "STREAMS label=%s n=%d ok=%d errors=%d ttfb_p50_ms=%.2f ttfb_p99_ms=%.2f max_open=%d"
+              + " early_p99_ms=%.2f later_p99_ms=%.2f",
+          label, streams, ok, errors, percentile(ttfbNanos, 50) / 1e6, percentile(ttfbNanos, 99) / 1e6, maxOpen,
+          percentile(earlyNanos, 99) / 1e6, percentile(laterNanos, 99) / 1e6);
     }
 
-    private double percentile(int p) {
-      if (ttfbNanos.isEmpty()) {
+    private static double percentile(List<Long> sorted, int p) {
+      if (sorted.isEmpty()) {
         return 0;
       }
-      int index = (int) Math.ceil(p / 100.0 * ttfbNanos.size()) - 1;
-      return ttfbNanos.get(Math.max(0, Math.min(ttfbNanos.size() - 1, index)));
+      int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+      return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
     }
   }
+
+  /** Streams opened in a phase's first this many nanoseconds count as early. */
+  private static long earlyNanos = 2_000_000_000L;
 
   public static void main(String[] args) throws Exception {
     URI url = URI.create(Args.value(args, "--url", "http://127.0.0.1:8080/v1/chat/completions"));
@@ -75,6 +84,7 @@ public final class StreamClients {
     int baselineStreams = Args.intValue(args, "--baseline-streams", 200);
     int warmup = Args.intValue(args, "--warmup", 300);
     int gatewayWarmup = Args.intValue(args, "--gateway-warmup", 0);
+    earlyNanos = Args.intValue(args, "--early-seconds", 2) * 1_000_000_000L;
 
     URI first = baseline != null ? URI.create(baseline) : url;
     if (warmup > 0) {
@@ -107,17 +117,21 @@ public final class StreamClients {
         + "\r\nAuthorization: Bearer " + key + "\r\nContent-Type: application/json\r\nContent-Length: " + BODY.length
         + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     ConcurrentLinkedQueue<Long> ttfbNanos = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> early = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> later = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<String> errorSamples = new ConcurrentLinkedQueue<>();
     AtomicInteger ok = new AtomicInteger();
     AtomicInteger errors = new AtomicInteger();
     OpenCount open = new OpenCount();
     CountDownLatch done = new CountDownLatch(streams);
     long pauseNanos = 1_000_000_000L / Math.max(1, rampPerSecond);
-    long next = System.nanoTime();
+    long begin = System.nanoTime();
+    long next = begin;
     for (int i = 0; i < streams; i++) {
+      ConcurrentLinkedQueue<Long> part = System.nanoTime() - begin < earlyNanos ? early : later;
       Thread.ofVirtual().start(() -> {
         try {
-          runOne(url, request, ttfbNanos, open, dropAtFirstEvent);
+          runOne(url, request, ttfbNanos, part, open, dropAtFirstEvent);
           ok.incrementAndGet();
         } catch (Exception e) {
           errors.incrementAndGet();
@@ -134,13 +148,18 @@ public final class StreamClients {
     System.out.println("all " + streams + " streams started (" + label + "); open now: " + open.now());
     System.out.flush();
     done.await();
-    List<Long> sorted = new ArrayList<>(ttfbNanos);
-    Collections.sort(sorted);
-    return new Result(label, streams, ok.get(), errors.get(), sorted, open.max(), List.copyOf(errorSamples));
+    return new Result(label, streams, ok.get(), errors.get(), sorted(ttfbNanos), sorted(early), sorted(later),
+        open.max(), List.copyOf(errorSamples));
   }
 
-  private static void runOne(URI url, byte[] request, ConcurrentLinkedQueue<Long> ttfb, OpenCount open,
-      boolean dropAtFirstEvent) throws IOException {
+  private static List<Long> sorted(ConcurrentLinkedQueue<Long> values) {
+    List<Long> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    return sorted;
+  }
+
+  private static void runOne(URI url, byte[] request, ConcurrentLinkedQueue<Long> ttfb,
+      ConcurrentLinkedQueue<Long> part, OpenCount open, boolean dropAtFirstEvent) throws IOException {
     long start = System.nanoTime();
     try (Socket socket = new Socket(url.getHost(), url.getPort())) {
       open.opened();
@@ -153,15 +172,15 @@ public final class StreamClients {
         System.arraycopy(BODY, 0, whole, request.length, BODY.length);
         out.write(whole);
         out.flush();
-        readStream(new LineReader(socket.getInputStream()), start, ttfb, dropAtFirstEvent);
+        readStream(new LineReader(socket.getInputStream()), start, ttfb, part, dropAtFirstEvent);
       } finally {
         open.closed();
       }
     }
   }
 
-  private static void readStream(LineReader in, long start, ConcurrentLinkedQueue<Long> ttfb, boolean dropAtFirstEvent)
-      throws IOException {
+  private static void readStream(LineReader in, long start, ConcurrentLinkedQueue<Long> ttfb,
+      ConcurrentLinkedQueue<Long> part, boolean dropAtFirstEvent) throws IOException {
     String status = in.readLine();
     if (status == null || !status.startsWith("HTTP/1.1 200")) {
       throw new IOException("status: " + status);
@@ -171,7 +190,9 @@ public final class StreamClients {
     while ((line = in.readLine()) != null) {
       if (line.startsWith("data: ")) {
         if (first) {
-          ttfb.add(System.nanoTime() - start);
+          long nanos = System.nanoTime() - start;
+          ttfb.add(nanos);
+          part.add(nanos);
           first = false;
           if (dropAtFirstEvent) {
             return;

@@ -2,8 +2,13 @@ package io.spillway.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.ConfigException;
 import io.spillway.config.ConfigLoader;
+import io.spillway.core.json.Json;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,23 +20,69 @@ import org.junit.jupiter.api.io.TempDir;
  * measures no time.
  */
 class BenchHarnessSmokeTest {
+  private static final String[] BODIES = {"chat-1k", "codex-chat", "codex-stream"};
+  private static final String FIXTURES = "gateway-local-backend/src/test/resources/fixtures/codex";
+
   @Test
-  void sideBySideRunReportsDirectNginxAndSpillwayAtBothConcurrencies(@TempDir Path work) throws Exception {
+  void sideBySideRunReportsEveryBodyTargetAndConcurrencyWithCpuPerRequest(@TempDir Path work) throws Exception {
     BenchScript.Run run = BenchScript.smoke("run.sh", work, "nginx", "wrk", "curl");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
-    for (String conns : new String[] {"64", "1"}) {
-      for (String target : new String[] {"direct", "nginx", "spillway"}) {
-        assertThat(run.output()).as(run.output())
-            .containsPattern("(?m)^" + conns + "\\s+" + target + "\\s+\\d+\\s+\\d+\\s+\\d+\\s+0$");
+    for (String body : BODIES) {
+      for (String conns : new String[] {"64", "1"}) {
+        for (String target : new String[] {"direct", "nginx", "spillway"}) {
+          assertThat(run.output()).as(run.output()).containsPattern(
+              "(?m)^" + body + "\\s+" + conns + "\\s+" + target + "\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+\\.\\d\\s+0$");
+        }
       }
+      assertThat(run.output()).as(run.output()).containsPattern(body
+          + ", spillway/nginx at 64 connections: throughput \\d+\\.\\d+ x.*, CPU per request \\d+\\.\\d x.*;"
+          + " added latency at 1 connection over direct: p50 [+-]\\d+ µs");
     }
     assertThat(run.output()).as(run.output())
-        .containsPattern("throughput at 64 connections: spillway/nginx = \\d+\\.\\d+")
-        .containsPattern("added latency at 1 connection over direct: p50 [+-]\\d+ µs")
+        .containsPattern("load average \\(1/5/15 min\\) [\\d.]+ [\\d.]+ [\\d.]+ at the start")
         .containsPattern("start to ready: \\d+ ms")
         .containsPattern("Spillway RSS: idle \\d+ MiB");
     assertThat(BenchScript.resultFiles(work)).as("results file kept").isEqualTo(1);
+  }
+
+  /**
+   * The Codex body sent as chat is the captured turn exactly as Spillway sends it to an OpenAI-kind
+   * server, with only the model and the stream flag changed (so a change in the fixture shows here).
+   */
+  @Test
+  void codexChatBodyIsTheCapturedTurnWithACloudModelAndNoStream() throws Exception {
+    JsonNode fixture = Json.MAPPER.readTree(
+        BenchScript.ROOT.resolve(FIXTURES).resolve("first-turn-gpt-4o-mini.chat.json").toFile());
+    JsonNode body = Json.MAPPER.readTree(BenchScript.ROOT.resolve("bench/codex-chat-request.json").toFile());
+
+    ObjectNode expected = ((ObjectNode) fixture).deepCopy().put("model", "gpt-4o-mini").put("stream", false);
+    assertThat(body).isEqualTo(expected);
+    assertThat(body.get("tools")).hasSize(12);
+  }
+
+  /**
+   * The fake upstream's Responses stream is served by nginx {@code return 200 '…'}: under nginx's
+   * 4 KB token limit, no quote or variable nginx would read, every event's data is the JSON of its
+   * type, and it ends with {@code response.completed} carrying usage (which quota settles from).
+   */
+  @Test
+  void fakeUpstreamResponsesStreamIsOneNginxTokenOfTypedEventsEndingInUsage() throws Exception {
+    String sse = Files.readString(BenchScript.ROOT.resolve("bench/responses-stream.sse"));
+
+    assertThat(sse.getBytes(StandardCharsets.UTF_8).length).isLessThan(4000);
+    assertThat(sse).doesNotContain("'", "$", "\\").endsWith("\n\n");
+    String[] events = sse.strip().split("\n\n");
+    for (String event : events) {
+      String[] lines = event.split("\n");
+      assertThat(lines).hasSize(2);
+      String type = lines[0].substring("event: ".length());
+      assertThat(Json.MAPPER.readTree(lines[1].substring("data: ".length())).get("type").asText()).isEqualTo(type);
+    }
+    String last = events[events.length - 1];
+    assertThat(last).startsWith("event: response.completed");
+    assertThat(Json.MAPPER.readTree(last.substring(last.indexOf("data: ") + 6)).at("/response/usage/input_tokens").asInt())
+        .isPositive();
   }
 
   /**

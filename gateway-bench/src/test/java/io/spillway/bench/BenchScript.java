@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Assumptions;
  * skip the test with the reason, except when {@code CI=true}, where they fail it. Nothing is timed.
  */
 final class BenchScript {
-  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+  static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
   private BenchScript() {}
 
@@ -52,7 +52,7 @@ final class BenchScript {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("SPILLWAY_CMD", javaCommand() + " io.spillway.app.Main");
     env.put("BENCH_CP", classpath());
-    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(5)));
+    env.put("BENCH_PORT_BASE", Integer.toString(freePortRange(6)));
     env.put("BENCH_RESULTS_DIR", Files.createDirectories(work.resolve("results")).toString());
     env.putAll(extraEnv);
     Process process = builder.start();

@@ -16,11 +16,14 @@ import java.util.Set;
  * key. Only answers meant to be reproducible are cached: {@code temperature} 0 or a fixed
  * {@code seed}, one choice ({@code n} absent or 1), no tool the config names as uncacheable, and no
  * server-side state that a replay would skip (Responses API {@code background} runs and
- * {@code conversation}s). Stateless and thread-safe.
+ * {@code conversation}s). Chat completions, completions, the Responses API and Anthropic's Messages
+ * API are cached, each under its own route. Stateless and thread-safe.
  */
 final class CachePolicy {
   /** Headers that change what the upstream answers, and so belong in the key. */
   private static final String OPENAI_BETA = "openai-beta";
+  private static final String ANTHROPIC_BETA = "anthropic-beta";
+  private static final String ANTHROPIC_VERSION = "anthropic-version";
 
   enum Mode {
     /** Neither read nor write the cache, nor join an in-flight call. */
@@ -55,7 +58,8 @@ final class CachePolicy {
       return Decision.bypass("disabled");
     }
     Route route = request.route();
-    if (route != Route.CHAT_COMPLETIONS && route != Route.COMPLETIONS && route != Route.RESPONSES) {
+    if (route != Route.CHAT_COMPLETIONS && route != Route.COMPLETIONS && route != Route.RESPONSES
+        && route != Route.MESSAGES) {
       return Decision.bypass("route");
     }
     if (caller == null || !config.enabledFor(caller.tier())) {
@@ -80,7 +84,11 @@ final class CachePolicy {
     if (route == Route.RESPONSES && (isTrue(body.get("background")) || present(body.get("conversation")))) {
       return Decision.bypass("stateful");
     }
-    byte[] digest = CanonicalJson.sha256(body, request.headers().get(OPENAI_BETA));
+    // The route is part of the key, so a Messages answer never answers a chat request or the other
+    // way round; Anthropic's version and beta headers change its answer as openai-beta does OpenAI's.
+    byte[] digest = route == Route.MESSAGES
+        ? CanonicalJson.sha256(body, request.headers().get(ANTHROPIC_BETA), request.headers().get(ANTHROPIC_VERSION))
+        : CanonicalJson.sha256(body, request.headers().get(OPENAI_BETA));
     CacheKey key = CacheKey.of(scope(caller), route, request.model(), digest);
     return new Decision(control == CacheControl.NO_CACHE ? Mode.REFRESH : Mode.LOOKUP, key, null);
   }

@@ -82,7 +82,8 @@ record CachedAnswer(
 
   /**
    * Whether a buffered 2xx answer is a whole, normal answer: a JSON object without an
-   * {@code error} member, and for the Responses API one whose {@code status} is {@code completed}.
+   * {@code error} member, for the Responses API one whose {@code status} is {@code completed}, for
+   * Anthropic's Messages API a {@code message}.
    */
   static boolean completeBuffered(Route route, byte[] body) {
     JsonNode root;
@@ -94,12 +95,16 @@ record CachedAnswer(
     if (root == null || !root.isObject() || present(root.get("error"))) {
       return false;
     }
+    if (route == Route.MESSAGES) {
+      return "message".equals(Json.text(root, "type"));
+    }
     return route != Route.RESPONSES || "completed".equals(Json.text(root, "status"));
   }
 
   /**
    * Whether a stream ended the way a finished answer ends: {@code [DONE]} for chat and completions,
-   * {@code response.completed} for the Responses API, and no error event anywhere in it.
+   * {@code response.completed} for the Responses API, {@code message_stop} for Anthropic's Messages
+   * API, and no error event anywhere in it.
    */
   static boolean completeStream(Route route, List<SseEvent> events) {
     if (events.isEmpty()) {
@@ -113,6 +118,9 @@ record CachedAnswer(
     SseEvent last = events.get(events.size() - 1);
     if (route == Route.RESPONSES) {
       return last.nameIs("response.completed") || "response.completed".equals(type(last));
+    }
+    if (route == Route.MESSAGES) {
+      return last.nameIs("message_stop") || "message_stop".equals(type(last));
     }
     return last.isDone();
   }

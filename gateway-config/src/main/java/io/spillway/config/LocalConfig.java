@@ -31,6 +31,7 @@ import java.util.Set;
  *     say); the default for every server of {@code servers}
  * @param poolIdleTimeout how long an idle connection to a local server is kept for reuse: shorter
  *     than the server's own keep-alive, so the gateway closes it first
+ * @param messages how Anthropic's Messages API is served locally (native or over chat, pings)
  */
 public record LocalConfig(
     Boolean enabled,
@@ -46,13 +47,14 @@ public record LocalConfig(
     List<LocalServerConfig> servers,
     LocalServerBreakerConfig serverBreaker,
     Boolean h2c,
-    Duration poolIdleTimeout) {
+    Duration poolIdleTimeout,
+    LocalMessagesConfig messages) {
 
   /** What {@code keepAlive} adds to {@code keepWarmEvery} when it is not set (declared before DEFAULTS). */
   public static final Duration KEEP_ALIVE_MARGIN = Duration.ofMinutes(5);
 
   public static final LocalConfig DEFAULTS =
-      new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+      new LocalConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   public LocalConfig {
     enabled = enabled != null ? enabled : true;
@@ -81,6 +83,7 @@ public record LocalConfig(
     h2c = h2c != null ? h2c : false;
     // Below uvicorn's (vLLM's) 5 s keep-alive, so an idle connection is closed by the gateway first.
     poolIdleTimeout = poolIdleTimeout != null ? poolIdleTimeout : Duration.ofSeconds(4);
+    messages = messages != null ? messages : LocalMessagesConfig.DEFAULTS;
     ConfigProblems.at("local").positive("poolIdleTimeout", poolIdleTimeout, "must be longer than zero");
     check(ConfigProblems.at("local"), servers, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive);
   }
@@ -177,7 +180,7 @@ public record LocalConfig(
       List<LocalServerConfig> servers,
       LocalServerBreakerConfig serverBreaker) {
     this(enabled, kind, baseUrl, models, keepWarmEvery, checkEvery, timeout, keepAlive, responsesApi, context,
-        servers, serverBreaker, null, null);
+        servers, serverBreaker, null, null, null);
   }
 
   /**
@@ -199,7 +202,7 @@ public record LocalConfig(
     LocalServerConfig resolved = server.withKind(kind);
     return new LocalConfig(enabled, resolved.kind(), resolved.baseUrl(), models, keepWarmEvery, checkEvery, timeout,
         keepAlive, responsesApi, context, null, serverBreaker, resolved.h2c() != null ? resolved.h2c() : h2c,
-        poolIdleTimeout);
+        poolIdleTimeout, messages);
   }
 
   /** Models given by name only; {@code responsesApi} and context fitting by their defaults. */

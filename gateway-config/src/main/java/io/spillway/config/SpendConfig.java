@@ -9,7 +9,7 @@ import java.util.Map;
  * What requests cost in money: a price per model and optional monthly budgets per team.
  *
  * <p>The shipped prices ({@link #DEFAULT_PRICES}) are OpenAI's published standard-tier prices
- * (https://openai.com/api/pricing) in USD per million tokens, last revised
+ * (https://openai.com/api/pricing) and Anthropic's (its pricing page) in USD per million tokens, last revised
  * {@value #DEFAULT_PRICES_AS_OF}; docs/spend.md gives each row's date and source.
  * Prices change: an operator overrides or adds a model under {@code spend.prices}, or drops the
  * shipped table with {@code spend.defaultPrices: false}. A request served by the local backend
@@ -45,6 +45,7 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
       checkPrice(entry, "input", price.input(), true);
       checkPrice(entry, "output", price.output(), true);
       checkPrice(entry, "cachedInput", price.cachedInput(), false);
+      checkPrice(entry, "cacheWrite", price.cacheWrite(), false);
     });
     teams.forEach((team, budget) -> {
       ConfigProblems.Reporter entry = at.below("teams." + team);
@@ -93,13 +94,26 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
    * One model's price in USD per million tokens.
    *
    * @param input uncached prompt tokens
-   * @param cachedInput prompt tokens the provider served from its prompt cache; {@code input} when unset
+   * @param cachedInput prompt tokens the provider served from its prompt cache (Anthropic's cache
+   *     reads); {@code input} when unset
    * @param output completion (output) tokens, reasoning tokens included
+   * @param cacheWrite prompt tokens written to the provider's prompt cache (Anthropic's
+   *     {@code cache_creation_input_tokens}, at the 5-minute rate); {@code input} when unset
    */
-  public record PriceConfig(Double input, Double cachedInput, Double output) {
+  public record PriceConfig(Double input, Double cachedInput, Double output, Double cacheWrite) {
+    /** A price without a cache-write rate (OpenAI's models: no separate write price). */
+    public PriceConfig(Double input, Double cachedInput, Double output) {
+      this(input, cachedInput, output, null);
+    }
+
     /** The cached-input price, falling back to the input price. */
     public double cachedInputOrInput() {
       return cachedInput != null ? cachedInput : input;
+    }
+
+    /** The cache-write price, falling back to the input price. */
+    public double cacheWriteOrInput() {
+      return cacheWrite != null ? cacheWrite : input;
     }
   }
 
@@ -119,6 +133,24 @@ public record SpendConfig(Boolean defaultPrices, Map<String, PriceConfig> prices
     table.put("gpt-5.1-codex", new PriceConfig(1.25, 0.125, 10.00));
     table.put("gpt-5.1-codex-max", new PriceConfig(1.25, 0.125, 10.00));
     table.put("gpt-5-codex", new PriceConfig(1.25, 0.125, 10.00));
+    // Added 2026-12-02 (DEFAULT_PRICES_AS_OF): Anthropic's Claude models, from Anthropic's published
+    // pricing (platform.claude.com/docs/en/about-claude/pricing and the model pages): input, cache
+    // read, output, 5-minute cache write. docs/spend.md gives each row's source.
+    table.put("claude-fable-5-1", new PriceConfig(10.00, 0.25, 50.00, 12.50));
+    table.put("claude-fable-5", new PriceConfig(10.00, 1.00, 50.00, 12.50));
+    table.put("claude-opus-5-5", new PriceConfig(4.00, 0.20, 20.00, 5.00));
+    table.put("claude-opus-5", new PriceConfig(5.00, 0.50, 25.00, 6.25));
+    table.put("claude-opus-4-8", new PriceConfig(5.00, 0.50, 25.00, 6.25));
+    table.put("claude-opus-4-7", new PriceConfig(5.00, 0.50, 25.00, 6.25));
+    table.put("claude-opus-4-6", new PriceConfig(5.00, 0.50, 25.00, 6.25));
+    table.put("claude-opus-4-5", new PriceConfig(5.00, 0.50, 25.00, 6.25));
+    table.put("claude-opus-4-1", new PriceConfig(15.00, 1.50, 75.00, 18.75));
+    table.put("claude-sonnet-5-5", new PriceConfig(2.00, 0.20, 10.00, 2.50));
+    table.put("claude-sonnet-5", new PriceConfig(2.00, 0.20, 10.00, 2.50));
+    table.put("claude-sonnet-4-6", new PriceConfig(3.00, 0.30, 15.00, 3.75));
+    table.put("claude-sonnet-4-5", new PriceConfig(3.00, 0.30, 15.00, 3.75));
+    table.put("claude-sonnet-4", new PriceConfig(3.00, 0.30, 15.00, 3.75));
+    table.put("claude-haiku-4-5", new PriceConfig(1.00, 0.10, 5.00, 1.25));
     // As of 2025-08-07.
     table.put("gpt-5", new PriceConfig(1.25, 0.125, 10.00));
     table.put("gpt-5-mini", new PriceConfig(0.25, 0.025, 2.00));

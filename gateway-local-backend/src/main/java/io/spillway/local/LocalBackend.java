@@ -14,6 +14,8 @@ import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.json.Json;
+import io.spillway.local.anthropic.LocalMessages;
 import io.spillway.trim.TrimSettings;
 import io.spillway.local.context.ContextFitter;
 import io.spillway.local.context.ContextWindows;
@@ -66,6 +68,8 @@ public final class LocalBackend implements Backend, AutoCloseable {
   private final LocalUpkeep upkeep;
   private final Counter fitsCut;
   private final Counter fitsRefused;
+  /** Anthropic's Messages API on this server: its own endpoint or the translation, and pings. */
+  private final LocalMessages messages;
 
   /**
    * Builds the backend without starting its schedule (see {@link #start()}).
@@ -112,6 +116,7 @@ public final class LocalBackend implements Backend, AutoCloseable {
         .description("requests cut to fit the local model's context window").register(meters);
     this.fitsRefused = Counter.builder("spillway.local.context.fits").tag("result", "refused")
         .description("requests refused because they do not fit the local model's context window").register(meters);
+    this.messages = new LocalMessages(config.messages(), scheduler, TranslatedRequest.droppedCounter(meters));
   }
 
   /** Starts the schedule: a probe and a keep-warm round now, then as the config says. */
@@ -142,6 +147,14 @@ public final class LocalBackend implements Backend, AutoCloseable {
    */
   @Override
   public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    if (request.route() == Route.MESSAGES) {
+      try {
+        return messages.call(request, server.servesMessages() ? this::callServer : null, this::callAsync,
+            this::fitsAsSent);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
     GatewayRequest outgoing = request;
     boolean cut = false;
     String localModel = models.map(request.model());
@@ -168,6 +181,34 @@ public final class LocalBackend implements Backend, AutoCloseable {
       }
       answered(request, response, localModel, degraded);
     });
+  }
+
+  /**
+   * A Messages request passed to the server's own {@code /v1/messages} as it came (see
+   * {@link LocalMessages}): nothing to fit, the server's answer judged as any other.
+   */
+  private CompletionStage<GatewayResponse> callServer(GatewayRequest request) {
+    String localModel = models.map(request.model());
+    return server.callAsync(request).whenComplete((response, failure) -> {
+      if (failure != null) {
+        if (Blocking.cause(failure) instanceof UpstreamException e
+            && e.failure() == UpstreamException.Failure.CONNECT_FAILED) {
+          upkeep.markUnreachable(e.getMessage());
+        }
+        return;
+      }
+      answered(request, response, localModel, false);
+    });
+  }
+
+  /** Whether a chat body (a Messages request as the translation writes it) fits its model's window uncut. */
+  private boolean fitsAsSent(com.fasterxml.jackson.databind.node.ObjectNode chatBody) {
+    String localModel = models.map(Json.text(chatBody, "model"));
+    if (!windows.known(localModel)) {
+      upkeep.learnWindowAsync(localModel);
+    }
+    ContextFitter.Fit fit = fitter.fit(Route.CHAT_COMPLETIONS, chatBody, windows.of(localModel));
+    return fit.fits() && !fit.cut();
   }
 
   private void answered(GatewayRequest request, GatewayResponse response, String localModel, boolean cut) {

@@ -11,7 +11,6 @@ import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
-import io.spillway.local.anthropic.MessagesOverChat;
 import io.spillway.local.pool.PooledServer;
 import io.spillway.local.pool.ServerSelection;
 import java.time.Clock;
@@ -50,7 +49,6 @@ public final class LocalPool implements Backend, AutoCloseable {
   private final ServerSelection selection;
   private final Map<String, Counter> calls = new ConcurrentHashMap<>();
   private final MeterRegistry meters;
-  private final Counter droppedMessages;
 
   LocalPool(List<PooledServer> servers, LocalConfig config, MeterRegistry meters) {
     this.servers = List.copyOf(servers);
@@ -60,7 +58,6 @@ public final class LocalPool implements Backend, AutoCloseable {
     this.models = new ModelMapping(config);
     this.selection = new ServerSelection(this.servers);
     this.meters = meters;
-    this.droppedMessages = TranslatedRequest.droppedCounter(meters);
     for (PooledServer server : this.servers) {
       Gauge.builder("spillway.local.server.outstanding", server, PooledServer::outstanding)
           .tag("server", server.name()).description("requests a local server is serving now, streams included")
@@ -88,9 +85,6 @@ public final class LocalPool implements Backend, AutoCloseable {
   @Override
   public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
     try {
-      if (request.route() == Route.MESSAGES) {
-        return MessagesOverChat.call(request, this::callAsync, droppedMessages);
-      }
       return selection.callAsync(request, models.map(request.model()), this::counted);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);

@@ -47,6 +47,14 @@ public interface LocalServer extends Backend {
   }
 
   /**
+   * Whether the server answers Anthropic's Messages API itself ({@code POST /v1/messages}), as its
+   * last probe found. The default: no.
+   */
+  default boolean servesMessages() {
+    return false;
+  }
+
+  /**
    * What went wrong, for a probe problem. Not the exception's message: that names the server's
    * address, and the readiness snapshot is shown on {@code /readyz}, which needs no token.
    */

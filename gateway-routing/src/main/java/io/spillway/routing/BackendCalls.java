@@ -5,6 +5,7 @@ import io.spillway.core.error.GatewayException;
 import io.spillway.core.error.UpstreamException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
+import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
 import io.spillway.core.pipeline.ClientDisconnect;
 import io.spillway.core.pipeline.GatewayRequest;
@@ -83,7 +84,7 @@ final class BackendCalls {
         return done(timed(backend, start, Attempt.answered(response, classifier.verdictOn(request, response))));
       }
       EventStream stream = response.stream();
-      return FirstEvent.of(stream, preamble(request)).handle((head, streamFailure) -> {
+      return FirstEvent.of(stream, preamble(backend, request)).handle((head, streamFailure) -> {
         if (streamFailure != null) {
           closeQuietly(stream, permit);
           return failedAttempt(backend, start, Blocking.cause(streamFailure));
@@ -104,10 +105,12 @@ final class BackendCalls {
   /**
    * The events of a stream that come before anything tells how it goes: for Anthropic's Messages API
    * {@code message_start} and {@code ping}, after which an {@code overloaded_error} event still means
-   * the answer never began; none for OpenAI's APIs, whose first event decides.
+   * the answer never began; none for OpenAI's APIs, whose first event decides. None for the local
+   * backend either: its streams fail by throwing, never by an error event, and its {@code ping}s
+   * while a slow model thinks must reach the client at once rather than wait here.
    */
-  private static Predicate<SseEvent> preamble(GatewayRequest request) {
-    if (request.route() != Route.MESSAGES) {
+  private static Predicate<SseEvent> preamble(Backend backend, GatewayRequest request) {
+    if (request.route() != Route.MESSAGES || backend.kind() == BackendKind.LOCAL) {
       return event -> false;
     }
     return event -> event.nameIs("message_start") || event.nameIs("ping");

@@ -3,7 +3,6 @@ package io.spillway.routing;
 import io.spillway.core.api.OutcomeHeadersInterceptor;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
-import io.spillway.core.error.UnsupportedOnLocalException;
 import io.spillway.core.pipeline.AdmissionGate;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.BackendKind;
@@ -14,10 +13,10 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
-import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.time.Ticker;
-import io.spillway.routing.BackendCalls.Attempt;
+import io.spillway.routing.RouteCalls.Passed;
+import io.spillway.routing.RouteCalls.RouteFailure;
 import io.spillway.routing.breaker.Breaker;
 import io.spillway.routing.breaker.BreakerListener;
 import io.spillway.routing.capacity.CapacityClassifier;
@@ -91,11 +90,9 @@ public final class Router implements Terminal {
   private final List<CloudRoute> routes;
   private final Backend local;
   private final boolean retryLocally;
-  private final LocalModelList localModels;
-  private final RouterListener listener;
-  private final Refusals refusals;
-  private final BackendCalls calls;
-  private final boolean blocking;
+  private final RouteCalls calls;
+  private final LocalTries localTries;
+  private final LocalFirst localFirst;
 
   private Router(Builder b) {
     if (b.routes != null) {
@@ -107,14 +104,12 @@ public final class Router implements Terminal {
     if (routes.isEmpty()) {
       throw new IllegalArgumentException("at least one cloud route");
     }
-    this.blocking = routes.stream().anyMatch(route -> route.breaker().mayBlock());
     this.local = b.local;
     this.retryLocally = Objects.requireNonNull(b.retryLocally, "retryLocally");
-    this.localModels = Objects.requireNonNull(b.localModels, "localModels");
-    this.listener = b.listener;
-    this.refusals = new Refusals(this::retryAfter, listener);
-    this.calls = new BackendCalls(Objects.requireNonNull(b.classifier, "classifier"),
-        b.gate != null ? b.gate : AdmissionGate.OPEN, Objects.requireNonNull(b.ticker, "ticker"), listener);
+    this.calls = new RouteCalls(routes, local, Objects.requireNonNull(b.classifier, "classifier"),
+        b.gate != null ? b.gate : AdmissionGate.OPEN, Objects.requireNonNull(b.ticker, "ticker"), b.listener);
+    this.localTries = new LocalTries(calls, Objects.requireNonNull(b.localModels, "localModels"));
+    this.localFirst = new LocalFirst(calls, localTries);
   }
 
   public static Builder builder() {
@@ -124,21 +119,6 @@ public final class Router implements Terminal {
   /** The cloud routes in the order they are tried. */
   public List<CloudRoute> routes() {
     return routes;
-  }
-
-  /**
-   * The {@code Retry-After} for a client no backend served: the earliest time any route's breaker
-   * lets a request through again (or the upstream's own longer wait); see {@link Breaker#retryAfter}.
-   */
-  private Duration retryAfter(Duration upstream) {
-    Duration shortest = null;
-    for (CloudRoute route : routes) {
-      Duration wait = route.breaker().retryAfter(upstream);
-      if (shortest == null || wait.compareTo(shortest) < 0) {
-        shortest = wait;
-      }
-    }
-    return shortest;
   }
 
   /** Warms the local backend as soon as a capacity streak starts, so the switch does not pay a cold load. */
@@ -155,19 +135,13 @@ public final class Router implements Terminal {
     });
   }
 
-  /** A route the request went past, with the ticket its breaker gave (a local one, or a cloud one it preferred not to use). */
-  private record Passed(CloudRoute route, Breaker.Ticket ticket) {}
-
-  /** A route that answered this request with a capacity answer or a transient failure. */
-  private record RouteFailure(CloudRoute route, Attempt attempt, Verdict verdict) {}
-
   /** One route's try: the client's answer, or the failure to carry on from; exactly one is set. */
   private record RouteTry(GatewayResponse response, RouteFailure failure) {}
 
   /** Whether deciding may wait on the network: a fleet breaker in Redis. */
   @Override
   public boolean mayBlock() {
-    return blocking;
+    return calls.blocking;
   }
 
   @Override
@@ -196,7 +170,7 @@ public final class Router implements Terminal {
         int next = i + 1;
         return tryRoute(request, route, ticket).thenCompose(tried -> {
           if (tried.response() != null) {
-            release(passed);
+            calls.release(passed);
             return CompletableFuture.completedFuture(tried.response());
           }
           return routesFrom(request, next, preferLocal, passed, tried.failure());
@@ -205,30 +179,13 @@ public final class Router implements Terminal {
       passed.add(new Passed(route, ticket));
     }
     if (failed != null) {
-      release(passed);
+      calls.release(passed);
       return afterRoutesFailed(request, failed);
     }
-    return localFirst(request, passed);
+    return localFirst.localFirst(request, passed);
   }
 
-  private static void release(List<Passed> passed) {
-    passed.forEach(p -> p.route().breaker().release(p.ticket()));
-  }
 
-  /**
-   * One backend call as the router sees it: refused by the admission gate (a {@link GatewayException},
-   * the client's answer) or an attempt; with a breaker that may block, what follows runs on a virtual
-   * thread.
-   */
-  private CompletionStage<Attempt> call(Backend backend, GatewayRequest request) {
-    CompletionStage<Attempt> attempt;
-    try {
-      attempt = calls.callAsync(backend, request);
-    } catch (RuntimeException | Error e) {
-      attempt = CompletableFuture.failedFuture(e);
-    }
-    return blocking ? Blocking.continuedOffLoop(attempt) : attempt;
-  }
 
   /**
    * One route, as the request's turn comes to it: its answer is the client's unless it is a capacity
@@ -236,26 +193,26 @@ public final class Router implements Terminal {
    * on to the next route and then local.
    */
   private CompletionStage<RouteTry> tryRoute(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket) {
-    return call(route.backend(), request).handle((attempt, failure) -> {
+    return calls.call(route.backend(), request).handle((attempt, failure) -> {
       if (failure != null) {
         route.breaker().release(ticket);
         if (Blocking.cause(failure) instanceof GatewayException refused) {
-          return new RouteTry(routed(request, route, Refusals.error(request, route.backend().kind(), refused)), null);
+          return new RouteTry(calls.routed(request, route, Refusals.error(request, route.backend().kind(), refused)), null);
         }
         throw Blocking.rethrow(Blocking.cause(failure));
       }
       if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
-        return new RouteTry(clientGone(request, route, ticket, attempt), null);
+        return new RouteTry(calls.clientGone(request, route, ticket, attempt), null);
       }
-      Verdict verdict = recordCloud(route, ticket, attempt);
+      Verdict verdict = calls.recordCloud(route, ticket, attempt);
       if (!verdict.outcome().failsOver() || !retryLocally) {
-        return new RouteTry(answer(request, route, attempt), null);
+        return new RouteTry(calls.answer(request, route, attempt), null);
       }
       log.info("request {}: the cloud (route {}) gave a {} answer ({}); {}", request.id(), route.name(),
           verdict.outcome().tag(), verdict.rule(), local == null
               ? "trying the next route, if any (there is no local backend: local.enabled: false)"
               : "trying the next route or local");
-      listener.onFailover(route.name(), verdict);
+      calls.listener.onFailover(route.name(), verdict);
       return new RouteTry(null, new RouteFailure(route, attempt, verdict));
     });
   }
@@ -267,23 +224,23 @@ public final class Router implements Terminal {
       return CompletableFuture.completedFuture(withoutLocal(request, failed));
     }
     log.info("request {}: retrying on the local backend", request.id());
-    return tryLocal(request, true).thenApply(tried -> {
+    return localTries.tryLocal(request, true).thenApply(tried -> {
       if (tried.served() != null) {
-        return answer(request, null, tried.served());
+        return calls.answer(request, null, tried.served());
       }
       if (tried.refusedByGate() != null) {
         return tried.refusedByGate();
       }
       LocalFailure failure = tried.failure();
       if (failure.unsupported() != null) {
-        return refusals.unsupported(request, failure.unsupported(), BackendKind.LOCAL,
+        return calls.refusals.unsupported(request, failure.unsupported(), BackendKind.LOCAL,
             "The cloud, tried first, " + FailureWords.of(verdict), verdict);
       }
       if (verdict.outcome() == Outcome.TRANSIENT) {
         // "At capacity" would not say what happened: the cloud could not be reached at all.
-        return answer(request, failed.route(), failed.attempt());
+        return calls.answer(request, failed.route(), failed.attempt());
       }
-      return refusals.unavailable(request, BackendKind.LOCAL,
+      return calls.refusals.unavailable(request, BackendKind.LOCAL,
           "The cloud model is at capacity, and " + failure.words() + " either", verdict.retryAfter());
     });
   }
@@ -300,241 +257,29 @@ public final class Router implements Terminal {
     log.info("request {}: the cloud (route {}) gave a {} answer and there is no local backend to retry on"
         + " (local.enabled: false)", request.id(), failed.route().name(), verdict.outcome().tag());
     if (verdict.outcome() == Outcome.TRANSIENT) {
-      return answer(request, failed.route(), failed.attempt());
+      return calls.answer(request, failed.route(), failed.attempt());
     }
     failed.attempt().discard();
     Duration wait = verdict.retryAfter() != null ? verdict.retryAfter() : Duration.ofSeconds(1);
-    listener.onUnavailable();
+    calls.listener.onUnavailable();
     GatewayException refused = ErrorKind.CAPACITY.exception("The cloud model is at capacity, and there is no local"
         + " backend to fall back on (local.enabled: false). Retry after " + ErrorMapper.retryAfterSeconds(wait) + "s.")
         .withRetryAfter(wait);
-    return routed(request, failed.route(), Refusals.error(request, BackendKind.CLOUD, refused));
+    return calls.routed(request, failed.route(), Refusals.error(request, BackendKind.CLOUD, refused));
   }
 
-  /** The backend a refusal names: local, or with no local backend the cloud. */
-  private BackendKind refusingBackend() {
-    return local != null ? BackendKind.LOCAL : BackendKind.CLOUD;
-  }
 
-  /** What a request sent local first says when no backend serves it. */
-  private String situation(GatewayRequest request, List<Passed> passed) {
-    if (local == null) {
-      return passed.isEmpty() ? "No cloud route serves the model '" + request.model() + "'"
-          : "An operator has forced the cloud's breaker open";
-    }
-    if (passed.isEmpty()) {
-      return "No cloud route serves the model '" + request.model() + "', so it went to the local backend";
-    }
-    if (passed.stream().allMatch(p -> p.ticket().forcedLocal())) {
-      return "An operator has forced all traffic to the local backend";
-    }
-    if (passed.stream().anyMatch(p -> p.ticket().cloud())) {
-      return "This request was routed to the local backend";
-    }
-    return "Traffic is on the local backend while the cloud is at capacity";
-  }
 
-  /**
-   * The local backend; when it cannot serve, the routes it went past once each, in order, except
-   * those an operator forced open. Those are released unused.
-   */
-  private CompletionStage<GatewayResponse> localFirst(GatewayRequest request, List<Passed> passed) {
-    String situation = situation(request, passed);
-    return tryLocal(request, false).thenCompose(tried -> {
-      if (tried.failure() == null) {
-        release(passed);
-        return CompletableFuture.completedFuture(
-            tried.served() != null ? answer(request, null, tried.served()) : tried.refusedByGate());
-      }
-      LocalFailure failure = tried.failure();
-      List<Passed> fallbacks = new ArrayList<>();
-      List<Passed> forced = new ArrayList<>();
-      passed.forEach(p -> (p.ticket().forcedLocal() ? forced : fallbacks).add(p));
-      release(forced);
-      if (!fallbacks.isEmpty()) {
-        log.info("request {}: {}; trying the cloud instead", request.id(), failure.words());
-        listener.onFallback(failure.cause().tag());
-        return fallBackToCloud(request, fallbacks, 0, situation, failure, null);
-      }
-      if (failure.unsupported() != null) {
-        return CompletableFuture.completedFuture(passed.isEmpty()
-            ? Refusals.noRoute(request, failure.unsupported(), refusingBackend())
-            : Refusals.forcedLocal(request, failure.unsupported(), refusingBackend()));
-      }
-      return CompletableFuture.completedFuture(
-          refusals.unavailable(request, refusingBackend(), situation + ", and " + failure.words(), null));
-    });
-  }
 
-  /**
-   * The routes the request went past, once each from {@code index}, for a request local could not
-   * serve. A cloud ticket (breaker closed, the request only preferred local) is recorded as any
-   * cloud answer is; a local ticket (breaker open, or half-open with the probe out) is not: this try
-   * is not the probe, so neither its capacity answer nor its success moves the breaker.
-   */
-  private CompletionStage<GatewayResponse> fallBackToCloud(GatewayRequest request, List<Passed> fallbacks, int index,
-      String situation, LocalFailure failure, RouteFailure last) {
-    if (index == fallbacks.size()) {
-      return CompletableFuture.completedFuture(noFallbackServed(request, situation, failure, last));
-    }
-    CloudRoute route = fallbacks.get(index).route();
-    Breaker.Ticket ticket = fallbacks.get(index).ticket();
-    List<Passed> rest = fallbacks.subList(index + 1, fallbacks.size());
-    return call(route.backend(), request).handle((attempt, thrown) -> {
-      if (thrown != null) {
-        route.breaker().release(ticket);
-        release(rest);
-        if (Blocking.cause(thrown) instanceof GatewayException refused) {
-          return CompletableFuture.completedFuture(withFallback(request,
-              routed(request, route, Refusals.error(request, route.backend().kind(), refused)), failure));
-        }
-        throw Blocking.rethrow(Blocking.cause(thrown));
-      }
-      if (attempt.verdict().outcome() != Outcome.SUCCESS && ClientDisconnect.of(request).happened()) {
-        release(rest);
-        return CompletableFuture.completedFuture(clientGone(request, route, ticket, attempt));
-      }
-      Verdict verdict = recordCloud(route, ticket, attempt);
-      if (!verdict.outcome().failsOver()) {
-        release(rest);
-        return CompletableFuture.completedFuture(withFallback(request, answer(request, route, attempt), failure));
-      }
-      return fallBackToCloud(request, fallbacks, index + 1, situation, failure,
-          new RouteFailure(route, attempt, verdict));
-    }).thenCompose(next -> next);
-  }
 
-  /** What the client of a request local could not serve gets when no route it went past served it either. */
-  private GatewayResponse noFallbackServed(
-      GatewayRequest request, String situation, LocalFailure failure, RouteFailure last) {
-    Verdict verdict = last.verdict();
-    GatewayResponse refused;
-    if (failure.unsupported() != null) {
-      refused = refusals.unsupported(request, failure.unsupported(), last.route().backend().kind(),
-          "The cloud, tried instead, " + FailureWords.of(verdict), verdict);
-    } else if (verdict.outcome() == Outcome.TRANSIENT) {
-      return withFallback(request, answer(request, last.route(), last.attempt()), failure);
-    } else {
-      refused = refusals.unavailable(request, last.route().backend().kind(),
-          situation + ", and " + failure.words() + "; the cloud, tried instead, " + FailureWords.of(verdict),
-          verdict.retryAfter());
-    }
-    return withFallback(request, routed(request, last.route(), refused), failure);
-  }
 
-  /**
-   * The cloud call of a client that has gone: it was cancelled, or it failed with nobody waiting, so
-   * there is no failover. Only a real capacity answer tells the breaker something about the route.
-   */
-  private GatewayResponse clientGone(GatewayRequest request, CloudRoute route, Breaker.Ticket ticket, Attempt attempt) {
-    if (attempt.verdict().outcome() == Outcome.CAPACITY) {
-      recordCloud(route, ticket, attempt);
-    } else {
-      route.breaker().release(ticket);
-    }
-    attempt.discard();
-    return routed(request, route, Refusals.error(request, route.backend().kind(), BackendCalls.clientClosed()));
-  }
 
-  /** Reports a route's answer to its breaker (a no-op for a local ticket) and counts capacity answers. */
-  private Verdict recordCloud(CloudRoute route, Breaker.Ticket ticket, Attempt attempt) {
-    Verdict verdict = attempt.verdict();
-    route.breaker().record(ticket, verdict);
-    if (verdict.outcome() == Outcome.CAPACITY) {
-      listener.onCapacityAnswer(route.name(), verdict);
-    }
-    return verdict;
-  }
 
-  /**
-   * One try on the local backend. {@code failover}: the cloud already failed this request, so
-   * anything but a success counts as local failing too (a local 404 for a model that was never pulled
-   * is not passed off as the answer); otherwise a local 4xx about the request itself is the answer.
-   */
-  private CompletionStage<LocalTry> tryLocal(GatewayRequest request, boolean failover) {
-    if (Boolean.TRUE.equals(request.attribute(RequestAttributes.PREFER_LOCAL))) {
-      RequestOutcome.of(request).localByPreference(true); // shaping's local step took effect
-    }
-    if (ClientDisconnect.of(request).happened()) {
-      return CompletableFuture.completedFuture(
-          new LocalTry(null, Refusals.error(request, BackendKind.LOCAL, BackendCalls.clientClosed()), null));
-    }
-    if (request.route() == Route.EMBEDDINGS && !localModels.mapsExplicitly(request.model())) {
-      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.unsupported(embeddingsNotMapped(request))));
-    }
-    if (local == null) {
-      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.disabled()));
-    }
-    if (!local.ready()) {
-      return CompletableFuture.completedFuture(LocalTry.failed(LocalFailure.notReady()));
-    }
-    return call(local, request).handle((attempt, thrown) -> {
-      if (thrown != null) {
-        if (Blocking.cause(thrown) instanceof GatewayException refused) {
-          return new LocalTry(null, Refusals.error(request, local.kind(), refused), null);
-        }
-        throw Blocking.rethrow(Blocking.cause(thrown));
-      }
-      if (attempt.failure() instanceof UnsupportedOnLocalException unsupported) {
-        return LocalTry.failed(LocalFailure.unsupported(unsupported));
-      }
-      Outcome outcome = attempt.verdict().outcome();
-      boolean failed = failover ? outcome != Outcome.SUCCESS : outcome.failsOver();
-      if (!failed) {
-        return new LocalTry(attempt, null, null);
-      }
-      log.warn("request {}: the local backend could not serve it ({})", request.id(), attempt.verdict().rule());
-      attempt.discard();
-      return LocalTry.failed(LocalFailure.answered(attempt.verdict()));
-    });
-  }
 
-  /** What one local try came to: exactly one of the three is set. */
-  private record LocalTry(Attempt served, GatewayResponse refusedByGate, LocalFailure failure) {
-    static LocalTry failed(LocalFailure failure) {
-      return new LocalTry(null, null, failure);
-    }
-  }
 
-  /**
-   * Embeddings of a model that {@code local.models} does not map explicitly: a local model's vectors
-   * would not match the ones the client already stored, so local refuses them like any request it
-   * cannot serve (the cloud is tried where it may; the status and {@code Retry-After} come from the
-   * breaker).
-   */
-  private static UnsupportedOnLocalException embeddingsNotMapped(GatewayRequest request) {
-    return new UnsupportedOnLocalException(List.of("embeddings of '" + request.model()
-        + "' (local.models has no entry for it, and another model's vectors would not match the ones"
-        + " already computed with it; map it to a local embedding model in local.models)"),
-        "Embeddings API", "model");
-  }
 
-  /**
-   * The answer the client gets from a cloud {@code route}, or from local when {@code route} is null:
-   * its response, or its failure as an error body.
-   */
-  private GatewayResponse answer(GatewayRequest request, CloudRoute route, Attempt attempt) {
-    RequestOutcome.of(request).servedBy(route != null ? route.backend().kind() : local.kind());
-    GatewayResponse response = attempt.response() != null ? attempt.response() : ErrorMapper.toResponse(attempt.failure());
-    int status = response.status();
-    if ((status == 429 || status == 503) && !response.headers().contains("retry-after")) {
-      Duration wait = attempt.verdict().retryAfter() != null ? attempt.verdict().retryAfter()
-          : route != null ? route.breaker().retryAfter(null) : retryAfter(null);
-      response = response.withHeader("retry-after", Long.toString(ErrorMapper.retryAfterSeconds(wait)));
-    }
-    return route != null ? routed(request, route, response) : response;
-  }
 
-  /** Names the cloud route a response is charged to in the request's outcome ({@value #ROUTE_HEADER}). */
-  private static GatewayResponse routed(GatewayRequest request, CloudRoute route, GatewayResponse response) {
-    RequestOutcome.of(request).route(route.name());
-    return response;
-  }
 
-  private static GatewayResponse withFallback(GatewayRequest request, GatewayResponse response, LocalFailure failure) {
-    RequestOutcome.of(request).fellBack(failure.cause().tag());
-    return response;
-  }
 
   /**
    * Builds a {@link Router}; every part is required except {@code local} (null: no local backend),

@@ -1,6 +1,9 @@
 package io.spillway.shaping;
 
 import io.spillway.core.pipeline.Tier;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * What other parts of the gateway know about pressure, as the shaping policy asks for it: the
@@ -22,7 +25,32 @@ public interface PressureSignals {
     }
   };
 
-  /** The cloud breaker is open or half-open. */
+  /**
+   * The pressure of a gateway with these cloud routes and pools: the cloud is degraded while every
+   * route is (one route still taking traffic is no reason to push requests local).
+   *
+   * @param routesDegraded per cloud route, whether its breaker is open or half-open (at least one)
+   * @param poolPastSoftBand whether a tier's quota pool is past its soft band
+   */
+  static PressureSignals of(List<BooleanSupplier> routesDegraded, Predicate<Tier> poolPastSoftBand) {
+    if (routesDegraded.isEmpty()) {
+      throw new IllegalArgumentException("no cloud route");
+    }
+    List<BooleanSupplier> routes = List.copyOf(routesDegraded);
+    return new PressureSignals() {
+      @Override
+      public boolean cloudDegraded() {
+        return routes.stream().allMatch(BooleanSupplier::getAsBoolean);
+      }
+
+      @Override
+      public boolean poolPastSoftBand(Tier tier) {
+        return poolPastSoftBand.test(tier);
+      }
+    };
+  }
+
+  /** Every cloud route's breaker is open or half-open. */
   boolean cloudDegraded();
 
   /** {@code tier}'s quota pool is past its soft band ({@code quota.softAt}). */

@@ -70,6 +70,25 @@ public final class ConfigReloader {
   }
 
   /**
+   * As {@link #register(Reloadable, String...)}, for a step that {@code name} names in the log and in
+   * {@code failed} of the reload answer.
+   */
+  public void register(String name, Reloadable reloadable, String... keys) {
+    Objects.requireNonNull(reloadable);
+    register(new Reloadable() {
+      @Override
+      public void reload(GatewayConfig next) {
+        reloadable.reload(next);
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    }, keys);
+  }
+
+  /**
    * The dotted keys of {@code section} (e.g. {@code "quota"}) except the named ones: for a component
    * that applies all of a section but a few keys.
    */

@@ -67,6 +67,47 @@ final class AnthropicStubs {
         .withBody(String.join("", events));
   }
 
+  /** A whole Messages API answer calling the tool {@code name} with {@code input}. */
+  static ResponseDefinitionBuilder toolUse(String model, String id, String name, ObjectNode input) {
+    ObjectNode message = Json.object().put("id", "msg_cloud_tool").put("type", "message").put("role", "assistant")
+        .put("model", model);
+    message.putArray("content").addObject().put("type", "tool_use").put("id", id).put("name", name)
+        .set("input", input);
+    message.put("stop_reason", "tool_use").putNull("stop_sequence");
+    message.putObject("usage").put("input_tokens", 30).put("output_tokens", 12);
+    return OpenAiStubs.json(200, Json.toString(message));
+  }
+
+  /** The Messages stream of {@link #toolUse}: a {@code tool_use} block whose input comes in two pieces. */
+  static ResponseDefinitionBuilder toolUseStream(String model, String id, String name, ObjectNode input) {
+    List<String> events = new ArrayList<>();
+    ObjectNode start = Json.object().put("type", "message_start");
+    ObjectNode message = start.putObject("message").put("id", "msg_cloud_tool").put("type", "message")
+        .put("role", "assistant").put("model", model);
+    message.putArray("content");
+    message.putNull("stop_reason").putNull("stop_sequence");
+    message.putObject("usage").put("input_tokens", 30).put("output_tokens", 1);
+    events.add(sse("message_start", start));
+    ObjectNode block = Json.object().put("type", "tool_use").put("id", id).put("name", name);
+    block.putObject("input");
+    events.add(sse("content_block_start", Json.object().put("type", "content_block_start").put("index", 0)
+        .set("content_block", block)));
+    String json = Json.toString(input);
+    int half = json.length() / 2;
+    for (String piece : List.of(json.substring(0, half), json.substring(half))) {
+      events.add(sse("content_block_delta", Json.object().put("type", "content_block_delta").put("index", 0)
+          .set("delta", Json.object().put("type", "input_json_delta").put("partial_json", piece))));
+    }
+    events.add(sse("content_block_stop", Json.object().put("type", "content_block_stop").put("index", 0)));
+    ObjectNode delta = Json.object().put("type", "message_delta");
+    delta.putObject("delta").put("stop_reason", "tool_use").putNull("stop_sequence");
+    delta.putObject("usage").put("output_tokens", 12);
+    events.add(sse("message_delta", delta));
+    events.add(sse("message_stop", Json.object().put("type", "message_stop")));
+    return aResponse().withStatus(200).withHeader("Content-Type", "text/event-stream")
+        .withBody(String.join("", events));
+  }
+
   /** A stream that starts, then reports {@code overloaded_error} before any content, as Anthropic can. */
   static ResponseDefinitionBuilder overloadedMidStream(String model) {
     ObjectNode start = Json.object().put("type", "message_start");
@@ -108,6 +149,43 @@ final class AnthropicStubs {
   }
 
   /**
+   * Makes {@code ollama} an Ollama of 0.14 or later, which serves Anthropic's Messages API itself:
+   * its {@code /v1/messages} refuses a request without a model as Ollama does (400, in Anthropic's
+   * shape, before any model is loaded), which is how Spillway's probe learns that the endpoint is there.
+   */
+  static void ollamaServesMessages(WireMockServer ollama) {
+    ollama.stubFor(get("/api/version").willReturn(OpenAiStubs.json(200, "{\"version\":\"0.14.2\"}")));
+    ObjectNode refusal = Json.object().put("type", "error");
+    refusal.putObject("error").put("type", "invalid_request_error").put("message", "model is required");
+    ollama.stubFor(post("/v1/messages").atPriority(1).withRequestBody(matchingJsonPath("$[?(@.model == '')]"))
+        .willReturn(OpenAiStubs.json(400, Json.toString(refusal))));
+  }
+
+  /**
+   * Makes {@code ollama}'s own {@code /v1/messages} answer requests matching {@code body} (any when
+   * null): with {@code streamed} to a stream request, {@code whole} otherwise.
+   */
+  static void ollamaMessages(WireMockServer ollama, int priority, StringValuePattern body,
+      ResponseDefinitionBuilder streamed, ResponseDefinitionBuilder whole) {
+    MappingBuilder stream = post("/v1/messages").atPriority(priority)
+        .withRequestBody(matchingJsonPath("$[?(@.stream == true)]"));
+    MappingBuilder buffered = post("/v1/messages").atPriority(priority + 1);
+    if (body != null) {
+      stream = stream.withRequestBody(body);
+      buffered = buffered.withRequestBody(body);
+    }
+    ollama.stubFor(stream.willReturn(streamed));
+    ollama.stubFor(buffered.willReturn(whole));
+  }
+
+  /** The bodies Spillway sent to Ollama's own {@code /v1/messages} (its probe left out), in order. */
+  static List<JsonNode> ollamaMessagesCalls(WireMockServer ollama) {
+    List<JsonNode> bodies = new ArrayList<>();
+    ollama.findAll(postRequestedFor(urlEqualTo("/v1/messages"))).forEach(r -> bodies.add(parse(r.getBodyAsString())));
+    return bodies.stream().filter(b -> !b.path("model").asText().isEmpty()).toList();
+  }
+
+  /**
    * Makes {@code ollama}'s {@code /api/chat} answer requests matching {@code body} (any when null)
    * with {@code lines}: as NDJSON to a stream request, as one object (the pieces' content joined,
    * the done line's counts) otherwise, as Ollama does.
@@ -132,6 +210,18 @@ final class AnthropicStubs {
     }
     message.put("content", content.toString());
     ollama.stubFor(whole.willReturn(OpenAiStubs.json(200, Json.toString(one))));
+  }
+
+  /** Makes {@code ollama}'s {@code /api/chat} stream {@code lines} only after {@code delayMillis}, as a model busy with a long prompt. */
+  static void ollamaChatDelayed(WireMockServer ollama, List<ObjectNode> lines, int delayMillis) {
+    ollama.stubFor(post("/api/chat").atPriority(5).withRequestBody(matchingJsonPath("$[?(@.stream == true)]"))
+        .willReturn(ndjson(lines).withFixedDelay(delayMillis)));
+  }
+
+  /** Makes {@code ollama}'s {@code /api/chat} stream {@code lines} in {@code chunks} spread over {@code millis}. */
+  static void ollamaChatDribbled(WireMockServer ollama, List<ObjectNode> lines, int chunks, int millis) {
+    ollama.stubFor(post("/api/chat").atPriority(5).withRequestBody(matchingJsonPath("$[?(@.stream == true)]"))
+        .willReturn(ndjson(lines).withChunkedDribbleDelay(chunks, millis)));
   }
 
   /** Ollama's answer lines: {@code text} in pieces, then the done line with the counts. */

@@ -27,6 +27,8 @@ public final class UpstreamEvents {
     }
     return event.named()
         && (event.nameIs("response.completed") || event.nameIs("response.failed")
-            || event.nameIs("response.incomplete") || event.nameIs("error"));
+            || event.nameIs("response.incomplete") || event.nameIs("error")
+            // Anthropic's Messages stream ends with message_stop and no [DONE].
+            || event.nameIs("message_stop"));
   }
 }

@@ -52,7 +52,17 @@ public final class MessagesOverChat {
     MessagesAsChat translation = new MessagesAsChat(request.body());
     Unsupported unsupported = new Unsupported();
     ObjectNode body = translation.request(unsupported);
-    unsupported.throwIfAny(API);
+    return call(request, translation, body, unsupported, chat, dropped);
+  }
+
+  /** As {@link #call(GatewayRequest, Function, Counter)}, with the translation already made. */
+  static CompletionStage<GatewayResponse> call(GatewayRequest request, MessagesAsChat translation, ObjectNode body,
+      Unsupported unsupported, Function<GatewayRequest, CompletionStage<GatewayResponse>> chat, Counter dropped) {
+    try {
+      unsupported.throwIfAny(API);
+    } catch (RuntimeException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
     if (!translation.dropped().isEmpty()) {
       dropped.increment();
     }

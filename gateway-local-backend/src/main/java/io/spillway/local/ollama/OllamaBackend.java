@@ -19,7 +19,10 @@ import io.spillway.core.responses.ResponseEcho;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.upstream.OutboundRequest;
+import io.spillway.core.http.Headers;
+import io.spillway.core.pipeline.Route;
 import io.spillway.core.upstream.UpstreamCalls;
+import io.spillway.core.upstream.UpstreamEventStream;
 import io.spillway.core.upstream.UpstreamExchange;
 import io.spillway.core.upstream.UpstreamHead;
 import io.spillway.core.upstream.UpstreamHttp;
@@ -129,7 +132,63 @@ public final class OllamaBackend implements LocalServer, AutoCloseable {
    */
   @Override
   public CompletionStage<GatewayResponse> callAsync(GatewayRequest request) {
+    if (request.route() == Route.MESSAGES) {
+      return Blocking.supply(() -> messages(request));
+    }
     return Blocking.supply(() -> exchange(request));
+  }
+
+  /** Whether the last probe found Ollama's own {@code /v1/messages} (0.14 and later). */
+  @Override
+  public boolean servesMessages() {
+    return control.servesMessages();
+  }
+
+  /**
+   * A Messages request passed to Ollama's own {@code /v1/messages} as the client sent it, with the
+   * model mapped; the answer (a message, or Anthropic's event stream) relayed as Ollama wrote it.
+   * Ollama's Anthropic-shaped errors become the gateway's, mapped as its native ones are.
+   */
+  private GatewayResponse messages(GatewayRequest request) {
+    String requested = request.model();
+    String localModel = models.map(requested);
+    ObjectNode body = request.body().deepCopy();
+    body.put("model", localModel);
+    boolean stream = request.stream();
+    UpstreamExchange exchange = http.send(new OutboundRequest(NAME, "POST", uri("/v1/messages"),
+        OllamaWire.headers(true, request.id(), Via.forwarded(request.headers()),
+            request.attribute(RequestAttributes.TRACE_CONTEXT)),
+        Json.toBytes(body), connectTimeout, config.timeout(), stream ? null : config.timeout(),
+        request.attribute(RequestAttributes.CONNECTION_LOOP), config.h2c()));
+    ClientDisconnect.of(request).onDisconnect(exchange::cancel);
+    UpstreamHead head = UpstreamCalls.head(exchange);
+    if (head.status() < 200 || head.status() >= 300) {
+      byte[] bytes = readBounded(exchange);
+      return ErrorMapper.toResponse(OllamaErrors.from(head.status(), anthropicErrorMessage(bytes), requested,
+          localModel, OllamaErrors.retryAfter(head.header("retry-after"))));
+    }
+    String contentType = head.header("content-type");
+    if (stream && contentType != null && contentType.startsWith("text/event-stream")) {
+      return GatewayResponse.streamed(200, Headers.of("content-type", "text/event-stream"),
+          new UpstreamEventStream(NAME, exchange, config.timeout(), () -> {}));
+    }
+    byte[] bytes = readBounded(exchange);
+    OllamaWire.parse(bytes); // one JSON object, or an invalid answer
+    if (stream) {
+      throw new UpstreamException(NAME, UpstreamException.Failure.INVALID_RESPONSE,
+          "The " + NAME + " backend (Ollama) answered a Messages stream request with no stream", null);
+    }
+    return GatewayResponse.buffered(200, Headers.of("content-type", GatewayResponse.JSON), bytes);
+  }
+
+  /** The message of an Anthropic-shaped error body ({@code error.message}), or Ollama's plain {@code error}. */
+  private static String anthropicErrorMessage(byte[] bytes) {
+    try {
+      JsonNode error = OllamaWire.parse(bytes).path("error");
+      return error.isObject() ? Json.text(error, "message") : error.isTextual() ? error.asText() : null;
+    } catch (UpstreamException e) {
+      return null;
+    }
   }
 
   /** One data call, blocking the calling (virtual) thread until the answer's head (and a stream's first line). */

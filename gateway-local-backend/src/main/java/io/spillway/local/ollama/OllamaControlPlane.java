@@ -51,6 +51,8 @@ final class OllamaControlPlane implements AutoCloseable {
   private final OkHttpClient probeClient;
   /** Local models that refused {@code /api/generate}: keep-warm loads them through {@code /api/embed}. */
   private final Set<String> embeddingOnly = ConcurrentHashMap.newKeySet();
+  /** Whether the last probe found Ollama's own {@code /v1/messages} (Ollama 0.14 and later). */
+  private volatile boolean servesMessages;
 
   OllamaControlPlane(LocalConfig config, CloudConfig cloud, String keepAlive) {
     this.config = config;
@@ -165,7 +167,35 @@ final class OllamaControlPlane implements AutoCloseable {
         }
       }
     }
+    servesMessages = probeMessages();
     return new LocalServer.Probe(true, version, missing, problems, running(wanted));
+  }
+
+  /** Whether the last probe found that the server answers Anthropic's Messages API itself. */
+  boolean servesMessages() {
+    return servesMessages;
+  }
+
+  /**
+   * Asks {@code POST /v1/messages} a request with no model, which Ollama's Messages endpoint (0.14
+   * and later) refuses before it loads anything: {@code 400} with an Anthropic-shaped error body
+   * ({@code "type":"error"}). An older server has no such route and answers 404. Nothing is loaded
+   * and nothing generated either way.
+   */
+  private boolean probeMessages() {
+    ObjectNode ask = Json.object();
+    ask.put("model", "");
+    ask.put("max_tokens", 1);
+    ask.putArray("messages");
+    try (Response response = probeClient.newCall(post("/v1/messages", ask, null)).execute()) {
+      if (response.code() != 400) {
+        return false;
+      }
+      return "error".equals(Json.text(OllamaWire.parse(read(response)), "type"));
+    } catch (IOException | UpstreamException e) {
+      log.debug("asking the Ollama server whether it serves /v1/messages failed", e);
+      return false;
+    }
   }
 
   /**

@@ -268,7 +268,7 @@ final class MeteredEventStream extends ForwardingEventStream {
         TokenUsage delta = usageReader.fromUsage(usage);
         long output = usage.path("output_tokens").asLong(0);
         if (input != null && (delta == null || !usage.has("input_tokens"))) {
-          reported = new TokenUsage(input.input(), output, input.cachedInput());
+          reported = new TokenUsage(input.input(), output, input.cachedInput(), input.cacheWrites());
         } else if (delta != null) {
           reported = delta;
         }

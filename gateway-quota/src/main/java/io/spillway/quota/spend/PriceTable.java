@@ -8,11 +8,14 @@ import java.util.regex.Pattern;
 
 /**
  * Prices per model, USD per million tokens. A model is found by its exact name, else by its name
- * without a dated snapshot suffix ({@code gpt-4o-mini-2024-07-18} is priced as {@code gpt-4o-mini}).
+ * without a dated snapshot suffix ({@code gpt-4o-mini-2024-07-18} is priced as {@code gpt-4o-mini},
+ * {@code claude-sonnet-4-5-20250929} as {@code claude-sonnet-4-5}). Prompt tokens are priced in three
+ * parts: read from the provider's prompt cache, written to it, and the rest.
  * Immutable.
  */
 final class PriceTable {
-  private static final Pattern SNAPSHOT = Pattern.compile("-\\d{4}-\\d{2}-\\d{2}$");
+  /** OpenAI's dated snapshots ({@code -2024-07-18}) and Anthropic's ({@code -20250929}). */
+  private static final Pattern SNAPSHOT = Pattern.compile("-(\\d{4}-\\d{2}-\\d{2}|\\d{8})$");
   /** USD per million tokens × this = nano-dollars per token. */
   private static final double NANOS_PER_TOKEN_PER_USD_PER_MILLION = 1_000.0;
 
@@ -41,8 +44,10 @@ final class PriceTable {
   long costNanos(String pricedName, TokenUsage usage) {
     PriceConfig price = prices.get(pricedName);
     long cached = Math.max(0, Math.min(usage.cachedInput(), usage.input()));
-    long uncached = Math.max(0, usage.input() - cached);
+    long written = Math.max(0, Math.min(usage.cacheWrites(), usage.input() - cached));
+    long uncached = Math.max(0, usage.input() - cached - written);
     return Math.round((uncached * price.input() + cached * price.cachedInputOrInput()
+        + written * price.cacheWriteOrInput()
         + Math.max(0, usage.output()) * price.output()) * NANOS_PER_TOKEN_PER_USD_PER_MILLION);
   }
 

@@ -47,6 +47,11 @@ public interface Breaker extends AutoCloseable {
         default -> this;
       };
     }
+
+    /** Whether this state keeps traffic off the route: open (forced or not) or half-open. */
+    public boolean degraded() {
+      return effective() != CLOSED;
+    }
   }
 
   /** The manual override set through {@code POST /admin/breaker}. */
