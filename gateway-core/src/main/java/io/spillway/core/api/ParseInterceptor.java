@@ -5,7 +5,11 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.RequestAttributes;
+import io.spillway.core.tokens.TokenCounter;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The first stage of a model call after the observer: reads the body once with {@link RequestParser}
@@ -13,8 +17,27 @@ import java.util.concurrent.CompletionStage;
  * client's exact bytes still what is forwarded. A malformed request goes no further: its error is
  * thrown to the stages before (the observer counts and logs it like any other answer). Sets
  * {@link RequestAttributes#PARSED}. Thread-safe.
+ *
+ * <p>The stages after it count the prompt's tokens, and in a fresh JVM the first count waits for
+ * the tokenizer's vocabulary (about a second of CPU, loaded after the listener is up). Waiting for
+ * it on an event loop, on the vocabulary's class initialization, would hold every connection of
+ * that loop (open streams, health checks) for the whole load. So while it is loading, a request
+ * that came through a connection ({@link RequestAttributes#CONNECTION_LOOP}) goes on when the load
+ * completes, on its connection's loop, and holds no thread meanwhile.
  */
 public final class ParseInterceptor implements Interceptor {
+  private final BooleanSupplier vocabularyLoaded;
+  private final Supplier<CompletionStage<Void>> whenVocabularyLoaded;
+
+  public ParseInterceptor() {
+    this(TokenCounter::vocabularyLoaded, TokenCounter::whenVocabularyLoaded);
+  }
+
+  ParseInterceptor(BooleanSupplier vocabularyLoaded, Supplier<CompletionStage<Void>> whenVocabularyLoaded) {
+    this.vocabularyLoaded = vocabularyLoaded;
+    this.whenVocabularyLoaded = whenVocabularyLoaded;
+  }
+
   @Override
   public CompletionStage<GatewayResponse> intercept(Chain chain) {
     GatewayRequest received = chain.request();
@@ -22,6 +45,10 @@ public final class ParseInterceptor implements Interceptor {
         received.bodyBytes());
     GatewayRequest parsed = received.withParsedBody(body);
     parsed.setAttribute(RequestAttributes.PARSED, parsed);
+    Executor loop = parsed.attribute(RequestAttributes.CONNECTION_LOOP);
+    if (loop != null && !vocabularyLoaded.getAsBoolean()) {
+      return whenVocabularyLoaded.get().thenComposeAsync(loaded -> chain.proceed(parsed), loop);
+    }
     return chain.proceed(parsed);
   }
 

@@ -7,6 +7,9 @@ import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingRegistry;
 import com.knuddels.jtokkit.api.EncodingType;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Exact token counts with jtokkit: {@code o200k_base} for the GPT-4o, GPT-4.1, GPT-5 and o-series
@@ -32,11 +35,15 @@ public final class TokenCounter {
 
     static {
       o200kLoaded = true;
+      O200K_LOADED.complete(null);
     }
   }
 
   /** Set once the o200k vocabulary (the one most models count with) is loaded. */
   private static volatile boolean o200kLoaded;
+  /** Completes when the o200k vocabulary is loaded, or when loading it failed (then counting fails as before). */
+  private static final CompletableFuture<Void> O200K_LOADED = new CompletableFuture<>();
+  private static final AtomicBoolean O200K_LOADING = new AtomicBoolean();
 
   private static final class Cl100k {
     static final TokenCounter INSTANCE = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.CL100K_BASE));
@@ -76,16 +83,38 @@ public final class TokenCounter {
 
   /**
    * Loads the o200k vocabulary now (about a second of CPU the first time) on a background platform
-   * thread, so that it neither holds a virtual thread's carrier nor makes the first request wait.
+   * thread, so that it neither holds a virtual thread's carrier nor makes the first request wait;
+   * once per JVM (later calls find it loading or loaded).
    */
   public static void warmUp() {
-    Thread.ofPlatform().name("tokenizer-warm-up").daemon().start(() -> O200k.INSTANCE.count("warm up"));
+    if (O200K_LOADING.compareAndSet(false, true)) {
+      Thread.ofPlatform().name("tokenizer-warm-up").daemon().start(() -> {
+        try {
+          O200k.INSTANCE.count("warm up");
+        } finally {
+          O200K_LOADED.complete(null); // a failed load: the requests it let through fail as they would have
+        }
+      });
+    }
+  }
+
+  /**
+   * Completes once the o200k vocabulary is loaded, starting the load ({@link #warmUp}) if nothing has:
+   * a stage on an event loop waits for it with this instead of on the vocabulary's class
+   * initialization, which would hold the loop, and every connection on it, for the whole load.
+   */
+  public static CompletionStage<Void> whenVocabularyLoaded() {
+    if (!o200kLoaded) {
+      warmUp();
+    }
+    return O200K_LOADED;
   }
 
   /**
    * Whether the o200k vocabulary is loaded. Until it is, a request that counts tokens with it (the
    * quota estimate and shaping of a chat, completion or responses request) waits for the load, which
-   * {@link #warmUp} starts right after the listener is up; nothing else waits for it, readiness
+   * {@link #warmUp} starts right after the listener is up (a request that came through a connection
+   * waits off its event loop, see {@code ParseInterceptor}); nothing else waits for it, readiness
    * included ({@code /readyz} shows this as {@code tokenizer.loaded}).
    */
   public static boolean vocabularyLoaded() {

@@ -7,6 +7,7 @@ import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
 import io.spillway.core.testing.SampleSources;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class TokenCounterTest {
@@ -86,5 +87,13 @@ class TokenCounterTest {
     String code = SampleSources.pythonModuleWithTraceback(2_000);
     assertThat(code.length()).isGreaterThan(TokenCounter.SLICE_CHARS * 3);
     assertThat(COUNTER.tally(Long.MAX_VALUE).count(code)).isEqualTo(O200K.countTokensOrdinary(code));
+  }
+
+  @Test
+  void whenVocabularyLoadedStartsTheLoadIfNeededAndCompletesOnceTheVocabularyIsLoaded() throws Exception {
+    TokenCounter.whenVocabularyLoaded().toCompletableFuture().get(2, TimeUnit.MINUTES);
+
+    assertThat(TokenCounter.vocabularyLoaded()).isTrue();
+    assertThat(TokenCounter.whenVocabularyLoaded().toCompletableFuture()).isCompleted();
   }
 }
