@@ -76,14 +76,14 @@ public final class LocalMessages {
     return pinged(answer.toCompletableFuture(), early);
   }
 
-  private CompletionStage<GatewayResponse> pinged(CompletableFuture<GatewayResponse> answer, Headers early) {
+  private CompletionStage<GatewayResponse> pinged(CompletableFuture<GatewayResponse> answer, Headers head) {
     CompletableFuture<GatewayResponse> result = new CompletableFuture<>();
     ScheduledFuture<?> early = scheduler.schedule(() -> {
       if (answer.isDone()) {
         return;
       }
       PingingStream stream = PingingStream.awaiting(answer, config.pingEvery(), scheduler);
-      if (!result.complete(GatewayResponse.streamed(200, early, stream))) {
+      if (!result.complete(GatewayResponse.streamed(200, head, stream))) {
         stream.stopPinging(); // the answer came first after all
       }
     }, config.pingEvery().toNanos(), TimeUnit.NANOSECONDS);
