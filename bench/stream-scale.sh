@@ -30,6 +30,8 @@
 # Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS (100), BENCH_STREAM_INTERVAL_MS (1000),
 # BENCH_STREAM_RAMP (150), BENCH_UPSTREAM_H2C (1: h2c to the upstream; 0: HTTP/1.1),
 # BENCH_GATEWAY_WARMUP (0: streams through Spillway before measuring, dropped at their first event),
+# BENCH_AOT (0; with 1, Spillway starts from an AOT cache a training run of 600 streams made first;
+# JDK 25+ and the packaged jar; uses two more ports),
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
 # BENCH_CP (classpath of the load tools; default gateway-bench/target/spillway-bench.jar),
 # BENCH_RESULTS_DIR (where the results file is kept; default bench/results).
@@ -61,9 +63,16 @@ fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jar="$root/gateway-app/target/spillway.jar"
 bench_jar="$root/gateway-bench/target/spillway-bench.jar"
+jvm_opts="--enable-native-access=ALL-UNNAMED -Xmx1g"
+own_cmd=
 if [ -z "${SPILLWAY_CMD:-}" ]; then
   [ -f "$jar" ] || { echo "stream-scale: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
-  SPILLWAY_CMD="$java_bin --enable-native-access=ALL-UNNAMED -Xmx1g -jar $jar"
+  SPILLWAY_CMD="$java_bin $jvm_opts -jar $jar"
+  own_cmd=1
+fi
+aot=${BENCH_AOT:-0}
+if [ "$aot" = 1 ] && { [ -z "$own_cmd" ] || ! "$java_bin" -XX:+PrintFlagsFinal -version 2>/dev/null | grep -q ' AOTCacheOutput '; }; then
+  echo "stream-scale: BENCH_AOT=1 needs JDK 25+ and the packaged jar (no SPILLWAY_CMD)" >&2; exit 2
 fi
 if [ -z "${BENCH_CP:-}" ]; then
   [ -f "$bench_jar" ] || { echo "stream-scale: build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
@@ -80,9 +89,10 @@ trap cleanup EXIT
   > "$work/upstream.log" 2>&1 &
 pids+=($!)
 
-cat > "$work/gateway.yaml" <<YAML
-server: { host: 127.0.0.1, port: $gw_port, maxConnections: 30000 }
-cloud: { baseUrl: "http://127.0.0.1:$up_port/v1", apiKey: sk-bench, timeout: 120s$h2c_key }
+gateway_yaml() { # gateway-port upstream-port
+  cat <<YAML
+server: { host: 127.0.0.1, port: $1, maxConnections: 30000 }
+cloud: { baseUrl: "http://127.0.0.1:$2/v1", apiKey: sk-bench, timeout: 120s$h2c_key }
 local: { enabled: false }
 keys:
   - { key: bench-key, team: bench, tier: gold }
@@ -91,6 +101,34 @@ quota:
   admission: { cloudConcurrency: 100000, queueSize: 100000 }
 store: memory
 YAML
+}
+gateway_yaml "$gw_port" "$up_port" > "$work/gateway.yaml"
+
+# With BENCH_AOT=1, Spillway starts from an AOT cache (JDK 25, -XX:AOTCache) made first by a
+# training run of the same config against a second, quick fake upstream (3 events 50 ms apart):
+# 600 streams, as docker/Dockerfile trains its image's cache on streams too.
+if [ "$aot" = 1 ]; then
+  train_up=$((base + 2)); train_gw=$((base + 3))
+  "$java_bin" --enable-native-access=ALL-UNNAMED -cp "$BENCH_CP" io.spillway.bench.SlowUpstream \
+    --port "$train_up" --events 3 --interval-ms 50 > "$work/train-upstream.log" 2>&1 &
+  train_up_pid=$!
+  pids+=($train_up_pid)
+  gateway_yaml "$train_gw" "$train_up" > "$work/train.yaml"
+  (cd "$work" && exec "$java_bin" -XX:AOTCacheOutput="$work/spillway.aot" $jvm_opts -jar "$jar" \
+    serve --config "$work/train.yaml" > "$work/train.log" 2>&1) &
+  train_pid=$!
+  until curl -fs -o /dev/null "http://127.0.0.1:$train_gw/healthz"; do
+    kill -0 "$train_pid" 2>/dev/null || { echo "stream-scale: the AOT training run did not start:" >&2; cat "$work/train.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "AOT cache: training run (600 streams)" >&2
+  "$java_bin" -cp "$BENCH_CP" io.spillway.bench.StreamClients --url "http://127.0.0.1:$train_gw/v1/chat/completions" \
+    --streams 600 --ramp-per-second 300 --warmup 0 --label train > "$work/train-clients.txt" 2>&1
+  kill -TERM "$train_pid"; wait "$train_pid" 2>/dev/null || true
+  kill "$train_up_pid" 2>/dev/null || true
+  [ -s "$work/spillway.aot" ] || { echo "stream-scale: the training run wrote no AOT cache:" >&2; tail -20 "$work/train.log" >&2; exit 1; }
+  SPILLWAY_CMD="$java_bin -XX:AOTCache=$work/spillway.aot $jvm_opts -jar $jar"
+fi
 (cd "$work" && exec $SPILLWAY_CMD serve --config "$work/gateway.yaml" > "$work/spillway.log" 2>&1) &
 gw_pid=$!
 pids+=($gw_pid)
@@ -152,7 +190,8 @@ g=$(grep '^STREAMS label=spillway' "$work/clients.txt" || true); d=$(grep '^STRE
 field() { echo "$1" | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k {print $2}'; }
 {
   echo "Spillway streaming scale — $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, upstream over $upstream_protocol, ulimit -n $fd_limit"
-  echo "$events events ${interval} ms apart, $ramp new streams/s; Spillway warm-up before measuring: $gateway_warmup streams"
+  echo "$events events ${interval} ms apart, $ramp new streams/s; Spillway warm-up before measuring: $gateway_warmup streams;" \
+    "AOT cache trained on streams: $([ "$aot" = 1 ] && echo yes || echo no); load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "streams: $(field "$g" n) requested, $(field "$g" ok) completed, $(field "$g" errors) errors (target: 10000 streams, 0 errors)"
   echo "ttfb p50/p99: direct $(field "$d" ttfb_p50_ms)/$(field "$d" ttfb_p99_ms) ms, through Spillway $(field "$g" ttfb_p50_ms)/$(field "$g" ttfb_p99_ms) ms" \
     "(target: p99 through <= 50 ms from a cold start, <= 10 ms warm)"

@@ -4,14 +4,11 @@ import io.spillway.app.admin.AdminApi;
 import io.spillway.app.admin.AuditLog;
 import io.spillway.app.admin.BreakerAdmin;
 import io.spillway.app.admin.CacheAdmin;
-import io.spillway.app.admin.Dashboard;
 import io.spillway.app.admin.KeysEndpoint;
 import io.spillway.app.admin.ReloadEndpoint;
 import io.spillway.app.admin.StatusEndpoint;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.config.Durations;
-import io.spillway.core.error.ErrorKind;
-import io.spillway.core.http.HttpService;
 import io.spillway.core.json.Json;
 import java.time.Duration;
 
@@ -22,8 +19,6 @@ import java.time.Duration;
 final class AdminSurface {
   final AuditLog audit;
   final AdminApi api;
-  /** {@code GET /dashboard}: a 404 while the admin API is off. */
-  final HttpService dashboard;
 
   AdminSurface(Foundation base, Backends backends, ModelPipeline models) {
     ConfigReloader reloader = base.reloader;
@@ -47,13 +42,6 @@ final class AdminSurface {
     CacheAdmin.register(admin, backends.cache, audit);
     this.api = admin.build();
     reloader.register(api, "admin.token"); // admin.keySyncInterval: at start-up only
-    Dashboard page = new Dashboard();
-    this.dashboard = request -> {
-      if (!api.enabled()) {
-        throw ErrorKind.NOT_FOUND.exception("The dashboard is off: set admin.token in the config to turn it on");
-      }
-      return page.serve(request);
-    };
     base.status.register("admin", () -> {
       var endpoints = Json.object().putArray("endpoints");
       api.paths().forEach(endpoints::add);

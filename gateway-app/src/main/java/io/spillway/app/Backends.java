@@ -102,7 +102,7 @@ public final class Backends implements AutoCloseable {
   private List<CloudRoute> cloudRoutes(Foundation base, UpstreamHttp http, Closer built) {
     GatewayConfig config = base.config;
     List<CloudRoute> routes = new ArrayList<>();
-    BreakerSettings breakerSettings = BreakerSettings.from(config.failover());
+    BreakerSettings breakerSettings = BreakerSettings.from(config.failover()).withLocalBackend(config.local().enabled());
     for (CloudRouteConfig route : config.cloud().effectiveRoutes()) {
       Backend backend = config.cloud().routes().isEmpty()
           ? CloudBackend.create(config.cloud(), http)

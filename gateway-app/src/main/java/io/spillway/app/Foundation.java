@@ -8,6 +8,7 @@ import io.spillway.app.observe.Tracing;
 import io.spillway.app.reload.ConfigReloader;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.GatewayConfig;
+import io.spillway.config.Store;
 import io.spillway.core.redact.Redactor;
 import io.spillway.core.responses.ResponseStore;
 import io.spillway.core.time.Ticker;
@@ -57,8 +58,8 @@ public final class Foundation implements AutoCloseable {
     GatewayConfig config = this.config;
     this.clock = clock;
     this.ticker = ticker;
-    this.redis = RedisLink.names(config.store())
-        ? RedisLink.open(config.store(), min(config.quota().storeTimeout(), config.failover().fleetTimeout()))
+    this.redis = config.store() instanceof Store.Redis shared
+        ? RedisLink.open(shared.uri(), min(config.quota().storeTimeout(), config.failover().fleetTimeout()))
         : null;
     built.then("the Redis link", redis);
     this.apiKeys = new ApiKeys(KeyStores.open(config.store(), redis, config.quota().storeTimeout()), clock);

@@ -1,5 +1,6 @@
 package io.spillway.app;
 
+import io.spillway.app.admin.Dashboard;
 import io.spillway.core.api.ModelsEndpoint;
 import io.spillway.core.api.OpenAiEndpoint;
 import io.spillway.core.api.anthropic.MessagesEndpoint;
@@ -53,7 +54,7 @@ final class HttpSurface {
     if (base.config.metrics().enabled()) {
       routes.get("/metrics", request -> GatewayResponse.text(200, PROMETHEUS_TEXT, base.metrics.scrape()));
     }
-    routes.get("/dashboard", admin.dashboard);
+    Dashboard.register(routes, admin.api::enabled); // /dashboard and /dashboard/runbook, 404 while admin is off
     routes.prefix("/admin/", admin.api);
     return RedactingService.wrap(routes.build(), base.redactor);
   }

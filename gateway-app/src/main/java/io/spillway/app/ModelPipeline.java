@@ -121,8 +121,8 @@ public final class ModelPipeline implements AutoCloseable {
         .build();
 
     RequestObserverInterceptor observer =
-        new RequestObserverInterceptor(base.metrics, base.accessLog, base.clock, base.ticker);
-    List<Interceptor> front = frontStages(base);
+        new RequestObserverInterceptor(base.metrics, base.accessLog, base.clock, base.ticker, quota::maxReportedTokens);
+    List<Interceptor> front = frontStages(base, quota);
     RateLimitInterceptor rateLimits = new RateLimitInterceptor(requestLimiter);
 
     List<Interceptor> stages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
@@ -180,10 +180,10 @@ public final class ModelPipeline implements AutoCloseable {
   }
 
   /** Trace (when on) → loop guard → auth: every pipeline's stages after its first ones. */
-  private static List<Interceptor> frontStages(Foundation base) {
+  private static List<Interceptor> frontStages(Foundation base, QuotaPools quota) {
     List<Interceptor> front = new ArrayList<>();
     if (base.tracing.enabled()) {
-      front.add(base.tracing.stage());
+      front.add(base.tracing.stage(quota::maxReportedTokens));
     }
     AtomicInteger maxHops = new AtomicInteger(base.config.server().maxHops());
     base.reloader.register("loop guard", next -> maxHops.set(next.server().maxHops()), "server.maxHops");

@@ -9,7 +9,10 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.spillway.app.architecture.ArchitectureRules;
+import io.spillway.config.Store;
+import io.spillway.redis.RedisLink;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -144,6 +147,20 @@ class ArchitectureTest {
         .should().dependOnClassesThat().haveFullyQualifiedName("io.lettuce.core.RedisClient")
         .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.resource..")
         .orShould().dependOnClassesThat().resideInAPackage("io.lettuce.core.pubsub..")
+        .check(CLASSES);
+  }
+
+  /**
+   * The wiring by surface (issue 27, item 4): the {@code store} value is parsed once, while the config
+   * is read, and the one Redis link is opened by the foundation every surface shares.
+   */
+  @Test
+  void theStoreIsParsedOnceAndTheRedisLinkOpenedOnce() {
+    noClasses().that().resideOutsideOfPackage("io.spillway.config..")
+        .should().callMethod(Store.class, "parse", String.class)
+        .check(CLASSES);
+    noClasses().that().doNotHaveFullyQualifiedName(Foundation.class.getName())
+        .should().callMethod(RedisLink.class, "open", String.class, Duration.class)
         .check(CLASSES);
   }
 

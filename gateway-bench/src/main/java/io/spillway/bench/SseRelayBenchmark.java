@@ -105,7 +105,7 @@ public class SseRelayBenchmark {
   private static void relay(SseEvent event, Blackhole sink) {
     sink.consume(event.isDone() || event.dataLooksLikeJsonObject());
     sink.consume(UpstreamEvents.isTerminal(event));
-    sink.consume(EventUsage.of(event));
+    sink.consume(EventUsage.of(event, Long.MAX_VALUE));
     sink.consume(event.wire(WRITE));
   }
 

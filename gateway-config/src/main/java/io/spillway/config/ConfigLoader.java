@@ -294,6 +294,12 @@ public final class ConfigLoader {
         return reported(p, p.getValueAsString(), DataSize::parse, "a size (512KiB, 8MiB)");
       }
     });
+    module.addDeserializer(Store.class, new JsonDeserializer<>() {
+      @Override
+      public Store deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+        return reported(p, p.getValueAsString(), Store::parse, "memory, embedded:<dir> or redis://host:port");
+      }
+    });
     module.addKeyDeserializer(Tier.class, new TierMaps.Keys());
     module.addDeserializer(Tier.class, new TierMaps.Values());
     module.setDeserializerModifier(new BindingPaths());

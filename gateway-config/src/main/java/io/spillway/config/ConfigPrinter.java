@@ -93,6 +93,12 @@ public final class ConfigPrinter {
         gen.writeString(value.toString());
       }
     });
+    module.addSerializer(Store.class, new JsonSerializer<>() {
+      @Override
+      public void serialize(Store value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+        gen.writeString(value.spelling());
+      }
+    });
     module.addKeySerializer(Tier.class, new JsonSerializer<Tier>() {
       @Override
       public void serialize(Tier value, JsonGenerator gen, SerializerProvider serializers) throws IOException {

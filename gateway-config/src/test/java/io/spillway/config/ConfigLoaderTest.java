@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.spillway.core.pipeline.Tier;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class ConfigLoaderTest {
     assertThat(config.quota().tier(Tier.GOLD).overdraft()).isEqualTo(0.10);
     assertThat(config.quota().tier(Tier.SILVER).requestsPerMinutePerTeam()).isEqualTo(50);
     assertThat(config.quota().tier(Tier.BRONZE).requestsPerHour()).isEqualTo(200);
-    assertThat(config.store()).isEqualTo("embedded:./data");
+    assertThat(config.store()).isEqualTo(new Store.Embedded(Path.of("./data")));
   }
 
   @Test

@@ -19,4 +19,18 @@ final class RedisErrors {
     }
     return new RedisUnavailableException("Redis at " + location + " did not answer: " + e, e);
   }
+
+  /**
+   * {@code e}, thrown by a library on top of a connection of this link (Bucket4j wraps what Lettuce
+   * throws), classified by the first cause that says what happened.
+   */
+  static RuntimeException classifyCauses(String location, RuntimeException e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof RedisUnavailableException || cause instanceof RedisCommandException
+          || cause instanceof io.lettuce.core.RedisException) {
+        return classify(location, (RuntimeException) cause);
+      }
+    }
+    return new RedisUnavailableException("Redis at " + location + " did not answer: " + e, e);
+  }
 }

@@ -45,11 +45,6 @@ public final class RedisLink implements AutoCloseable {
         .build());
   }
 
-  /** Whether {@code store} names a Redis ({@code redis://} or {@code rediss://}). */
-  public static boolean names(String store) {
-    return store.startsWith("redis://") || store.startsWith("rediss://");
-  }
-
   /**
    * A link to the Redis at {@code uri} ({@code redis://host:port[/db]}, {@code rediss://} for TLS).
    * Connects nothing yet: each session connects when its owner asks.
@@ -102,6 +97,15 @@ public final class RedisLink implements AutoCloseable {
     } catch (RuntimeException e) {
       throw RedisErrors.classify(location, e);
     }
+  }
+
+  /**
+   * What {@code e}, thrown by a command on a connection of this link (directly or wrapped by a
+   * library such as Bucket4j), says: a {@link RedisCommandException} when Redis answered with an
+   * error, else a {@link RedisUnavailableException} (the caller's outage rule applies).
+   */
+  public RuntimeException classify(RuntimeException e) {
+    return RedisErrors.classifyCauses(location, e);
   }
 
   RedisClient client() {

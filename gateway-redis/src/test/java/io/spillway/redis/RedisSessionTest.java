@@ -99,4 +99,17 @@ class RedisSessionTest {
 
     assertThat(session.<String>call(r -> r.ping())).isEqualTo("PONG");
   }
+
+  @Test
+  void anErrorALibraryWrapsIsClassifiedByTheRedisCauseInside() {
+    try (RedisLink link = RedisLink.open("redis://127.0.0.1:1", java.time.Duration.ofSeconds(1))) {
+      assertThat(link.classify(new IllegalStateException("bucket4j",
+          new io.lettuce.core.RedisCommandExecutionException("WRONGTYPE Operation against a key"))))
+          .isInstanceOf(RedisCommandException.class).hasMessageContaining("WRONGTYPE");
+      assertThat(link.classify(new IllegalStateException("bucket4j",
+          new io.lettuce.core.RedisCommandTimeoutException("Command timed out after 1 second(s)"))))
+          .isInstanceOf(RedisUnavailableException.class).hasMessageContaining("timed out");
+      assertThat(link.classify(new IllegalStateException("no Redis cause"))).isInstanceOf(RedisUnavailableException.class);
+    }
+  }
 }

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@code GET /admin/status}: version, uptime, the backends and whether each is ready, then every
  * section registered in the {@link StatusRegistry} under its name ({@code breaker}, {@code admission},
  * {@code risk}, ...). A section whose snapshot fails shows {@code {"error": ...}} instead of failing
- * the whole status.
+ * the whole status. Last comes {@code summary} ({@link OperatorSummary}): what Spillway is doing, what
+ * the operator can do, and the runbook that covers it.
  */
 public final class StatusEndpoint implements HttpService {
   private static final Logger log = LoggerFactory.getLogger(StatusEndpoint.class);
@@ -62,6 +63,7 @@ public final class StatusEndpoint implements HttpService {
     for (Map.Entry<String, Supplier<JsonNode>> section : sections.sections().entrySet()) {
       root.set(section.getKey(), section(section.getKey(), section.getValue()));
     }
+    root.set("summary", OperatorSummary.of(root, now));
     return root;
   }
 

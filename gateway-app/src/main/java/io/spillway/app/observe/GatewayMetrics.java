@@ -77,7 +77,7 @@ public final class GatewayMetrics {
     this.config = config;
     this.configuredModels = Set.copyOf(configuredModels);
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    this.series = new RequestSeries(clock, config.seriesWindow());
+    this.series = new RequestSeries(clock, config.seriesWindow(), config.capacityWindow());
     this.models = new BoundedTagValues(config.maxModelTags());
     Gauge.builder("spillway.info", () -> 1).tag("version", Version.VERSION)
         .description("Always 1; the version is in the tag").register(registry);

@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.slf4j.MDC;
 
 /**
@@ -43,12 +44,19 @@ public final class RequestObserverInterceptor implements Interceptor {
   private final AccessLog accessLog;
   private final Clock clock;
   private final Ticker ticker;
+  private final LongSupplier maxReportedTokens;
 
-  public RequestObserverInterceptor(GatewayMetrics metrics, AccessLog accessLog, Clock clock, Ticker ticker) {
+  /**
+   * @param maxReportedTokens {@code quota.maxReportedTokens} as configured now: a usage report with a
+   *     count past it (or negative, fractional, a string) is not shown ({@link Usage})
+   */
+  public RequestObserverInterceptor(GatewayMetrics metrics, AccessLog accessLog, Clock clock, Ticker ticker,
+      LongSupplier maxReportedTokens) {
     this.metrics = metrics;
     this.accessLog = accessLog;
     this.clock = clock;
     this.ticker = ticker;
+    this.maxReportedTokens = maxReportedTokens;
   }
 
   @Override
@@ -170,7 +178,7 @@ public final class RequestObserverInterceptor implements Interceptor {
         errorCode = code != null ? code : Json.text(error, "type");
         return;
       }
-      long[] usage = Usage.of(answer.usage());
+      long[] usage = Usage.of(answer.usage(), maxReportedTokens.getAsLong());
       promptTokens = usage[0];
       completionTokens = usage[1];
       if (payloads) {
@@ -182,7 +190,7 @@ public final class RequestObserverInterceptor implements Interceptor {
       if (firstByteAt < 0) {
         firstByteAt = ticker.read();
       }
-      long[] counts = Usage.ofEvent(event);
+      long[] counts = Usage.ofEvent(event, maxReportedTokens.getAsLong());
       if (counts != null) {
         promptTokens = counts[0];
         completionTokens = counts[1];
@@ -231,7 +239,9 @@ public final class RequestObserverInterceptor implements Interceptor {
       metrics.countTokens(tier, backendTag, "prompt", promptTokens);
       metrics.countTokens(tier, backendTag, "completion", completionTokens);
       degraded.forEach(metrics::countDegraded);
-      metrics.series().recordRequest();
+      boolean timed = finalStatus >= 200 && finalStatus < 300
+          && (answeredBy == BackendKind.CLOUD || answeredBy == BackendKind.LOCAL);
+      metrics.series().recordRequest(answeredBy, timed ? (firstByteAt >= 0 ? firstByteAt - start : total) : -1);
 
       String outerId = MDC.get("requestId");
       MDC.put("requestId", request.id());

@@ -17,9 +17,10 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * OpenTelemetry traces of the gateway: a server span per request ({@link #stage()}) and a client span
+ * OpenTelemetry traces of the gateway: a server span per request ({@link #stage}) and a client span
  * per backend attempt ({@link #trace}), exported over OTLP/HTTP in batches. Built once at start-up;
  * when {@code traces.endpoint} is not set it is {@link #enabled() off} and adds nothing: no stage, no
  * wrapper, no {@code traceparent} of its own.
@@ -63,9 +64,9 @@ public final class Tracing implements AutoCloseable {
    * The stage that opens each request's span, to be placed right after the request observer (which
    * writes the span's trace id in the access log). Call only when {@link #enabled()}.
    */
-  public Interceptor stage() {
+  public Interceptor stage(LongSupplier maxReportedTokens) {
     requireEnabled();
-    return new TracingInterceptor(tracer, providers::get);
+    return new TracingInterceptor(tracer, providers::get, maxReportedTokens);
   }
 
   /**

@@ -29,6 +29,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Opens the request's server span, as the child of the client's W3C {@code traceparent} when it sent
@@ -41,11 +42,17 @@ final class TracingInterceptor implements Interceptor {
 
   private final Tracer tracer;
   private final Function<BackendKind, String> providers;
+  private final LongSupplier maxReportedTokens;
 
-  /** @param providers the {@code gen_ai.provider.name} of a backend, by its kind */
-  TracingInterceptor(Tracer tracer, Function<BackendKind, String> providers) {
+  /**
+   * @param providers the {@code gen_ai.provider.name} of a backend, by its kind
+   * @param maxReportedTokens {@code quota.maxReportedTokens} as configured now: a usage report with a
+   *     count past it (or negative, fractional, a string) is not recorded ({@link Usage})
+   */
+  TracingInterceptor(Tracer tracer, Function<BackendKind, String> providers, LongSupplier maxReportedTokens) {
     this.tracer = tracer;
     this.providers = providers;
+    this.maxReportedTokens = maxReportedTokens;
   }
 
   @Override
@@ -72,7 +79,7 @@ final class TracingInterceptor implements Interceptor {
     if (span.getSpanContext().isValid()) {
       request.setAttribute(ObserveAttributes.TRACE_ID, span.getSpanContext().getTraceId());
     }
-    RequestSpan requestSpan = new RequestSpan(span, request, providers);
+    RequestSpan requestSpan = new RequestSpan(span, request, providers, maxReportedTokens.getAsLong());
     return chain.proceed(request).handle((response, failure) -> {
       if (failure != null) {
         Throwable cause = Blocking.cause(failure);
@@ -106,11 +113,13 @@ final class TracingInterceptor implements Interceptor {
     private volatile long outputTokens = -1;
     private final List<String> finishReasons = new ArrayList<>();
     private final Function<BackendKind, String> providers;
+    private final long maxReportedTokens;
 
-    RequestSpan(Span span, GatewayRequest request, Function<BackendKind, String> providers) {
+    RequestSpan(Span span, GatewayRequest request, Function<BackendKind, String> providers, long maxReportedTokens) {
       this.span = span;
       this.request = request;
       this.providers = providers;
+      this.maxReportedTokens = maxReportedTokens;
     }
 
     void failed(int status, String errorType) {
@@ -135,7 +144,7 @@ final class TracingInterceptor implements Interceptor {
         return;
       }
       responseModel = GenAi.text(answer, "model");
-      long[] usage = Usage.of(answer.get("usage"));
+      long[] usage = Usage.of(answer.get("usage"), maxReportedTokens);
       inputTokens = usage[0];
       outputTokens = usage[1];
       synchronized (finishReasons) {
@@ -148,7 +157,7 @@ final class TracingInterceptor implements Interceptor {
       if (event.isDone()) {
         return;
       }
-      long[] usage = Usage.ofEvent(event);
+      long[] usage = Usage.ofEvent(event, maxReportedTokens);
       if (usage != null) {
         inputTokens = usage[0];
         outputTokens = usage[1];

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * {@code /api/ps} (models loaded and until when, from each request's {@code keep_alive}). Unknown
  * models get Ollama's 404 {@code {"error": …}}. A chat request with {@code tools} is answered with a
  * tool call in {@code message.tool_calls} until the conversation carries the tool's result, then
- * with text (see {@link #toolCall}).
+ * with text ({@link SimulatedAgent}, as the simulated cloud does).
  */
 public final class SimulatedOllama extends SimServer {
   public static final String VERSION = "0.12.6";
@@ -130,7 +130,7 @@ public final class SimulatedOllama extends SimServer {
       }
       return;
     }
-    String toolOutput = chat ? lastToolOutput(body.get("messages")) : null;
+    String toolOutput = chat ? SimulatedAgent.chatToolOutput(body.get("messages")) : null;
     String who = "the local model (simulated Ollama)";
     List<String> pieces = SimulatedText.pieces(toolOutput != null
         ? SimulatedText.afterTool(who, model, toolOutput)
@@ -162,80 +162,18 @@ public final class SimulatedOllama extends SimServer {
   }
 
   /**
-   * With {@code tools}, the simulated model calls one when the conversation holds no tool result
-   * since the latest user message, and answers in text once it does: an agent's turn of "run a
-   * command, read its output, answer". It prefers a shell tool ({@code shell}, {@code exec_command},
-   * ...: the command {@code ls}), else the first tool; each required parameter gets a value of its
-   * type (strings the user's text). The call has Ollama's shape: {@code id}, and {@code function}
-   * with {@code index}, {@code name} and {@code arguments} as an object.
+   * The tool call a chat request gets ({@link SimulatedAgent}) in Ollama's shape, or null: {@code id},
+   * and {@code function} with {@code index}, {@code name} and {@code arguments} as an object.
    */
   static ObjectNode toolCall(ObjectNode body, String prompt) {
-    JsonNode tools = body.get("tools");
-    JsonNode messages = body.get("messages");
-    if (tools == null || !tools.isArray() || tools.isEmpty() || messages == null || !messages.isArray()
-        || toolResultSinceLastUserMessage(messages)) {
+    SimulatedAgent.ToolCall call = SimulatedAgent.forChat(body.get("tools"), body.get("messages"), prompt);
+    if (call == null) {
       return null;
     }
-    JsonNode function = chooseTool(tools);
-    ObjectNode arguments = Json.object();
-    JsonNode properties = function.path("parameters").path("properties");
-    for (JsonNode required : function.path("parameters").path("required")) {
-      String name = required.asText();
-      arguments.set(name, argument(name, properties.path(name), prompt));
-    }
-    ObjectNode call = Json.object();
-    call.put("id", "call_" + Integer.toHexString((Json.text(function, "name") + prompt).hashCode()));
-    call.putObject("function").put("index", 0).put("name", Json.text(function, "name")).set("arguments", arguments);
-    return call;
-  }
-
-  /** The content of the last message when it is a tool result, else null. */
-  private static String lastToolOutput(JsonNode messages) {
-    if (messages == null || !messages.isArray() || messages.isEmpty()) {
-      return null;
-    }
-    JsonNode last = messages.get(messages.size() - 1);
-    return "tool".equals(Json.text(last, "role")) ? SimulatedText.text(last.get("content")) : null;
-  }
-
-  private static boolean toolResultSinceLastUserMessage(JsonNode messages) {
-    for (int i = messages.size() - 1; i >= 0; i--) {
-      String role = Json.text(messages.get(i), "role");
-      if ("tool".equals(role)) {
-        return true;
-      }
-      if ("user".equals(role)) {
-        return false;
-      }
-    }
-    return false;
-  }
-
-  private static final List<String> SHELL_TOOLS = List.of("shell", "exec_command", "local_shell", "bash", "run_command");
-
-  private static JsonNode chooseTool(JsonNode tools) {
-    for (JsonNode tool : tools) {
-      if (SHELL_TOOLS.contains(Json.text(tool.path("function"), "name"))) {
-        return tool.path("function");
-      }
-    }
-    return tools.get(0).path("function");
-  }
-
-  /** A value of the parameter's JSON-schema type; a command parameter gets {@code ls}. */
-  private static JsonNode argument(String name, JsonNode schema, String prompt) {
-    boolean command = name.equals("command") || name.equals("cmd");
-    return switch (String.valueOf(Json.text(schema, "type"))) {
-      case "array" -> {
-        ArrayNode values = Json.MAPPER.createArrayNode();
-        values.add(command ? "ls" : prompt);
-        yield values;
-      }
-      case "integer", "number" -> Json.MAPPER.getNodeFactory().numberNode(1);
-      case "boolean" -> Json.MAPPER.getNodeFactory().booleanNode(false);
-      case "object" -> Json.object();
-      default -> Json.MAPPER.getNodeFactory().textNode(command ? "ls" : prompt);
-    };
+    ObjectNode out = Json.object();
+    out.put("id", call.callId());
+    out.putObject("function").put("index", 0).put("name", call.name()).set("arguments", call.arguments());
+    return out;
   }
 
   private ObjectNode line(String model, boolean chat, String text) {

@@ -21,11 +21,14 @@ final class SimulatedText {
         + " Spillway relayed it in OpenAI's format.";
   }
 
-  /** The answer once a tool has run: what it printed, shortened, and that the task is done. */
+  /**
+   * The answer once a tool has run: what it printed, shortened to its end (where a command's output
+   * follows the lines an agent puts before it: exit code, wall time), and that the task is done.
+   */
   static String afterTool(String who, String model, String output) {
     String printed = output == null ? "" : output.strip().replaceAll("\\s+", " ");
-    if (printed.length() > 60) {
-      printed = printed.substring(0, 60) + "…";
+    if (printed.length() > 80) {
+      printed = "…" + printed.substring(printed.length() - 80);
     }
     return "This is " + who + " answering with " + model + ". The tool printed: \"" + printed + "\". Done.";
   }

@@ -109,6 +109,20 @@ class AdminEndpointsTest {
     assertThat(harness.get("/admin/status", GatewayHarness.ADMIN_TOKEN).statusCode()).isEqualTo(404);
     assertThat(harness.get("/admin/status", null).statusCode()).isEqualTo(404);
     assertThat(harness.get("/dashboard", null).statusCode()).isEqualTo(404);
+    assertThat(harness.get("/dashboard/runbook", null).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void theRunbookIsServedBesideTheDashboardWithItsHeadingsAsAnchors() {
+    harness = GatewayHarness.start();
+
+    HttpResponse<String> runbook = harness.get("/dashboard/runbook", null);
+
+    assertThat(runbook.statusCode()).isEqualTo(200);
+    assertThat(runbook.headers().firstValue("content-type")).hasValue("text/html; charset=utf-8");
+    assertThat(runbook.headers().firstValue("content-security-policy").orElseThrow()).startsWith("default-src 'none'");
+    assertThat(runbook.body()).contains("<h2 id=\"runbook-spillwaycapacitystorm\">Runbook: SpillwayCapacityStorm</h2>",
+        "<h2 id=\"runbook-spillwayoutage\">");
   }
 
   @ParameterizedTest

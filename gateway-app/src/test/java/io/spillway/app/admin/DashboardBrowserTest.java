@@ -42,22 +42,24 @@ class DashboardBrowserTest {
       await().atMost(Duration.ofSeconds(15)).until(() -> "3".equals(chromium.eval(text("requests-total"))));
 
       assertThat(chromium.eval(text("version"))).isEqualTo(Version.VERSION);
-      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("open");
-      assertThat(chromium.eval(text("breaker-mode"))).isEqualTo("mode: local — this replica's own breaker");
+      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("open: the cloud is at capacity");
+      assertThat(chromium.eval(text("breaker-mode"))).isEqualTo("decided by: this replica's own breaker");
       assertThat(chromium.eval(text("breaker-history"))).contains("closed → open");
       assertThat(chromium.eval(text("serving"))).isEqualTo("local");
-      assertThat(chromium.eval(text("backends"))).contains("cloud — ready", "local — ready");
+      assertThat(chromium.eval(text("backends"))).as("never 'ready' while its breaker is open")
+          .contains("cloud — at capacity: not used until 10:05:00", "local — serving").doesNotContain("cloud — ready");
       String cloudLimit = String.valueOf(harness.config().quota().admission().cloudConcurrency());
-      assertThat(chromium.eval(text("admission"))).as("the real waiting area's snapshot")
-          .startsWith("0waiting").contains("cloud.limit" + cloudLimit, "cloud.waiting.bronze0");
+      assertThat(chromium.eval(text("admission"))).as("the real waiting area's snapshot, in words")
+          .startsWith("0waiting").contains("cloud: in flight0 of " + cloudLimit, "bronze 0");
       String threshold = String.format(java.util.Locale.ROOT, "threshold %.2f",
           harness.config().shaping().risk().threshold());
-      assertThat(chromium.eval(text("risk"))).as("the real risk index").contains(threshold, "components.growth");
+      assertThat(chromium.eval(text("risk"))).as("the real risk index").contains(threshold, "request growth (part)");
       assertThat(chromium.eval(text("quota"))).as("the real quota pools from /admin/quota")
           .contains("gold", "silver", "bronze", "0 % · ok");
       assertThat(chromium.eval("String(document.querySelectorAll('#quota .pool').length)")).isEqualTo("3");
       assertThat(chromium.eval(text("capacity-rate"))).as("3 capacity answers of 3 cloud answers").isEqualTo("100 %");
-      assertThat(chromium.eval("String(document.querySelectorAll('#chart-requests rect').length)")).isEqualTo("1");
+      assertThat(chromium.eval("String(document.querySelectorAll('#chart-requests rect.minute').length)"))
+          .as("one minute, all of it local").isEqualTo("1");
       assertThat(chromium.eval("String(document.querySelectorAll('#chart-capacity polyline').length)")).isEqualTo("1");
       assertThat(chromium.eval("location.hash")).as("the token is taken out of the address bar").isEmpty();
       assertThat(chromium.eval(text("problems"))).isEmpty();
@@ -84,7 +86,7 @@ class DashboardBrowserTest {
       chromium.eval("document.getElementById('token-input').value = '" + GatewayHarness.ADMIN_TOKEN + "';"
           + "document.getElementById('login-form').requestSubmit(); 'submitted'");
       await().atMost(Duration.ofSeconds(15)).until(() -> "0".equals(chromium.eval(text("requests-total"))));
-      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("closed");
+      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("closed: the cloud takes traffic");
       assertThat(chromium.errors()).isEmpty();
     }
   }

@@ -110,13 +110,15 @@ class DashboardRenderingTest {
           + ".map(f => f.style.background).join(',')")).isEqualTo("var(--ok),var(--warn),var(--bad)");
       assertThat(chromium.eval("String(document.querySelectorAll('#quota .bar > .mark').length)"))
           .as("alert, soft and 100 % markers on each of 3 pools").isEqualTo("9");
-      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("half_open");
+      assertThat(chromium.eval(text("breaker-state"))).isEqualTo("half-open: one request probes the cloud");
       assertThat(chromium.eval(text("breaker-mode")))
-          .isEqualTo("mode: local-fallback — Redis does not answer: this replica decides alone");
+          .isEqualTo("decided by: Redis does not answer: this replica decides alone");
       assertThat(chromium.eval(text("breaker-history")))
-          .as("newest transition first").containsSubsequence("open → half_open", "closed → open (capacity x3)");
-      assertThat(chromium.eval(text("serving"))).isEqualTo("cloud");
-      assertThat(chromium.eval(text("backends"))).contains("cloud — ready", "local — not ready");
+          .as("newest transition first, 24-hour times, states in words")
+          .containsSubsequence("10:05:00 open → half-open", "10:00:00 closed → open (capacity x3)");
+      assertThat(chromium.eval(text("serving"))).as("the probe, and the rest tried on the cloud once").isEqualTo("cloud, tried once (local not ready)");
+      assertThat(chromium.eval(text("backends"))).contains("cloud — probing: one request tests whether it has room again",
+          "local — not ready");
       assertThat(chromium.eval(text("capacity-rate"))).isEqualTo("13 %");
       assertThat(chromium.eval(text("uptime"))).isEqualTo("1h 2m");
       assertThat(chromium.eval(text("admission"))).isEqualTo("not available");
@@ -142,8 +144,8 @@ class DashboardRenderingTest {
       chromium.navigate("http://127.0.0.1:" + server.getAddress().getPort() + "/dashboard#token=" + TOKEN);
       await().atMost(Duration.ofSeconds(15)).until(() -> "1234".equals(chromium.eval(text("requests-total"))));
 
-      assertThat(chromium.eval(text("routes"))).containsSubsequence("openai (openai): open", "probe at",
-          "azure-eu (azure): closed");
+      assertThat(chromium.eval(text("routes"))).containsSubsequence(
+          "openai (openai): at capacity: not used until 10:10:00, then probed", "azure-eu (azure): serving");
       assertThat(chromium.eval("Array.from(document.querySelectorAll('#routes li')).map(li => li.className).join(',')"))
           .isEqualTo("bad,ok");
       assertThat(chromium.eval(text("serving"))).isEqualTo("cloud (azure-eu)");

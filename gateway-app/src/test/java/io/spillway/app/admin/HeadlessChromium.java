@@ -63,10 +63,13 @@ final class HeadlessChromium implements AutoCloseable {
       Assumptions.abort(reason);
     }
     Path profile = Files.createTempDirectory("spillway-chromium-");
-    Process process = new ProcessBuilder(binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    ProcessBuilder builder = new ProcessBuilder(binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--remote-debugging-address=127.0.0.1",
-        "--remote-debugging-port=0", "about:blank")
+        "--remote-debugging-port=0", "--window-size=1280,900", "about:blank");
+    // The page shows wall times in the browser's zone: UTC here, so that tests can name them.
+    builder.environment().put("TZ", "UTC");
+    Process process = builder
         .redirectErrorStream(true)
         .redirectOutput(profile.resolve("chromium.log").toFile())
         .start();
@@ -167,6 +170,25 @@ final class HeadlessChromium implements AutoCloseable {
     }
     JsonNode value = result.path("result").path("value");
     return value.isMissingNode() || value.isNull() ? null : value.asText();
+  }
+
+  /**
+   * A PNG of the whole page (not only the window) at 1280 px wide, written to {@code file} for
+   * people to look at; returns its bytes.
+   */
+  byte[] screenshot(Path file) throws IOException {
+    int height = Integer.parseInt(eval("String(Math.ceil(document.documentElement.scrollHeight))"));
+    call("Emulation.setDeviceMetricsOverride", Json.object().put("width", 1280).put("height", Math.max(600, height))
+        .put("deviceScaleFactor", 1).put("mobile", false));
+    try {
+      JsonNode shot = call("Page.captureScreenshot", Json.object().put("format", "png"));
+      byte[] png = java.util.Base64.getDecoder().decode(shot.path("data").asText());
+      Files.createDirectories(file.toAbsolutePath().getParent());
+      Files.write(file, png);
+      return png;
+    } finally {
+      call("Emulation.clearDeviceMetricsOverride", Json.object());
+    }
   }
 
   /** Console errors, uncaught exceptions and browser log entries at error level, as readable lines. */

@@ -60,7 +60,7 @@ class ConversationFailoverTest {
       assertThat(one.status()).as(one.raw().body()).isEqualTo(200);
       assertThat(one.backend()).isEqualTo("cloud");
 
-      cloud.atCapacity.set(true);
+      cloud.atCapacity(true);
       Turn two = send(h, key, request(stream).put("input", "two").put("previous_response_id", one.id()));
       assertThat(two.status()).as(two.raw().body()).isEqualTo(200);
       assertThat(two.backend()).isEqualTo("local");
@@ -69,25 +69,25 @@ class ConversationFailoverTest {
       assertThat(two.body().get("previous_response_id").asText()).isEqualTo(one.id());
 
       assertThat(Turns.breaker(h, "open").statusCode()).isEqualTo(200);
-      cloud.atCapacity.set(false);
+      cloud.atCapacity(false);
       Turn three = send(h, key, request(stream).put("input", "three").put("previous_response_id", two.id()));
       assertThat(three.status()).as(three.raw().body()).isEqualTo(200);
       assertThat(three.backend()).isEqualTo("local");
       assertThat(three.text()).isEqualTo("local heard: one|two|three");
 
       assertThat(Turns.breaker(h, "closed").statusCode()).isEqualTo(200);
-      int before = cloud.received.size();
+      int before = cloud.received().size();
       Turn four = send(h, key, request(stream).put("input", "four").put("previous_response_id", three.id()));
       assertThat(four.status()).as(four.raw().body()).isEqualTo(200);
       assertThat(four.backend()).isEqualTo("cloud");
-      assertThat(four.text()).isEqualTo("cloud heard: one|two|three|four");
-      JsonNode sentUp = cloud.received.get(before);
+      assertThat(four.text()).startsWith("cloud heard: one|two|three|four;");
+      JsonNode sentUp = cloud.received().get(before);
       assertThat(sentUp.has("previous_response_id")).as("a local id is expanded, never sent up").isFalse();
 
       Turn five = send(h, key, request(stream).put("input", "five").put("previous_response_id", four.id()));
       assertThat(five.status()).as(five.raw().body()).isEqualTo(200);
-      assertThat(five.text()).isEqualTo("cloud heard: one|two|three|four|five");
-      JsonNode healthy = cloud.received.get(cloud.received.size() - 1);
+      assertThat(five.text()).startsWith("cloud heard: one|two|three|four|five;");
+      JsonNode healthy = cloud.received().get(cloud.received().size() - 1);
       assertThat(healthy.get("previous_response_id").asText()).as("the cloud's own id passes untouched")
           .isEqualTo(four.id());
       assertThat(healthy.get("input").asText()).isEqualTo("five");
@@ -106,7 +106,7 @@ class ConversationFailoverTest {
       assertThat(one.status()).as(one.raw().body()).isEqualTo(200);
       history.add(reference(one.messageId())).add(user("two"));
 
-      cloud.atCapacity.set(true);
+      cloud.atCapacity(true);
       Turn two = send(h, key, request(stream).set("input", history.deepCopy()));
       assertThat(two.status()).as(two.raw().body()).isEqualTo(200);
       assertThat(two.backend()).isEqualTo("local");
@@ -123,13 +123,13 @@ class ConversationFailoverTest {
       assertThat(three.text()).isEqualTo("local heard: one|two|three");
       history.add(reference(three.messageId())).add(user("four"));
 
-      cloud.atCapacity.set(false);
+      cloud.atCapacity(false);
       assertThat(Turns.breaker(h, "closed").statusCode()).isEqualTo(200);
       Turn four = send(h, key, request(stream).set("input", history.deepCopy()));
       assertThat(four.status()).as(four.raw().body()).isEqualTo(200);
       assertThat(four.backend()).isEqualTo("cloud");
-      assertThat(four.text()).isEqualTo("cloud heard: one|two|three|four");
-      JsonNode sentUp = cloud.received.get(cloud.received.size() - 1).get("input");
+      assertThat(four.text()).startsWith("cloud heard: one|two|three|four;");
+      JsonNode sentUp = cloud.received().get(cloud.received().size() - 1).get("input");
       assertThat(Json.toString(sentUp)).as("the cloud's own reference passes untouched")
           .contains("\"item_reference\"").contains(one.messageId())
           .doesNotContain(two.messageId()).doesNotContain(three.messageId())
@@ -145,11 +145,11 @@ class ConversationFailoverTest {
         FakeLocalModel local = new FakeLocalModel();
         GatewayHarness h = gateway(cloud, local, kind)) {
       Turn one = send(h, key, request(stream).put("input", "one"));
-      cloud.atCapacity.set(true);
+      cloud.atCapacity(true);
       for (int i = 0; i < 3; i++) {
         send(h, GatewayHarness.GOLD_KEY, request(false).put("input", "filler").put("store", false));
       }
-      int calls = cloud.received.size();
+      int calls = cloud.received().size();
       h.clock.advance(Duration.ofSeconds(30));
 
       Turn two = send(h, key, request(stream).put("input", "two").put("previous_response_id", one.id()));
@@ -157,7 +157,7 @@ class ConversationFailoverTest {
       assertThat(two.status()).as(two.raw().body()).isEqualTo(200);
       assertThat(two.backend()).isEqualTo("local");
       assertThat(two.text()).isEqualTo("local heard: one|two");
-      assertThat(cloud.received).as("the open breaker keeps it local").hasSize(calls);
+      assertThat(cloud.received()).as("the open breaker keeps it local").hasSize(calls);
     }
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.spillway.config.ConfigLoader;
 import io.spillway.config.GatewayConfig;
+import io.spillway.config.Store;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,7 +83,7 @@ class DeploymentFilesTest {
         .containsAll(requiredVariables(yaml));
 
     GatewayConfig loaded = load(config.toString(), yaml, given);
-    assertThat(loaded.store()).isEqualTo("redis://redis:6379");
+    assertThat(loaded.store()).isEqualTo(Store.parse("redis://redis:6379"));
     assertThat(loaded.local().baseUrl()).isEqualTo("http://ollama:11434");
     assertThat(loaded.server().port()).isEqualTo(8080);
   }
@@ -126,7 +127,7 @@ class DeploymentFilesTest {
       }
     }
     List<String> needed = new ArrayList<>(List.of("pom.xml", "mvnw", ".mvn/wrapper/maven-wrapper.properties",
-        "docker/gateway.docker.yaml"));
+        "docker/gateway.docker.yaml", "docs/operations.md"));
     Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
     while (module.find()) {
       needed.add(module.group(1) + "/pom.xml");
@@ -213,8 +214,8 @@ class DeploymentFilesTest {
     assertThat(container.at("/envFrom/0/secretRef/name").asText()).isEqualTo("spillway-secrets");
     assertThat(fromSecret).containsAll(requiredVariables(yaml));
     GatewayConfig loaded = load("k8s ConfigMap spillway-config", yaml, fromSecret);
-    assertThat(loaded.store()).startsWith("redis://");
-    String redisHost = loaded.store().substring("redis://".length()).split(":")[0];
+    assertThat(loaded.store()).isInstanceOf(Store.Redis.class);
+    String redisHost = loaded.store().spelling().substring("redis://".length()).split(":")[0];
     assertThat(kind(documents, "Service", redisHost)).as("a Service named after the store's host").isNotNull();
     assertThat(loaded.keys()).hasSize(2);
   }
@@ -319,7 +320,7 @@ class DeploymentFilesTest {
   private static void assertLoadsAsAFleet(String source, String yaml, List<String> given) {
     GatewayConfig loaded = load(source, yaml, given);
     assertThat(loaded.local().serverList()).hasSize(2);
-    assertThat(loaded.store()).startsWith("redis://");
+    assertThat(loaded.store()).isInstanceOf(Store.Redis.class);
     assertThat(loaded.server().port()).isEqualTo(8080);
   }
 

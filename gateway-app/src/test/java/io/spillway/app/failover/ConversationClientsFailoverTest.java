@@ -13,11 +13,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import io.spillway.app.deploy.RepositoryFiles;
-import io.spillway.app.testing.OpenAiStubs;
+import io.spillway.app.testing.FakeResponsesCloud;
+import io.spillway.app.testing.FakeResponsesCloud.Exchange;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.NodeChat;
-import io.spillway.app.testing.StatefulResponsesCloud;
-import io.spillway.app.testing.StatefulResponsesCloud.Exchange;
+import io.spillway.app.testing.OpenAiStubs;
 import io.spillway.core.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Conversations that rely on the Responses API's stored state, played by the real client SDKs with
  * their defaults (the scripts of {@code gateway-app/src/test/node}, see {@link NodeChat}) through the
  * real gateway, in front of a cloud that keeps stored state as OpenAI does ({@link
- * StatefulResponsesCloud}: it resolves only the ids it issued and answers 400 for any other) and a
+ * FakeResponsesCloud}: it resolves only the ids it issued and answers 400 for any other) and a
  * stand-in Ollama:
  *
  * <ul>
@@ -100,7 +100,7 @@ class ConversationClientsFailoverTest {
   void aDefaultConversationRunsThroughHealthyStormOverrideAndHealthyAgainWithoutAFailedTurn(
       Client client, String tier, boolean stream) throws IOException {
     String key = "sk-conversation-" + tier + "-team-key";
-    try (StatefulResponsesCloud cloud = StatefulResponsesCloud.start();
+    try (FakeResponsesCloud cloud = FakeResponsesCloud.start();
         GatewayHarness h = GatewayHarness.start("""
             cloud:
               baseUrl: %s
@@ -292,7 +292,7 @@ class ConversationClientsFailoverTest {
   }
 
   /** Every turn and every cloud exchange, for the message of a failed assertion. */
-  private static String story(List<JsonNode> turns, StatefulResponsesCloud cloud, NodeChat chat) {
+  private static String story(List<JsonNode> turns, FakeResponsesCloud cloud, NodeChat chat) {
     String turnLines = turns.stream().map(JsonNode::toString).collect(Collectors.joining("\n  "));
     String cloudLines = cloud.exchanges().stream()
         .map(e -> e.status() + " for " + e.request() + (e.status() == 200 ? "" : "\n      -> " + e.response()))

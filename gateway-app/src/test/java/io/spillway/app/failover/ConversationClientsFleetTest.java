@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.failover.ConversationClientsFailoverTest.Client;
+import io.spillway.app.testing.FakeResponsesCloud;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.NodeChat;
 import io.spillway.app.testing.RoundRobinFront;
-import io.spillway.app.testing.StatefulResponsesCloud;
 import io.spillway.redis.testing.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +44,7 @@ class ConversationClientsFleetTest {
       boolean stream) {
     String key = "sk-fleet-conversation-" + tier + "-team-key";
     try (RedisServer redis = RedisServer.start(dir.resolve("redis"));
-        StatefulResponsesCloud cloud = StatefulResponsesCloud.start();
+        FakeResponsesCloud cloud = FakeResponsesCloud.start();
         GatewayHarness a = GatewayHarness.start(replicaConfig(redis, cloud, key, tier, null));
         GatewayHarness b = GatewayHarness.start(replicaConfig(redis, cloud, key, tier, a.ollama.baseUrl()));
         RoundRobinFront front = RoundRobinFront.start(List.of(a.url(""), b.url("")));
@@ -93,7 +93,7 @@ class ConversationClientsFleetTest {
     }
   }
 
-  private static String replicaConfig(RedisServer redis, StatefulResponsesCloud cloud, String key, String tier,
+  private static String replicaConfig(RedisServer redis, FakeResponsesCloud cloud, String key, String tier,
       String localBaseUrl) {
     return """
         failover: {fleetTimeout: 1s, fleetRefresh: 250ms, probeLease: 3m}

@@ -123,6 +123,117 @@ class SimulatedCloudTest {
     }
   }
 
+  static final String SHELL_TOOL = "{\"type\":\"function\",\"function\":{\"name\":\"shell\",\"parameters\":"
+      + "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+      + "\"required\":[\"command\"]}}}";
+
+  @Test
+  void aChatRequestWithToolsGetsAShellCallThenTextFromTheToolsOutput() throws Exception {
+    String task = "{\"role\":\"user\",\"content\":\"What is in this folder?\"}";
+    ChatCompletion call = sdk.chat().completions().create(ChatCompletionCreateParams.builder().model(ChatModel.GPT_4O)
+        .addUserMessage("What is in this folder?")
+        .addTool(com.openai.models.chat.completions.ChatCompletionFunctionTool.builder()
+            .function(com.openai.models.FunctionDefinition.builder().name("shell")
+                .parameters(com.openai.models.FunctionParameters.builder()
+                    .putAdditionalProperty("type", com.openai.core.JsonValue.from("object"))
+                    .putAdditionalProperty("properties", com.openai.core.JsonValue.from(java.util.Map.of("command",
+                        java.util.Map.of("type", "array", "items", java.util.Map.of("type", "string")))))
+                    .putAdditionalProperty("required", com.openai.core.JsonValue.from(List.of("command")))
+                    .build())
+                .build())
+            .build())
+        .build());
+
+    assertThat(call.choices().get(0).finishReason())
+        .isEqualTo(ChatCompletion.Choice.FinishReason.TOOL_CALLS);
+    var toolCall = call.choices().get(0).message().toolCalls().orElseThrow().get(0).asFunction();
+    assertThat(toolCall.function().name()).isEqualTo("shell");
+    assertThat(Json.parse(toolCall.function().arguments()).path("command").get(0).asText()).isEqualTo("ls");
+
+    HttpResponse<String> streamed = SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY,
+        "{\"model\":\"gpt-4o\",\"stream\":true,\"tools\":[" + SHELL_TOOL + "],\"messages\":[" + task + "]}");
+    List<JsonNode> chunks = Arrays.stream(streamed.body().split("\n\n")).filter(e -> !e.equals("data: [DONE]"))
+        .map(SimulatedCloudTest::data).toList();
+    JsonNode opening = chunks.get(0).path("choices").get(0).path("delta").path("tool_calls").get(0);
+    assertThat(opening.path("id").asText()).isEqualTo(toolCall.id());
+    assertThat(opening.path("function").path("name").asText()).isEqualTo("shell");
+    assertThat(chunks.get(1).path("choices").get(0).path("delta").path("tool_calls").get(0).path("function")
+        .path("arguments").asText()).isEqualTo(toolCall.function().arguments());
+    assertThat(chunks.get(chunks.size() - 1).path("choices").get(0).path("finish_reason").asText())
+        .isEqualTo("tool_calls");
+
+    HttpResponse<String> answer = SimHttp.post(cloud.baseUrl() + "/chat/completions", KEY,
+        "{\"model\":\"gpt-4o\",\"tools\":[" + SHELL_TOOL + "],\"messages\":[" + task + ",{\"role\":\"assistant\","
+            + "\"content\":null,\"tool_calls\":[{\"id\":\"" + toolCall.id() + "\",\"type\":\"function\",\"function\":"
+            + "{\"name\":\"shell\",\"arguments\":\"{}\"}}]},{\"role\":\"tool\",\"tool_call_id\":\"" + toolCall.id()
+            + "\",\"content\":\"README.md src\"}]}");
+    JsonNode done = Json.parse(answer.body()).path("choices").get(0);
+    assertThat(done.path("finish_reason").asText()).isEqualTo("stop");
+    assertThat(done.path("message").path("content").asText()).contains("The tool printed: \"README.md src\"");
+  }
+
+  @Test
+  void codexsFirstTurnGetsAnExecCommandCallAndItsNextTurnTextFromTheCommandsOutput() throws Exception {
+    HttpResponse<String> first = SimHttp.post(cloud.baseUrl() + "/responses", KEY, codexFixture("first-turn.json"));
+
+    List<JsonNode> events = Arrays.stream(first.body().split("\n\n")).map(SimulatedCloudTest::data).toList();
+    assertThat(events.stream().map(e -> e.path("type").asText())).containsExactly("response.created",
+        "response.in_progress", "response.output_item.added", "response.function_call_arguments.delta",
+        "response.function_call_arguments.done", "response.output_item.done", "response.completed");
+    for (int i = 0; i < events.size(); i++) {
+      assertThat(events.get(i).path("sequence_number").asInt()).isEqualTo(i);
+    }
+    JsonNode call = events.get(5).path("item");
+    assertThat(call.path("type").asText()).isEqualTo("function_call");
+    assertThat(call.path("name").asText()).isEqualTo("exec_command");
+    assertThat(call.path("call_id").asText()).startsWith("call_");
+    assertThat(Json.parse(call.path("arguments").asText()).path("cmd").asText()).isEqualTo("ls");
+    assertThat(events.get(2).path("item").path("arguments").asText()).isEmpty();
+    JsonNode completed = events.get(6).path("response");
+    assertThat(completed.path("output")).containsExactly(call);
+    assertThat(completed.path("store").asBoolean()).as("Codex sends store:false").isFalse();
+
+    HttpResponse<String> next = SimHttp.post(cloud.baseUrl() + "/responses", KEY,
+        codexFixture("turn-with-function-call-output.json"));
+    JsonNode answer = data(next.body().split("\n\n")[next.body().split("\n\n").length - 1]).path("response");
+    assertThat(answer.path("output").get(0).path("type").asText()).isEqualTo("message");
+    assertThat(answer.path("output").get(0).path("content").get(0).path("text").asText())
+        .contains("The tool printed:").contains("hello-from-tool");
+  }
+
+  @Test
+  void theSdkReadsAStreamedFunctionCallAndItsIdsAreUniquePerAnswer() {
+    ResponseCreateParams params = ResponseCreateParams.builder().model(ChatModel.GPT_4_1).input("List the files")
+        .addTool(com.openai.models.responses.FunctionTool.builder().name("exec_command").strict(false)
+            .parameters(com.openai.models.responses.FunctionTool.Parameters.builder()
+                .putAdditionalProperty("type", com.openai.core.JsonValue.from("object"))
+                .putAdditionalProperty("properties", com.openai.core.JsonValue.from(
+                    java.util.Map.of("cmd", java.util.Map.of("type", "string"))))
+                .putAdditionalProperty("required", com.openai.core.JsonValue.from(List.of("cmd")))
+                .build())
+            .build())
+        .build();
+    Response whole = sdk.responses().create(params);
+    assertThat(whole.output().get(0).asFunctionCall().name()).isEqualTo("exec_command");
+    try (StreamResponse<com.openai.models.responses.ResponseStreamEvent> stream =
+        sdk.responses().createStreaming(params)) {
+      List<com.openai.models.responses.ResponseStreamEvent> events = stream.stream().toList();
+      assertThat(events.stream().filter(e -> e.isFunctionCallArgumentsDone())
+          .map(e -> e.asFunctionCallArgumentsDone().arguments())).containsExactly("{\"cmd\":\"ls\"}");
+      Response streamed = events.get(events.size() - 1).asCompleted().response();
+      assertThat(streamed.output().get(0).asFunctionCall().arguments()).isEqualTo("{\"cmd\":\"ls\"}");
+      assertThat(streamed.id()).isNotEqualTo(whole.id());
+      assertThat(streamed.output().get(0).asFunctionCall().id()).isNotEqualTo(whole.output().get(0).asFunctionCall().id());
+    }
+  }
+
+  private static String codexFixture(String name) throws java.io.IOException {
+    try (java.io.InputStream in = SimulatedCloudTest.class.getResourceAsStream("/fixtures/codex/" + name)) {
+      assertThat(in).as(name).isNotNull();
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
   private static JsonNode data(String event) {
     String line = event.lines().filter(l -> l.startsWith("data: ")).findFirst().orElseThrow();
     try {

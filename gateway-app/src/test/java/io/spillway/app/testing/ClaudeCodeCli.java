@@ -1,20 +1,13 @@
 package io.spillway.app.testing;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real Claude Code CLI ({@code @anthropic-ai/claude-code}, a native binary inside the npm
@@ -45,64 +38,17 @@ public final class ClaudeCodeCli implements AutoCloseable {
 
   /** Finds Claude Code, or skips the test (fails it with {@code CI=true}) with what to install. */
   public static ClaudeCodeCli locate() {
-    Path binary = find();
-    if (binary == null) {
-      String reason = "the Claude Code CLI is not installed (npm install -g @anthropic-ai/claude-code@"
-          + PINNED_VERSION + ", or set SPILLWAY_CLAUDE_BIN=/path/to/claude)";
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail(reason);
-      }
-      Assumptions.abort(reason);
-    }
+    Path binary = CliProcess.locate("SPILLWAY_CLAUDE_BIN", "claude", "the Claude Code CLI is not installed (npm install"
+        + " -g @anthropic-ai/claude-code@" + PINNED_VERSION + ", or set SPILLWAY_CLAUDE_BIN=/path/to/claude)");
     try {
       // Outside the repository, so the git status Claude Code attaches to each turn is not this one's.
       Path root = Files.createTempDirectory("spillway-claude-");
       Files.createDirectories(root.resolve("home"));
-      return new ClaudeCodeCli(binary, versionOf(binary, root), root);
+      Map<String, String> quiet = Map.of("HOME", root.resolve("home").toString(),
+          "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+      return new ClaudeCodeCli(binary, CliProcess.version(binary, root, quiet), root);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Path find() {
-    String configured = System.getenv("SPILLWAY_CLAUDE_BIN");
-    if (configured != null && !configured.isBlank()) {
-      Path path = Path.of(configured);
-      return Files.isExecutable(path) ? path : null;
-    }
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return null;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      Path candidate = Path.of(dir, "claude");
-      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
-  }
-
-  /** {@code claude --version}, e.g. {@code 2.1.328 (Claude Code)}. */
-  private static String versionOf(Path binary, Path root) {
-    try {
-      Path out = root.resolve("version.txt");
-      ProcessBuilder builder = new ProcessBuilder(binary.toString(), "--version")
-          .redirectErrorStream(true).redirectOutput(out.toFile());
-      builder.environment().put("HOME", root.resolve("home").toString());
-      builder.environment().put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-      Process process = builder.start();
-      process.getOutputStream().close();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        killTree(process);
-        return "unknown (claude --version did not answer in 30s)";
-      }
-      return Files.readString(out, StandardCharsets.UTF_8).strip();
-    } catch (IOException e) {
-      return "unknown (" + e + ")";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 
@@ -112,11 +58,7 @@ public final class ClaudeCodeCli implements AutoCloseable {
 
   /** A fresh, empty working directory for one run. */
   public Path newWorkdir(String name) {
-    try {
-      return Files.createDirectories(root.resolve("work-" + name));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return CliProcess.newWorkdir(root, name);
   }
 
   /**
@@ -139,59 +81,15 @@ public final class ClaudeCodeCli implements AutoCloseable {
     builder.environment().put("ANTHROPIC_API_KEY", key);
     builder.environment().put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
     builder.environment().putAll(env);
-    long started = System.nanoTime();
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start " + command, e);
-    }
-    boolean finished = false;
-    try {
-      process.getOutputStream().close();
-      finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while " + command + " ran", e);
-    } finally {
-      if (!finished) {
-        killTree(process);
-      }
-    }
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
-    return new Run(command, version, finished ? process.exitValue() : -1, !finished, took, read(stdout),
-        read(stderr));
-  }
-
-  private static void killTree(Process process) {
-    List<ProcessHandle> descendants = process.descendants().toList();
-    process.destroyForcibly();
-    descendants.forEach(ProcessHandle::destroyForcibly);
-    try {
-      process.waitFor(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "<unreadable: " + e + ">";
-    }
+    CliProcess.Ended ended = CliProcess.run(builder, timeout);
+    return new Run(command, version, ended.exitCode(), ended.timedOut(), ended.took(), CliProcess.read(stdout),
+        CliProcess.read(stderr));
   }
 
   /** Deletes the throwaway home and working directories. */
   @Override
   public void close() {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    CliProcess.delete(root);
   }
 
   /** One finished (or killed) {@code claude -p}: what it printed and how it ended. */

@@ -1,6 +1,5 @@
 package io.spillway.app.testing;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -8,13 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real OpenAI Codex CLI, run as {@code codex exec} in a child process, the way a developer or a
@@ -45,15 +39,8 @@ public final class CodexCli implements AutoCloseable {
 
   /** Finds Codex, or skips the test (fails it with {@code CI=true}) with what to install. */
   public static CodexCli locate() {
-    Path binary = find();
-    if (binary == null) {
-      String reason = "the Codex CLI is not installed (npm install -g @openai/codex@" + PINNED_VERSION
-          + ", or set SPILLWAY_CODEX_BIN=/path/to/codex)";
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail(reason);
-      }
-      Assumptions.abort(reason);
-    }
+    Path binary = CliProcess.locate("SPILLWAY_CODEX_BIN", "codex", "the Codex CLI is not installed"
+        + " (npm install -g @openai/codex@" + PINNED_VERSION + ", or set SPILLWAY_CODEX_BIN=/path/to/codex)");
     try {
       // Under the build directory when there is one: Codex will not put its helpers under /tmp.
       Path target = Path.of("target");
@@ -62,48 +49,9 @@ public final class CodexCli implements AutoCloseable {
           : Files.createTempDirectory("spillway-codex-");
       Files.createDirectories(root.resolve("codex-home"));
       Files.createDirectories(root.resolve("home"));
-      return new CodexCli(binary, versionOf(binary, root), root);
+      return new CodexCli(binary, CliProcess.version(binary, root, Map.of()), root);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static Path find() {
-    String configured = System.getenv("SPILLWAY_CODEX_BIN");
-    if (configured != null && !configured.isBlank()) {
-      Path path = Path.of(configured);
-      return Files.isExecutable(path) ? path : null;
-    }
-    String path = System.getenv("PATH");
-    if (path == null) {
-      return null;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      Path candidate = Path.of(dir, "codex");
-      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
-  }
-
-  /** {@code codex --version}, e.g. {@code codex-cli 0.171.0}. */
-  private static String versionOf(Path binary, Path root) {
-    try {
-      Path out = root.resolve("version.txt");
-      Process process = new ProcessBuilder(binary.toString(), "--version")
-          .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-      process.getOutputStream().close();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        killTree(process);
-        return "unknown (codex --version did not answer in 30s)";
-      }
-      return Files.readString(out, StandardCharsets.UTF_8).strip();
-    } catch (IOException e) {
-      return "unknown (" + e + ")";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 
@@ -123,11 +71,7 @@ public final class CodexCli implements AutoCloseable {
 
   /** A fresh, empty working directory for one run. */
   public Path newWorkdir(String name) {
-    try {
-      return Files.createDirectories(root.resolve("work-" + name));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return CliProcess.newWorkdir(root, name);
   }
 
   /**
@@ -158,60 +102,15 @@ public final class CodexCli implements AutoCloseable {
     builder.environment().put("CODEX_HOME", codexHome.toString());
     builder.environment().put("HOME", root.resolve("home").toString());
     builder.environment().putAll(env);
-    long started = System.nanoTime();
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not start " + command, e);
-    }
-    boolean finished = false;
-    try {
-      process.getOutputStream().close();
-      finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while " + command + " ran", e);
-    } finally {
-      if (!finished) {
-        killTree(process);
-      }
-    }
-    Duration took = Duration.ofNanos(System.nanoTime() - started);
-    return new Run(command, version, finished ? process.exitValue() : -1, !finished, took,
-        read(stdout), read(stderr), read(lastMessage));
-  }
-
-  /** Kills Codex and whatever it started (its native binary, a sandboxed command). */
-  private static void killTree(Process process) {
-    List<ProcessHandle> descendants = process.descendants().toList();
-    process.destroyForcibly();
-    descendants.forEach(ProcessHandle::destroyForcibly);
-    try {
-      process.waitFor(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "<unreadable: " + e + ">";
-    }
+    CliProcess.Ended ended = CliProcess.run(builder, timeout);
+    return new Run(command, version, ended.exitCode(), ended.timedOut(), ended.took(),
+        CliProcess.read(stdout), CliProcess.read(stderr), CliProcess.read(lastMessage));
   }
 
   /** Deletes the throwaway homes and working directories. */
   @Override
   public void close() {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    CliProcess.delete(root);
   }
 
   /** One finished (or killed) {@code codex exec}: what it printed and how it ended. */

@@ -18,18 +18,24 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A cloud that keeps Responses API state as OpenAI documents it: it stores each response it issues
- * ({@code store} true, the default), continues one named by {@code previous_response_id} with
- * that response's whole context, resolves {@code item_reference}s to items it issued, and answers
- * 400 ({@code previous_response_not_found}, "Item with id … not found.") for any id it did not
- * issue. Its answer text lists every user text of the conversation it saw ("cloud heard: a|b"), so a
- * test sees what context reached it. {@code GET}/{@code DELETE /v1/responses/{id}} and
- * {@code /input_items} answer from what it holds, 404 otherwise. {@link #atCapacity} makes every
- * model call a 503 "Selected model is at capacity". On an ephemeral loopback port.
+ * A stand-in for OpenAI's Responses API that keeps stored state as OpenAI documents it: it stores
+ * each response it issues ({@code store} true, the default), continues one named by
+ * {@code previous_response_id} with that response's whole context, resolves {@code item_reference}s
+ * to items it issued, and answers 400 ({@code previous_response_not_found}, "Item with id … not
+ * found.") for any id it did not issue; a request with {@code store: false} is answered and
+ * forgotten. {@code GET}/{@code DELETE /v1/responses/{id}} and {@code /input_items} answer from what
+ * it holds, 404 otherwise; {@code POST /v1/conversations} makes a conversation id.
+ *
+ * <p>Each answer says what conversation reached it: every user text in order, then how many user
+ * messages and assistant answers it read ({@code "cloud heard: a|b; I have read 2 user messages and 1
+ * assistant answers."}), so a test tells a continued conversation from a lost one. Streamed requests
+ * get the event sequence OpenAI streams for a text answer. {@link #atCapacity(boolean)} makes every
+ * model call OpenAI's 503 "Selected model is at capacity". Every model call, its authorization and
+ * the answer are kept ({@link #exchanges()}), and every path asked. On an ephemeral loopback port;
+ * thread-safe.
  */
 public final class FakeResponsesCloud implements AutoCloseable {
   private final HttpServer server;
@@ -39,10 +45,18 @@ public final class FakeResponsesCloud implements AutoCloseable {
   private final Map<String, ObjectNode> responses = new ConcurrentHashMap<>();
   private final Map<String, ArrayNode> inputs = new ConcurrentHashMap<>();
   private final Map<String, JsonNode> items = new ConcurrentHashMap<>();
-  /** The bodies of every {@code POST /v1/responses} received, in order. */
-  public final List<JsonNode> received = new CopyOnWriteArrayList<>();
+  private final List<Exchange> exchanges = new CopyOnWriteArrayList<>();
+  /** Every request's method and path, in order. */
   public final List<String> paths = new CopyOnWriteArrayList<>();
-  public final AtomicBoolean atCapacity = new AtomicBoolean();
+  private volatile boolean atCapacity;
+
+  /** One model call ({@code POST /v1/responses}) the cloud received, and what it answered. */
+  public record Exchange(String authorization, JsonNode request, int status, String response) {}
+
+  /** Starts on an ephemeral loopback port. */
+  public static FakeResponsesCloud start() {
+    return new FakeResponsesCloud();
+  }
 
   public FakeResponsesCloud() {
     try {
@@ -60,9 +74,29 @@ public final class FakeResponsesCloud implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
   }
 
-  /** Whether it issued {@code id} and still holds it. */
+  /** While on, every model call is answered 503 "Selected model is at capacity". */
+  public void atCapacity(boolean on) {
+    atCapacity = on;
+  }
+
+  /** Every model call so far, in order. */
+  public List<Exchange> exchanges() {
+    return List.copyOf(exchanges);
+  }
+
+  /** The bodies of every model call so far, in order. */
+  public List<JsonNode> received() {
+    return exchanges.stream().map(Exchange::request).toList();
+  }
+
+  /** Whether it issued the response {@code id} and still holds it. */
   public boolean holds(String id) {
     return responses.containsKey(id);
+  }
+
+  /** Whether it issued (and stored) the response or item {@code id}. */
+  public boolean issued(String id) {
+    return responses.containsKey(id) || items.containsKey(id);
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -72,9 +106,14 @@ public final class FakeResponsesCloud implements AutoCloseable {
       paths.add(method + " " + path);
       byte[] body = exchange.getRequestBody().readAllBytes();
       if (method.equals("POST") && path.equals("/v1/responses")) {
-        create(exchange, (ObjectNode) Json.parse(body));
+        ObjectNode request = (ObjectNode) Json.parse(body);
+        try {
+          create(exchange, request);
+        } catch (RuntimeException e) {
+          answer(exchange, request, 500, error("fake cloud failed: " + e, null, null));
+        }
       } else if (method.equals("POST") && path.equals("/v1/conversations")) {
-        send(exchange, 200, Json.object().put("id", "conv_cloud" + next.incrementAndGet()).put("object", "conversation")
+        send(exchange, 200, Json.object().put("id", "conv_cloud_" + next.incrementAndGet()).put("object", "conversation")
             .put("created_at", 1_794_304_800L));
       } else if (path.startsWith("/v1/responses/")) {
         stored(exchange, method, path.substring("/v1/responses/".length()));
@@ -85,11 +124,10 @@ public final class FakeResponsesCloud implements AutoCloseable {
   }
 
   private void create(HttpExchange exchange, ObjectNode request) throws IOException {
-    received.add(request);
-    if (atCapacity.get()) {
+    if (atCapacity) {
       ObjectNode capacity = error("Selected model is at capacity. Please try a different model.", null, null);
       ((ObjectNode) capacity.get("error")).put("type", "server_error");
-      send(exchange, 503, capacity);
+      answer(exchange, request, 503, capacity);
       return;
     }
     ArrayNode context = Json.MAPPER.createArrayNode();
@@ -97,8 +135,8 @@ public final class FakeResponsesCloud implements AutoCloseable {
     if (previous != null) {
       ArrayNode before = contexts.get(previous);
       if (before == null) {
-        send(exchange, 400, error("Previous response with id '" + previous + "' not found.", "previous_response_id",
-            "previous_response_not_found"));
+        answer(exchange, request, 400, error("Previous response with id '" + previous + "' not found.",
+            "previous_response_id", "previous_response_not_found"));
         return;
       }
       context.addAll(before);
@@ -107,7 +145,7 @@ public final class FakeResponsesCloud implements AutoCloseable {
     ArrayNode input = Json.MAPPER.createArrayNode();
     JsonNode given = request.get("input");
     if (given.isTextual()) {
-      input.add(Json.object().put("id", "msg_cin" + n).put("type", "message").put("role", "user")
+      input.add(Json.object().put("id", "msg_cin_" + n).put("type", "message").put("role", "user")
           .set("content", Json.MAPPER.createArrayNode().add(Json.object().put("type", "input_text")
               .put("text", given.textValue()))));
     } else {
@@ -116,14 +154,14 @@ public final class FakeResponsesCloud implements AutoCloseable {
         if ("item_reference".equals(Json.text(item, "type"))) {
           JsonNode known = items.get(Json.text(item, "id"));
           if (known == null) {
-            send(exchange, 400, error("Item with id '" + Json.text(item, "id") + "' not found.", "input", null));
+            answer(exchange, request, 400, error("Item with id '" + Json.text(item, "id") + "' not found.", "input", null));
             return;
           }
           input.add(known);
         } else {
           ObjectNode copy = ((ObjectNode) item).deepCopy();
           if (!copy.has("id")) {
-            copy.put("id", "msg_cin" + n + "_" + i);
+            copy.put("id", "msg_cin_" + n + "_" + i);
           }
           input.add(copy);
         }
@@ -131,18 +169,24 @@ public final class FakeResponsesCloud implements AutoCloseable {
       }
     }
     context.addAll(input);
-    String id = "resp_cloud" + n;
-    String text = "cloud heard: " + String.join("|", userTexts(context));
-    ObjectNode message = Json.object().put("id", "msg_cloud" + n).put("type", "message").put("status", "completed")
+    String id = "resp_cloud_" + n;
+    long assistants = 0;
+    for (JsonNode item : context) {
+      assistants += "assistant".equals(Json.text(item, "role")) ? 1 : 0;
+    }
+    List<String> users = userTexts(context);
+    String text = "cloud heard: " + String.join("|", users) + "; I have read " + users.size() + " user messages and "
+        + assistants + " assistant answers.";
+    ObjectNode message = Json.object().put("id", "msg_cloud_" + n).put("type", "message").put("status", "completed")
         .put("role", "assistant");
     message.putArray("content").addObject().put("type", "output_text").put("text", text).putArray("annotations");
-    ObjectNode response = Json.object().put("id", id).put("object", "response").put("created_at", 1_794_304_800L)
+    ObjectNode response = Json.object().put("id", id).put("object", "response").put("created_at", 1_794_304_800L + n)
         .put("status", "completed").put("model", Json.text(request, "model"));
     response.putNull("error");
     response.putNull("incomplete_details");
     ArrayNode output = response.putArray("output");
     if (Json.toString(request.path("include")).contains("reasoning.encrypted_content")) {
-      ObjectNode reasoning = output.addObject().put("id", "rs_cloud" + n).put("type", "reasoning")
+      ObjectNode reasoning = output.addObject().put("id", "rs_cloud_" + n).put("type", "reasoning")
           .put("encrypted_content", "gAAAA-sealed-by-the-cloud-" + n);
       reasoning.putArray("summary");
       context.add(reasoning);
@@ -155,7 +199,10 @@ public final class FakeResponsesCloud implements AutoCloseable {
     response.put("store", store);
     response.put("tool_choice", "auto");
     response.putArray("tools");
-    response.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15);
+    ObjectNode usage = response.putObject("usage").put("input_tokens", 20 * context.size()).put("output_tokens", 12)
+        .put("total_tokens", 20 * context.size() + 12);
+    usage.putObject("input_tokens_details").put("cached_tokens", 0);
+    usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
     context.add(message);
     if (store) {
       contexts.put(id, context);
@@ -165,38 +212,65 @@ public final class FakeResponsesCloud implements AutoCloseable {
       items.put(Json.text(message, "id"), message);
     }
     if (request.path("stream").asBoolean(false)) {
-      stream(exchange, response, message, text);
+      String events = events(response, message, text);
+      exchanges.add(new Exchange(authorization(exchange), request, 200, events));
+      byte[] bytes = events.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+      exchange.sendResponseHeaders(200, bytes.length);
+      try (OutputStream body = exchange.getResponseBody()) {
+        body.write(bytes);
+      }
     } else {
-      send(exchange, 200, response);
+      answer(exchange, request, 200, response);
     }
   }
 
-  private void stream(HttpExchange exchange, ObjectNode response, ObjectNode message, String text) throws IOException {
-    exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
-    exchange.sendResponseHeaders(200, 0);
-    ObjectNode created = response.deepCopy().put("status", "in_progress");
-    created.putArray("output");
-    StringBuilder out = new StringBuilder();
-    event(out, "response.created", Json.object().put("type", "response.created").put("sequence_number", 0)
-        .set("response", created));
+  /** The event sequence OpenAI streams for one text answer, {@code response.created} to {@code .completed}. */
+  private static String events(ObjectNode completed, ObjectNode message, String text) {
+    String itemId = Json.text(message, "id");
+    List<ObjectNode> events = new ArrayList<>();
+    ObjectNode inProgress = completed.deepCopy().put("status", "in_progress");
+    inProgress.putArray("output");
+    inProgress.remove("usage");
+    events.add(event("response.created").set("response", inProgress.deepCopy()));
+    events.add(event("response.in_progress").set("response", inProgress));
     ObjectNode added = message.deepCopy().put("status", "in_progress");
     added.putArray("content");
-    event(out, "response.output_item.added", Json.object().put("type", "response.output_item.added")
-        .put("sequence_number", 1).put("output_index", 0).set("item", added));
-    event(out, "response.output_text.delta", Json.object().put("type", "response.output_text.delta")
-        .put("sequence_number", 2).put("item_id", Json.text(message, "id")).put("output_index", 0)
-        .put("content_index", 0).put("delta", text));
-    event(out, "response.output_item.done", Json.object().put("type", "response.output_item.done")
-        .put("sequence_number", 3).put("output_index", 0).set("item", message));
-    event(out, "response.completed", Json.object().put("type", "response.completed").put("sequence_number", 4)
-        .set("response", response));
-    try (OutputStream body = exchange.getResponseBody()) {
-      body.write(out.toString().getBytes(StandardCharsets.UTF_8));
+    events.add(event("response.output_item.added").put("output_index", 0).set("item", added));
+    ObjectNode emptyPart = Json.object().put("type", "output_text").put("text", "");
+    emptyPart.putArray("annotations");
+    events.add(part(event("response.content_part.added"), itemId).set("part", emptyPart));
+    for (String piece : text.split("(?<= )")) {
+      events.add(part(event("response.output_text.delta"), itemId).put("delta", piece));
     }
+    events.add(part(event("response.output_text.done"), itemId).put("text", text));
+    events.add(part(event("response.content_part.done"), itemId).set("part", message.get("content").get(0)));
+    events.add(event("response.output_item.done").put("output_index", 0).set("item", message));
+    events.add(event("response.completed").set("response", completed));
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < events.size(); i++) {
+      ObjectNode e = events.get(i).put("sequence_number", i);
+      body.append("event: ").append(Json.text(e, "type")).append("\ndata: ").append(Json.toString(e)).append("\n\n");
+    }
+    return body.toString();
   }
 
-  private static void event(StringBuilder out, String name, ObjectNode data) {
-    out.append("event: ").append(name).append("\ndata: ").append(Json.toString(data)).append("\n\n");
+  private static ObjectNode event(String type) {
+    return Json.object().put("type", type);
+  }
+
+  private static ObjectNode part(ObjectNode event, String itemId) {
+    return event.put("item_id", itemId).put("output_index", 0).put("content_index", 0);
+  }
+
+  private static String authorization(HttpExchange exchange) {
+    return exchange.getRequestHeaders().getFirst("Authorization");
+  }
+
+  /** Answers a model call with {@code body}, and keeps the exchange. */
+  private void answer(HttpExchange exchange, JsonNode request, int status, ObjectNode body) throws IOException {
+    exchanges.add(new Exchange(authorization(exchange), request, status, Json.toString(body)));
+    send(exchange, status, body);
   }
 
   private void stored(HttpExchange exchange, String method, String rest) throws IOException {

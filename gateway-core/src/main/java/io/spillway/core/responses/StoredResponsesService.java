@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
-import io.spillway.core.pipeline.BackendKind;
+import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.Backend;
 import io.spillway.core.pipeline.BackendKind;
 import io.spillway.core.pipeline.Blocking;
@@ -17,6 +17,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.UpstreamTarget;
+import io.spillway.core.sse.ListedEventStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -61,7 +62,8 @@ public final class StoredResponsesService implements Terminal {
     }
     RequestOutcome.of(request).servedBy(StoredState.kindOf(stored.origin()));
     return switch (query.kind()) {
-      case GET_RESPONSE -> CompletableFuture.completedFuture(json(stored.response()));
+      case GET_RESPONSE -> CompletableFuture.completedFuture(
+          streamAsked(query) ? replay(stored, query) : json(stored.response()));
       case INPUT_ITEMS -> CompletableFuture.completedFuture(json(inputItems(stored, query)));
       case DELETE_RESPONSE -> delete(request, query, stored, team);
       case PASS_THROUGH -> throw new IllegalStateException("passed through above");
@@ -77,6 +79,38 @@ public final class StoredResponsesService implements Terminal {
     }
     // The cloud issued it: it forgets it too, and its answer (a 404 if it had already) stands.
     return passThrough(request, query);
+  }
+
+  /** Whether {@code stream=true} asks for the response as a stream; 400 for a value that is no boolean. */
+  static boolean streamAsked(StoredQuery query) {
+    String stream = query.parameter("stream");
+    if (stream == null || stream.equals("false")) {
+      return false;
+    }
+    if (stream.equals("true")) {
+      return true;
+    }
+    throw GatewayException.invalid("Invalid 'stream': expected a boolean (true or false).", "stream");
+  }
+
+  /**
+   * The stored response as the stream the Responses API sends ({@link StoredStreamReplay}), the
+   * events after {@code starting_after} when given.
+   */
+  private static GatewayResponse replay(StoredResponse stored, StoredQuery query) {
+    long startingAfter = -1;
+    String after = query.parameter("starting_after");
+    if (after != null) {
+      startingAfter = after.matches("\\d{1,18}") ? Long.parseLong(after) : -1;
+      if (startingAfter < 0) {
+        throw GatewayException.invalid(
+            "Invalid 'starting_after': expected a sequence number (an integer of 0 or more).", "starting_after");
+      }
+    }
+    Headers headers = Headers.builder().set("content-type", GatewayResponse.EVENT_STREAM)
+        .set("cache-control", "no-cache").build();
+    return GatewayResponse.streamed(200, headers,
+        new ListedEventStream(StoredStreamReplay.of(stored.response(), startingAfter)));
   }
 
   /** The input items, as OpenAI lists them: newest first unless {@code order=asc}, {@code limit} (20), {@code after}. */

@@ -48,7 +48,7 @@ public final class TokenReportInterceptor extends CallerInterceptor {
       GatewayResponse response = answer;
       if (response.isStream()) {
         RequestOutcome outcome = RequestOutcome.of(request);
-        EventStream noted = new UsageNotingStream(response.stream(), outcome);
+        EventStream noted = new UsageNotingStream(response.stream(), outcome, pools.maxReportedTokens());
         response = response.withStream(StreamUsageOption.addedBySpillway(request) ? new UsageChunkFilter(noted) : noted);
       }
       PoolSnapshot pool = pools.snapshot(caller.tier());
@@ -65,20 +65,25 @@ public final class TokenReportInterceptor extends CallerInterceptor {
     return pools.mayBlock();
   }
 
-  /** Notes each usage a stream reports in the outcome, before any usage chunk is taken out. */
+  /**
+   * Notes each usage a stream reports in the outcome, before any usage chunk is taken out; a report
+   * with a count past {@code quota.maxReportedTokens}, negative, fractional or a string is not noted.
+   */
   private static final class UsageNotingStream extends ForwardingEventStream {
     private final RequestOutcome outcome;
+    private final long maxReportedTokens;
 
-    UsageNotingStream(EventStream delegate, RequestOutcome outcome) {
+    UsageNotingStream(EventStream delegate, RequestOutcome outcome, long maxReportedTokens) {
       super(delegate);
       this.outcome = outcome;
+      this.maxReportedTokens = maxReportedTokens;
     }
 
     @Override
     public SseEvent poll() {
       SseEvent event = delegate.poll();
       if (event != null && event != SseEvent.PENDING) {
-        RequestOutcome.Usage usage = EventUsage.of(event);
+        RequestOutcome.Usage usage = EventUsage.of(event, maxReportedTokens);
         if (usage != null) {
           outcome.reported(usage);
         }

@@ -1,6 +1,7 @@
 package io.spillway.quota.accounting;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.core.tokens.ReportedCount;
 import io.spillway.quota.pool.TokenUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * leaves out the prompt-cache writes {@code cache_creation_input_tokens} and reads
  * {@code cache_read_input_tokens}: both are added to the input, and the reads are its cached part).
  *
- * <p>A report is trusted only as a sane token count: every count a non-negative JSON integer of at
- * most {@code quota.maxReportedTokens}. A count sent as a string, a fraction, a negative number or
+ * <p>A report is trusted only as a sane token count ({@link ReportedCount}, the rule the access log
+ * and metrics apply to what they show too): every count a non-negative JSON integer of at most
+ * {@code quota.maxReportedTokens}. A count sent as a string, a fraction, a negative number or
  * one past the bound makes the whole report refused: logged, counted, and the request settled at its
  * estimate as if the backend had reported nothing. So a hostile or broken upstream cannot empty a
  * pool, wrap a sum negative, or be charged from text.
@@ -74,7 +76,7 @@ final class UsageReader {
   }
 
   private static boolean present(JsonNode node) {
-    return node != null && !node.isNull();
+    return ReportedCount.present(node);
   }
 
   private long countOrZero(JsonNode usage, String field) {
@@ -83,18 +85,8 @@ final class UsageReader {
 
   private long count(JsonNode usage, String field) {
     JsonNode node = usage.get(field);
-    String reason;
-    if (node.isTextual()) {
-      reason = "string";
-    } else if (node.isFloatingPointNumber()) {
-      reason = "fractional";
-    } else if (!node.isIntegralNumber()) {
-      reason = "not_a_number";
-    } else if (!node.canConvertToLong() || node.longValue() > max) {
-      reason = "too_large";
-    } else if (node.longValue() < 0) {
-      reason = "negative";
-    } else {
+    String reason = ReportedCount.refusal(node, max);
+    if (reason == null) {
       return node.longValue();
     }
     throw new Refused(field, abbreviated(node), reason);

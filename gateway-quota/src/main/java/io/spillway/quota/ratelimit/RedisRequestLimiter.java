@@ -8,14 +8,17 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.pipeline.Caller;
+import io.spillway.config.Durations;
+import io.spillway.redis.RedisCommandException;
 import io.spillway.redis.RedisLink;
+import io.spillway.redis.RedisOutage;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.time.temporal.ChronoUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +30,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>If Redis cannot be reached, requests are limited by this replica's own buckets (a replica then
  * admits up to the full limit by itself) and an error is logged once per outage; with
- * {@code quota.failClosed: true} they are refused with 503 instead. Commands fail at once while the
- * connection is down, and wait at most {@code quota.storeTimeout} on a Redis that is up but hung, so
- * an outage adds no more waiting than that. While the connection is down this limiter connects again
- * every {@code retryEvery} in the background.
+ * {@code quota.failClosed: true} they are refused with 503 instead. The outage rule is the usage
+ * store's: the request that finds Redis away (the connection down, or no answer within
+ * {@code quota.storeTimeout} from a Redis that is up but hung) marks it away, and from then on no
+ * request asks Redis; every {@code retryEvery} a background task connects again or, on a connection
+ * that is still open, sends a {@code PING} (bounded by the same timeout), and the first answer ends
+ * the outage. So a hung Redis costs one request {@code quota.storeTimeout}, not every request. An
+ * error Redis answers with (a refused command) is no outage: it is logged, and that request is
+ * limited by the replica's own buckets.
  *
  * <p>A replica started while Redis is down starts all the same, limiting on its own buckets (or
  * refusing, with {@code failClosed}), and shares the buckets from the first successful connect on.
@@ -46,11 +53,12 @@ public final class RedisRequestLimiter implements RequestLimiter {
   private final Clock clock;
   private final BucketRequestLimiter fallback;
   private final boolean failClosed;
-  private final AtomicBoolean unreachable = new AtomicBoolean();
+  private final RedisOutage outage;
   private final ScheduledExecutorService reconnect;
   private volatile StatefulRedisConnection<byte[], byte[]> connection;
   private volatile BucketRequestLimiter shared;
-  private RateLimitPolicy policy;
+  private final Duration retryEvery;
+  private volatile RateLimitPolicy policy;
 
   private RedisRequestLimiter(RedisLink link, Duration timeout, RateLimitPolicy policy, Clock clock,
       boolean failClosed, Duration retryEvery) {
@@ -60,16 +68,18 @@ public final class RedisRequestLimiter implements RequestLimiter {
     this.policy = policy;
     this.clock = clock;
     this.failClosed = failClosed;
+    this.retryEvery = retryEvery;
     this.fallback = new ReplicaRequestLimiter(policy, clock);
+    this.outage = new RedisOutage(false, clock.instant());
     if (!tryConnect()) {
-      unreachable.set(true);
+      outage.begin(clock.instant(), null);
       log.debug("Redis at {} is unreachable at start; rate limits are {} until it answers", location,
           failClosed ? "refused (quota.failClosed)" : "this replica's own");
     }
     this.reconnect = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().name("spillway-redis-ratelimit").daemon(true).factory());
     long every = Math.max(1, retryEvery.toMillis());
-    reconnect.scheduleWithFixedDelay(this::connectLater, every, every, TimeUnit.MILLISECONDS);
+    reconnect.scheduleWithFixedDelay(this::probe, every, every, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -111,13 +121,31 @@ public final class RedisRequestLimiter implements RequestLimiter {
     return true;
   }
 
-  private void connectLater() {
-    StatefulRedisConnection<byte[], byte[]> current = connection;
-    if (shared != null && current != null && current.isOpen()) {
-      return; // connected, perhaps slow: the requests' own calls tell whether Redis answers
+  /**
+   * While Redis is away, off the request path: connects again, or asks the open connection for a
+   * {@code PING}; the first answer ends the outage. Does nothing while Redis is reachable: the
+   * requests' own calls tell when it goes.
+   */
+  private void probe() {
+    if (!outage.away()) {
+      return;
     }
-    if (tryConnect() && unreachable.compareAndSet(true, false)) {
-      log.warn("Redis at {} is reachable; rate limits are shared across replicas", location);
+    try {
+      StatefulRedisConnection<byte[], byte[]> current = connection;
+      if (shared == null || current == null || !current.isOpen()) {
+        if (!tryConnect()) {
+          return;
+        }
+      } else {
+        current.sync().ping();
+      }
+    } catch (RuntimeException e) {
+      return; // still away
+    }
+    Duration away = outage.end(clock.instant());
+    if (away != null) {
+      log.warn("Redis at {} is reachable again (away {}); rate limits are shared across replicas again", location,
+          Durations.format(away.truncatedTo(ChronoUnit.SECONDS)));
     }
   }
 
@@ -128,28 +156,35 @@ public final class RedisRequestLimiter implements RequestLimiter {
 
   @Override
   public Decision acquire(Caller caller) {
-    Decision decision;
+    BucketRequestLimiter buckets = shared;
+    if (buckets == null || outage.away()) {
+      return withoutRedis(caller);
+    }
     try {
-      BucketRequestLimiter buckets = shared;
-      if (buckets == null) {
-        throw new IllegalStateException("not connected to Redis at " + location + " yet");
-      }
-      decision = buckets.acquire(caller);
+      return buckets.acquire(caller);
     } catch (RuntimeException e) {
-      if (unreachable.compareAndSet(false, true)) {
-        log.error("Redis is unreachable for rate limits ({}); {}", e.toString(),
-            failClosed ? "refusing limited requests (quota.failClosed)" : "limiting with this replica's own buckets");
+      RuntimeException what = link.classify(e);
+      if (what instanceof RedisCommandException) {
+        log.error("Redis at {} refused a rate-limit command (it answers; this is not an outage): {}; limiting "
+            + "this request with this replica's own buckets", location, what.getMessage());
+        return fallback.acquire(caller);
       }
-      if (failClosed) {
-        throw ErrorKind.UNAVAILABLE.exception(
-            "Spillway cannot check rate limits right now; please retry shortly");
+      if (outage.begin(clock.instant(), what)) {
+        log.error("Redis is unreachable for rate limits ({}); {} until it answers again (asked every {} in the "
+            + "background, not by requests)", what.getMessage(),
+            failClosed ? "refusing limited requests (quota.failClosed)" : "limiting with this replica's own buckets",
+            Durations.format(retryEvery));
       }
-      return fallback.acquire(caller);
+      return withoutRedis(caller);
     }
-    if (decision.limited() && unreachable.compareAndSet(true, false)) {
-      log.warn("Redis is reachable again; rate limits are shared across replicas again");
+  }
+
+  /** The decision while Redis is away: this replica's own buckets, or 503 with {@code quota.failClosed}. */
+  private Decision withoutRedis(Caller caller) {
+    if (failClosed && !policy.limitsFor(caller).isEmpty()) {
+      throw ErrorKind.UNAVAILABLE.exception("Spillway cannot check rate limits right now; please retry shortly");
     }
-    return decision;
+    return fallback.acquire(caller);
   }
 
   @Override
@@ -162,9 +197,9 @@ public final class RedisRequestLimiter implements RequestLimiter {
     fallback.limits(next);
   }
 
-  /** Whether the last limited request was decided by the shared buckets in Redis. */
+  /** Whether limited requests are decided by the shared buckets in Redis (false while it is away). */
   public boolean sharing() {
-    return !unreachable.get();
+    return !outage.away();
   }
 
   @Override

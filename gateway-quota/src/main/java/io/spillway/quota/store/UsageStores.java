@@ -2,13 +2,14 @@ package io.spillway.quota.store;
 
 import io.spillway.config.GatewayConfig;
 import io.spillway.config.QuotaConfig;
+import io.spillway.config.Store;
 import io.spillway.redis.RedisLink;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
 import org.h2.mvstore.MVStore;
 
-/** Opens the store named by the {@code store} config value. */
+/** Opens the usage store of the {@code store} config value. */
 public final class UsageStores {
   private UsageStores() {}
 
@@ -49,26 +50,19 @@ public final class UsageStores {
   }
 
   /**
-   * Opens {@code memory}, {@code embedded:<dir>} or {@code redis://host:port} (also {@code rediss://}).
+   * Opens the usage store in {@code store}: in memory, in {@code <dir>/usage.mv.db}, or in Redis.
    *
-   * @param redis the process's link to Redis for a {@code redis://} spec (else ignored)
+   * @param redis the process's link to Redis when {@code store} is Redis (else ignored)
    * @param holdTimeout how long a reservation may live in a shared store before it is presumed
    *     abandoned by a replica that died; longer than any request may run
    */
-  public static UsageStore open(String spec, RedisLink redis, QuotaConfig quota, Duration holdTimeout, Clock clock) {
-    if (spec.equals("memory")) {
-      return new MemoryUsageStore();
-    }
-    if (spec.startsWith("embedded:")) {
-      return EmbeddedUsageStore.open(Path.of(spec.substring("embedded:".length())), quota.flushInterval(), clock);
-    }
-    if (RedisLink.names(spec)) {
-      if (redis == null) {
-        throw new IllegalArgumentException("store '" + spec + "' needs the process's Redis link");
-      }
-      return new RedisUsageStore(redis, quota.storeTimeout(), quota.flushInterval(), holdTimeout,
-          quota.failClosed(), clock);
-    }
-    throw new IllegalArgumentException("store '" + spec + "' is not embedded:<dir>, redis://host:port or memory");
+  public static UsageStore open(Store store, RedisLink redis, QuotaConfig quota, Duration holdTimeout, Clock clock) {
+    return switch (store) {
+      case Store.Memory memory -> new MemoryUsageStore();
+      case Store.Embedded embedded -> EmbeddedUsageStore.open(embedded.dir(), quota.flushInterval(), clock);
+      case Store.Redis shared -> new RedisUsageStore(Objects.requireNonNull(redis, "the process's Redis link"),
+          quota.storeTimeout(), quota.flushInterval(), holdTimeout, quota.failClosed(), clock);
+    };
   }
+
 }

@@ -128,6 +128,72 @@ class RedisRequestLimiterTest {
         .as("gold has no request limit to check").isTrue();
   }
 
+  @Test
+  void aHungRedisCostsOneRequestItsTimeoutAndIsThenAskedOnlyByTheBackgroundProbe() throws Exception {
+    Duration timeout = Duration.ofSeconds(1);
+    RedisRequestLimiter replica = limiter(false, timeout);
+    RedisRequestLimiter other = limiter(false, timeout);
+    assertThat(replica.acquire(WEB).remaining()).isEqualTo(49);
+    assertThat(redis.command("CONFIG RESETSTAT")).isEqualTo("+OK");
+
+    redis.freeze();
+    long started = System.nanoTime();
+    assertThat(replica.acquire(WEB).allowed()).as("the request that finds Redis hung").isTrue();
+    assertThat(replica.sharing()).isFalse();
+    for (int i = 0; i < 20; i++) {
+      assertThat(replica.acquire(WEB).allowed()).isTrue();
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    // Generous: without the backoff each of the 21 requests waited the timeout (21 s).
+    assertThat(took).as("21 requests against a hung Redis").isLessThan(timeout.multipliedBy(5));
+
+    redis.thaw();
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(replica::sharing);
+    assertThat(bucketCommandsRedisRan())
+        .as("what the limiter sent while Redis was frozen (Redis ran it on waking): one request's, no more")
+        .isLessThanOrEqualTo(2);
+    long leftInRedis = other.acquire(WEB).remaining();
+    assertThat(replica.acquire(WEB).remaining()).as("shared again").isEqualTo(leftInRedis - 1);
+  }
+
+  @Test
+  void withFailClosedAHungRedisRefusesLimitedRequestsAtOnceAfterTheFirst() {
+    Duration timeout = Duration.ofSeconds(1);
+    RedisRequestLimiter replica = limiter(true, timeout);
+    assertThat(replica.acquire(WEB).allowed()).isTrue();
+
+    redis.freeze();
+    long started = System.nanoTime();
+    for (int i = 0; i < 10; i++) {
+      assertThatThrownBy(() -> replica.acquire(WEB)).isInstanceOfSatisfying(GatewayException.class,
+          e -> assertThat(e.kind()).isEqualTo(ErrorKind.UNAVAILABLE));
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeout.multipliedBy(5));
+    assertThat(replica.acquire(new Caller("release", Tier.GOLD, "k3")).allowed())
+        .as("gold has no request limit to check").isTrue();
+    redis.thaw();
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(replica::sharing);
+    assertThat(replica.acquire(WEB).allowed()).isTrue();
+  }
+
+  /** The commands Redis ran since {@code CONFIG RESETSTAT} other than pings and this test's own. */
+  private long bucketCommandsRedisRan() {
+    RedisLink link = link();
+    try (io.spillway.redis.RedisSession session = link.session("test", Duration.ofSeconds(5))) {
+      String stats = session.connectAndCall(c -> c.info("commandstats"));
+      return stats.lines().filter(line -> line.startsWith("cmdstat_"))
+          .filter(line -> !line.matches("cmdstat_(ping|info|config|hello|client\\|.*|command.*):.*"))
+          .mapToLong(line -> Long.parseLong(line.replaceAll(".*calls=(\\d+),.*", "$1"))).sum();
+    }
+  }
+
+  private RedisRequestLimiter limiter(boolean failClosed, Duration timeout) {
+    RedisRequestLimiter limiter =
+        RedisRequestLimiter.connect(link(), timeout, policy, clock, failClosed, Duration.ofMillis(200));
+    limiters.add(limiter);
+    return limiter;
+  }
+
   private RedisRequestLimiter limiter(boolean failClosed) {
     RedisRequestLimiter limiter =
         RedisRequestLimiter.connect(link(), Duration.ofSeconds(2), policy, clock, failClosed, Duration.ofMillis(200));

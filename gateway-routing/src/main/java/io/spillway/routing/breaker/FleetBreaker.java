@@ -211,13 +211,13 @@ public final class FleetBreaker implements Breaker {
       };
       reached = run("verdict", token.probeId(), result, Long.toString(retryAfter),
           Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
-          "a " + outcome.tag() + " answer (" + verdict.rule() + ")") != null;
+          "a " + outcome.tag() + " answer (" + verdict.rule() + ")", config.openWords()) != null;
     } else if (shared.at(now()) == State.CLOSED) {
       // Only what moves the streak goes to Redis: a success while the streak is 0 changes nothing.
       if (outcome == Outcome.CAPACITY) {
         reached = run("capacity", Long.toString(retryAfter), Integer.toString(config.capacityStreak()),
             Long.toString(config.localFor().toMillis()), Long.toString(config.maxLocalFor().toMillis()),
-            verdict.rule()) != null;
+            verdict.rule(), config.openWords()) != null;
       } else if (outcome == Outcome.SUCCESS && shared.streak() > 0) {
         reached = run("success") != null;
       }

@@ -18,9 +18,11 @@ import io.spillway.redis.RedisScript;
  * <ul>
  *   <li>{@code read}: nothing (the open → half-open step is still taken when due);
  *   <li>{@code probe id leaseMs}: take the half-open probe if nobody holds it or its lease ran out;
- *   <li>{@code capacity retryAfterMs streakToOpen localForMs maxLocalForMs rule}: one capacity answer;
+ *   <li>{@code capacity retryAfterMs streakToOpen localForMs maxLocalForMs rule openWords}: one capacity
+ *       answer ({@code openWords} begins the reason's last part, before the open time:
+ *       {@link BreakerSettings#openWords()});
  *   <li>{@code success}: a cloud success while closed: the streak starts again;
- *   <li>{@code verdict id success|reopen|other retryAfterMs localForMs maxLocalForMs description}:
+ *   <li>{@code verdict id success|reopen|other retryAfterMs localForMs maxLocalForMs description openWords}:
  *       the probe's answer, counted only from the replica that holds the probe;
  *   <li>{@code release id}: the probe ended without an answer: the next request may probe;
  *   <li>{@code override open|closed|auto}.

@@ -142,7 +142,7 @@ public final class ReplicaBreaker implements Breaker {
           case CAPACITY, TRANSIENT -> {
             Duration openFor = openFor(verdict.retryAfter());
             next = new Open(now(), now().plus(openFor));
-            reason = "the probe got " + describe(verdict) + "; local for " + Durations.format(openFor);
+            reason = "the probe got " + describe(verdict) + "; " + config.openWords() + Durations.format(openFor);
           }
           default -> next = new HalfOpen(h.since(), false);
         }
@@ -157,7 +157,7 @@ public final class ReplicaBreaker implements Breaker {
             next = new Open(now(), now().plus(openFor));
             reason = streak + " capacity answers in a row (last: " + verdict.rule()
                 + (retryAfter != null ? ", Retry-After " + Durations.format(retryAfter) : "")
-                + "); local for " + Durations.format(openFor);
+                + "); " + config.openWords() + Durations.format(openFor);
           } else {
             next = new Closed(c.since(), streak, retryAfter);
           }

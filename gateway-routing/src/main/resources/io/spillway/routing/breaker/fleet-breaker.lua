@@ -47,7 +47,7 @@ elseif op == 'capacity' then
       local span = openFor(retryAfter, tonumber(ARGV[7]), tonumber(ARGV[8]))
       local why = int(streak) .. ' capacity answers in a row across the fleet (last: ' .. ARGV[9]
       if retryAfter >= 0 then why = why .. ', Retry-After ' .. fmt(retryAfter) end
-      move('open', now, why .. '); local for ' .. fmt(span))
+      move('open', now, why .. '); ' .. ARGV[10] .. fmt(span))
       s.till = now + span
     else
       s.streak = streak; s.retryAfter = retryAfter; changed = true
@@ -64,7 +64,7 @@ elseif op == 'verdict' then
       move('closed', now, 'the probe to the cloud succeeded')
     elseif ARGV[6] == 'reopen' then
       local span = openFor(tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]))
-      move('open', now, 'the probe got ' .. ARGV[10] .. '; local for ' .. fmt(span))
+      move('open', now, 'the probe got ' .. ARGV[10] .. '; ' .. ARGV[11] .. fmt(span))
       s.till = now + span
     else
       s.probe = ''; s.probeUntil = 0; changed = true

@@ -63,6 +63,22 @@ class BreakerTest {
   }
 
   @Test
+  void withoutALocalBackendTheReasonsForOpeningSayRequestsStillGoToTheCloud() {
+    breaker = new ReplicaBreaker(config.withLocalBackend(false), clock);
+    open();
+    clock.advance(LOCAL_FOR);
+    Ticket probe = breaker.acquire();
+    breaker.record(probe, capacity(null));
+
+    List<String> reasons = breaker.status().history().stream().map(Breaker.HistoryEntry::reason)
+        .filter(reason -> reason != null && reason.contains("open for")).toList();
+    assertThat(reasons).hasSize(2).allSatisfy(reason -> assertThat(reason)
+        .contains("no local backend (local.enabled: false), so requests still go to the cloud and get its own"
+            + " Retry-After; open for 5m")
+        .doesNotContain("local for"));
+  }
+
+  @Test
   void capacityAnswersOpenBreakerAfterThreeInARow() {
     answer(Outcome.CAPACITY);
     answer(Outcome.CAPACITY);
