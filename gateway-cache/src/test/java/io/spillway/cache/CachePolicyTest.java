@@ -46,6 +46,28 @@ class CachePolicyTest {
   }
 
   @Test
+  void aMessagesRequestIsKeyedApartFromTheSameChatRequestAndByItsAnthropicHeaders() {
+    String body = """
+        {"model":"claude-sonnet-4-5","max_tokens":64,"temperature":0,"messages":[{"role":"user","content":"hi"}]}""";
+    CacheKey messages = key(DEFAULT, request(Route.MESSAGES, body, "anthropic-version", "2023-06-01"), RELEASE);
+    CacheKey again = key(DEFAULT, request(Route.MESSAGES, body, "anthropic-version", "2023-06-01"), RELEASE);
+    CacheKey chat = key(DEFAULT, chat(body, "anthropic-version", "2023-06-01"), RELEASE);
+    CacheKey beta = key(DEFAULT, request(Route.MESSAGES, body, "anthropic-version", "2023-06-01",
+        "anthropic-beta", "claude-code-20250219"), RELEASE);
+    CacheKey version = key(DEFAULT, request(Route.MESSAGES, body, "anthropic-version", "2024-01-01"), RELEASE);
+
+    assertThat(again).isEqualTo(messages);
+    assertThat(List.of(messages, chat, beta, version)).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aMessagesCountTokensRequestIsNeverCached() {
+    assertThat(DEFAULT.decide(request(Route.MESSAGES_COUNT_TOKENS, """
+        {"model":"claude-sonnet-4-5","temperature":0,"messages":[{"role":"user","content":"hi"}]}"""), RELEASE)
+        .mode()).isEqualTo(CachePolicy.Mode.BYPASS);
+  }
+
+  @Test
   void reorderedFieldsAndWhitespaceGiveTheSameKey() {
     CacheKey a = key(DEFAULT, chat("""
         {"model":"gpt-4o","temperature":0,"messages":[{"role":"user","content":"lint this"}]}"""), RELEASE);

@@ -23,6 +23,27 @@ class SpendConfigTest {
   }
 
   @Test
+  void theShippedTablePricesTheCurrentClaudeModelsWithTheirCacheRates() {
+    SpendConfig spend = parse("").spend();
+
+    assertThat(spend.effectivePrices()).containsKeys("claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5",
+        "claude-sonnet-5-5", "claude-opus-5");
+    assertThat(spend.effectivePrices().get("claude-sonnet-4-5"))
+        .isEqualTo(new SpendConfig.PriceConfig(3.00, 0.30, 15.00, 3.75));
+    assertThat(spend.effectivePrices().get("gpt-4o").cacheWriteOrInput()).isEqualTo(2.50);
+  }
+
+  @Test
+  void aConfiguredCacheWritePriceIsReadAndANegativeOneRefused() {
+    SpendConfig spend = parse("spend: { prices: { my-claude: { input: 1, cachedInput: 0.1, cacheWrite: 1.25, "
+        + "output: 5 } } }").spend();
+
+    assertThat(spend.effectivePrices().get("my-claude").cacheWriteOrInput()).isEqualTo(1.25);
+    assertThatThrownBy(() -> parse("spend: { prices: { my-claude: { input: 1, cacheWrite: -1, output: 5 } } }"))
+        .hasMessageContaining("spend.prices.my-claude.cacheWrite");
+  }
+
+  @Test
   void configuredPricesReplaceOrAddToTheShippedOnesOrStandAlone() {
     SpendConfig spend = parse("""
         spend:

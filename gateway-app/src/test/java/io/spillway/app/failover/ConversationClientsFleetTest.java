@@ -33,7 +33,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ConversationClientsFleetTest {
   static final List<String> BACKENDS = List.of("cloud", "cloud", "local", "local", "cloud", "cloud");
-  static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
+  /**
+   * How long a change may take to reach every replica before the test fails. Generous: the awaits
+   * return as soon as it arrives, so only what never arrives fails, not what a loaded machine delays.
+   */
+  static final Duration EVENTUALLY = Duration.ofSeconds(20);
 
   @TempDir Path dir;
 
@@ -55,14 +59,14 @@ class ConversationClientsFleetTest {
 
       play(chat, turns, 2);
       assertThat(setBreaker(a, "{\"state\":\"open\"}").statusCode()).isEqualTo(200);
-      await("the override reaches the other replica").atMost(WITHIN_A_SECOND.multipliedBy(5))
+      await("the override reaches the other replica").atMost(EVENTUALLY)
           .until(() -> breaker(b).get("state").asText().equals("open"));
       play(chat, turns, 2);
       assertThat(setBreaker(a, "{\"state\":\"auto\"}").statusCode()).isEqualTo(200);
-      await("the other replica lets go of the override").atMost(WITHIN_A_SECOND.multipliedBy(5))
+      await("the other replica lets go of the override").atMost(EVENTUALLY)
           .until(() -> !breaker(b).get("state").asText().equals("open"));
       play(chat, turns, 1);
-      await("the probe's success reaches the other replica").atMost(WITHIN_A_SECOND.multipliedBy(5))
+      await("the probe's success reaches the other replica").atMost(EVENTUALLY)
           .until(() -> breaker(b).get("state").asText().equals("closed"));
       play(chat, turns, 1);
       int exit = chat.finish(Duration.ofSeconds(20));

@@ -6,6 +6,7 @@ import io.spillway.config.LocalMessagesConfig;
 import io.spillway.core.http.Headers;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.local.DroppedParams;
 import io.spillway.local.Unsupported;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -32,6 +33,8 @@ import java.util.function.Predicate;
  * silences. The timers run on the injected scheduler. Thread-safe.
  */
 public final class LocalMessages {
+  private static final Headers EARLY = Headers.of("content-type", "text/event-stream");
+
   private final LocalMessagesConfig config;
   private final ScheduledExecutorService scheduler;
   private final Counter dropped;
@@ -63,17 +66,24 @@ public final class LocalMessages {
         && fitsAsSent.test(chatBody);
     CompletionStage<GatewayResponse> answer = passThrough ? direct.apply(request)
         : MessagesOverChat.call(request, translation, chatBody, unsupported, chat, dropped);
-    return request.stream() ? pinged(answer.toCompletableFuture()) : answer;
+    if (!request.stream()) {
+      return answer;
+    }
+    // An early answer's head says what the translation leaves out (the outcome records it when the
+    // server's answer comes); what the server itself drops is known only then.
+    Headers early = passThrough || translation.dropped().isEmpty() ? EARLY
+        : EARLY.toBuilder().set(DroppedParams.HEADER, String.join(",", translation.dropped())).build();
+    return pinged(answer.toCompletableFuture(), early);
   }
 
-  private CompletionStage<GatewayResponse> pinged(CompletableFuture<GatewayResponse> answer) {
+  private CompletionStage<GatewayResponse> pinged(CompletableFuture<GatewayResponse> answer, Headers head) {
     CompletableFuture<GatewayResponse> result = new CompletableFuture<>();
     ScheduledFuture<?> early = scheduler.schedule(() -> {
       if (answer.isDone()) {
         return;
       }
       PingingStream stream = PingingStream.awaiting(answer, config.pingEvery(), scheduler);
-      if (!result.complete(GatewayResponse.streamed(200, Headers.of("content-type", "text/event-stream"), stream))) {
+      if (!result.complete(GatewayResponse.streamed(200, head, stream))) {
         stream.stopPinging(); // the answer came first after all
       }
     }, config.pingEvery().toNanos(), TimeUnit.NANOSECONDS);

@@ -23,11 +23,21 @@ final class StreamUsageOption {
     return options == null || !options.path("include_usage").asBoolean(false);
   }
 
-  /** A copy of the body that asks the upstream to end the stream with a usage chunk. */
+  /**
+   * A copy of the body that asks the upstream to end the stream with a usage chunk. Only the top
+   * level and {@code stream_options} are copied: the messages and tools (the bulk of an agent's
+   * request) are shared with the client's body, which no stage changes in place.
+   */
   static ObjectNode askingForUsage(ObjectNode body) {
-    ObjectNode copy = body.deepCopy();
-    JsonNode options = copy.get("stream_options");
-    ObjectNode streamOptions = options instanceof ObjectNode existing ? existing : copy.putObject("stream_options");
+    ObjectNode copy = body.objectNode();
+    copy.setAll(body);
+    JsonNode options = body.get("stream_options");
+    ObjectNode streamOptions = options instanceof ObjectNode existing ? existing.deepCopy() : null;
+    if (streamOptions != null) {
+      copy.set("stream_options", streamOptions);
+    } else {
+      streamOptions = copy.putObject("stream_options");
+    }
     streamOptions.put("include_usage", true);
     return copy;
   }

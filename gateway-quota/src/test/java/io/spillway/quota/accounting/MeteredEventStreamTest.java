@@ -117,6 +117,7 @@ class MeteredEventStreamTest {
 
     assertThat(usage.input()).isEqualTo(420);
     assertThat(usage.cachedInput()).isEqualTo(300);
+    assertThat(usage.cacheWrites()).isEqualTo(100);
     assertThat(usage.output()).isEqualTo(7);
   }
 

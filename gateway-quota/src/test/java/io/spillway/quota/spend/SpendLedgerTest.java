@@ -44,6 +44,28 @@ class SpendLedgerTest {
   }
 
   @Test
+  void aClaudeSnapshotIsPricedWithItsCacheReadsAndWritesEachAtTheirRate() {
+    SpendLedger ledger = ledger(null);
+
+    // 4M prompt tokens: 1M uncached, 2M read from Anthropic's cache, 1M written to it; 1M output.
+    double cost = ledger.record(CI, BackendKind.CLOUD, "claude-sonnet-4-5-20250929",
+        new TokenUsage(4_000_000, 1_000_000, 2_000_000, 1_000_000));
+
+    assertThat(cost).isCloseTo(3.00 + 2 * 0.30 + 3.75 + 15.00, within(1e-12));
+  }
+
+  @Test
+  void aPriceWithoutACacheWriteRateChargesWritesAsInput() {
+    SpendLedger ledger = new SpendLedger(new SpendConfig(false,
+        Map.of("in-house", new SpendConfig.PriceConfig(1.00, 0.10, 2.00)), null), QuotaConfig.DEFAULTS,
+        () -> calendar, new MemoryUsageStore(), new SimpleMeterRegistry());
+
+    double cost = ledger.record(CI, BackendKind.CLOUD, "in-house", new TokenUsage(2_000_000, 0, 0, 1_000_000));
+
+    assertThat(cost).isCloseTo(2 * 1.00, within(1e-12));
+  }
+
+  @Test
   void aTeamRefusedForItsBudgetIsServedAgainWhenTheMonthTurns() {
     SpendLedger ledger = ledger(Map.of("ci", new SpendConfig.TeamBudgetConfig(0.5)));
     ledger.record(CI, BackendKind.CLOUD, "gpt-4o", new TokenUsage(0, 100_000));

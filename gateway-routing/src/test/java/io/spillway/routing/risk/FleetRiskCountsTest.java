@@ -27,12 +27,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Three replicas' risk counts over one real Redis: each replica's index sees every replica's
  * requests; with Redis gone each counts its own, and what it counted meanwhile reaches the fleet
- * when Redis is back. What travels between replicas is awaited for at most a second.
+ * when Redis is back. What travels between replicas is awaited, never timed.
  */
 class FleetRiskCountsTest {
   /** A second, not the 200 ms default: on a loaded machine an ordinary sync may take longer than that. */
   static final Duration TIMEOUT = Duration.ofSeconds(1);
-  static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
+  /**
+   * How long a change may take to reach every replica before the test fails. Generous: the awaits
+   * return as soon as it arrives, so only what never arrives fails, not what a loaded machine delays.
+   */
+  static final Duration EVENTUALLY = Duration.ofSeconds(20);
 
   final BreakerSettings failover = BreakerSettings.from(new FailoverConfig(3, Duration.ofMinutes(5), Duration.ofHours(1), true, 20,
       TIMEOUT, Duration.ofMillis(250), Duration.ofMinutes(3)));
@@ -88,7 +92,7 @@ class FleetRiskCountsTest {
     c.refused(clock.millis());
     c.refused(clock.millis());
 
-    await("each replica sees the fleet's requests").atMost(WITHIN_A_SECOND).untilAsserted(() -> {
+    await("each replica sees the fleet's requests").atMost(EVENTUALLY).untilAsserted(() -> {
       for (FleetRiskCounts replica : List.of(a, b, c)) {
         RiskCounts.Totals totals = replica.totals(clock.millis());
         assertThat(totals.lastWindow()).as("answered and refused, every replica").isEqualTo(18);
@@ -105,7 +109,7 @@ class FleetRiskCountsTest {
     RiskIndex onB = new RiskIndex(risk, clock, b);
     answered(a, risk.minSamples(), risk.latencyBaseline().toMillis(), risk.minSamples());
 
-    await("b's index counts a's errors").atMost(WITHIN_A_SECOND).untilAsserted(() ->
+    await("b's index counts a's errors").atMost(EVENTUALLY).untilAsserted(() ->
         assertThat(onB.snapshot().at("/components/errors").asDouble()).isEqualTo(1.0));
     assertThat(onB.snapshot().at("/counts/mode").asText()).isEqualTo("fleet");
     RiskIndex ownOnly = new RiskIndex(risk, clock);
@@ -115,7 +119,7 @@ class FleetRiskCountsTest {
   @Test
   void withRedisGoneEachReplicaCountsItsOwnAndWritesThemBackWhenRedisReturns() {
     answered(a, 4, 500, 0);
-    await().atMost(WITHIN_A_SECOND).untilAsserted(() -> assertThat(b.totals(clock.millis()).recent()).isEqualTo(4));
+    await().atMost(EVENTUALLY).untilAsserted(() -> assertThat(b.totals(clock.millis()).recent()).isEqualTo(4));
 
     redis.kill();
     await("each replica falls back to its own counts").atMost(TIMEOUT.plusSeconds(1))
@@ -134,7 +138,7 @@ class FleetRiskCountsTest {
     await("every replica is back on the fleet's counts").atMost(Duration.ofSeconds(3))
         .untilAsserted(() -> assertThat(List.of(a.mode(), b.mode(), c.mode())).containsOnly(FleetMode.FLEET));
     await("what was counted during the outage reached the fleet (the restarted Redis kept nothing older)")
-        .atMost(WITHIN_A_SECOND).untilAsserted(() -> {
+        .atMost(EVENTUALLY).untilAsserted(() -> {
           RiskCounts.Totals totals = c.totals(clock.millis());
           assertThat(totals.recent()).isEqualTo(5);
           assertThat(totals.recentErrors()).isEqualTo(3);
