@@ -135,7 +135,8 @@ class TricklingUpstreamTest {
       }
       JsonNode error = Json.parse(lines.get(lines.size() - 2).substring("data: ".length())).get("error");
       assertThat(error.get("code").asText()).isEqualTo("stream_time_limit");
-      await().atMost(Duration.ofSeconds(5)).until(() -> h.gateway().inFlightRequests() == 0);
+      await().atMost(Duration.ofSeconds(20)).until(() -> h.gateway().inFlightRequests() == 0
+          && logs.lines().stream().anyMatch(line -> line.contains(AccessLog.LOGGER)));
       logged = logs.lines();
     }
 
