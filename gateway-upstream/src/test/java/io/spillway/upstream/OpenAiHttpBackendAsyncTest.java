@@ -67,7 +67,7 @@ class OpenAiHttpBackendAsyncTest {
 
     Completion completion = onTheLoop(backend(cloud.baseUrl()), request(false));
 
-    GatewayResponse answer = completion.answer.get(5, TimeUnit.SECONDS);
+    GatewayResponse answer = completion.answer.get(30, TimeUnit.SECONDS);
     assertThat(answer.status()).isEqualTo(200);
     assertThat(answer.json().path("id").asText()).isEqualTo("chatcmpl-1");
     assertThat(completion.thread.get().isVirtual()).isFalse();
@@ -82,7 +82,7 @@ class OpenAiHttpBackendAsyncTest {
 
     Completion completion = onTheLoop(backend(cloud.baseUrl()), request(true));
 
-    GatewayResponse answer = completion.answer.get(5, TimeUnit.SECONDS);
+    GatewayResponse answer = completion.answer.get(30, TimeUnit.SECONDS);
     assertThat(loop.inEventLoop(completion.thread.get())).isTrue();
     EventStream events = answer.stream();
     assertThat(events.nonBlocking()).isTrue();
@@ -97,7 +97,7 @@ class OpenAiHttpBackendAsyncTest {
 
     Completion completion = onTheLoop(backend(cloud.baseUrl()), request(true));
 
-    GatewayResponse answer = completion.answer.get(5, TimeUnit.SECONDS);
+    GatewayResponse answer = completion.answer.get(30, TimeUnit.SECONDS);
     assertThat(loop.inEventLoop(completion.thread.get())).isTrue();
     assertThat(answer.isStream()).isTrue();
     assertThat(answer.stream().next().data()).contains("hi");
@@ -150,10 +150,10 @@ class OpenAiHttpBackendAsyncTest {
     request.setAttribute(RequestAttributes.CLIENT_DISCONNECT, disconnect);
 
     Completion completion = onTheLoop(backend(cloud.baseUrl()), request);
-    await().atMost(Duration.ofSeconds(5)).until(() -> cloud.getAllServeEvents().size() == 1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> cloud.getAllServeEvents().size() == 1);
     disconnect.signal();
 
-    await().atMost(Duration.ofSeconds(5)).until(completion.answer::isDone);
+    await().atMost(Duration.ofSeconds(30)).until(completion.answer::isDone);
     assertThat(completion.answer).isCompletedExceptionally();
     assertThat(Blocking.cause(completion.answer.handle((a, e) -> e).join())).isInstanceOf(UpstreamException.class);
   }
