@@ -5,7 +5,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static io.spillway.app.anthropic.AnthropicStubs.ollamaChats;
 import static io.spillway.app.anthropic.AnthropicStubs.ollamaMessagesCalls;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,20 +27,16 @@ import com.anthropic.models.messages.ToolResultBlockParam;
 import com.anthropic.models.messages.ToolUseBlock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.matching.StringValuePattern;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.core.json.Json;
-import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,7 +50,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code /api/chat} (Spillway translates).
  */
 class AnthropicSdkTest {
-  private static final String ANTHROPIC_KEY = "sk-ant-route-secret";
   private static final String MODEL = "claude-sonnet-4-5";
   private static final String CLOUD_TEXT = "Hello from Claude.";
   private static final String LOCAL_TEXT = "Hello from the local model.";
@@ -71,18 +65,8 @@ class AnthropicSdkTest {
     LOCAL_NATIVE
   }
 
-  private WireMockServer anthropic;
-  private GatewayHarness h;
-
-  @AfterEach
-  void stop() {
-    if (h != null) {
-      h.close();
-    }
-    if (anthropic != null) {
-      anthropic.stop();
-    }
-  }
+  @RegisterExtension
+  final ClaudeRouteGateway gw = ClaudeRouteGateway.claudeOnly().startedByTheTest();
 
   static Stream<Arguments> tiersBackendsAndModes() {
     List<Arguments> all = new ArrayList<>();
@@ -91,15 +75,6 @@ class AnthropicSdkTest {
         all.add(Arguments.of(key, backend, false));
         all.add(Arguments.of(key, backend, true));
       }
-    }
-    return all.stream();
-  }
-
-  static Stream<Arguments> tiersAndModes() {
-    List<Arguments> all = new ArrayList<>();
-    for (String key : List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY)) {
-      all.add(Arguments.of(key, false));
-      all.add(Arguments.of(key, true));
     }
     return all.stream();
   }
@@ -136,31 +111,31 @@ class AnthropicSdkTest {
     assertThat(answer.content().get(0).text().get().text()).isEqualTo(FINAL_TEXT);
     assertThat(answer.stopReason()).hasValue(StopReason.END_TURN);
     switch (backend) {
-      case CLOUD -> assertThat(ollamaChats(h.ollama)).isEmpty();
+      case CLOUD -> assertThat(ollamaChats(gw.h.ollama)).isEmpty();
       case LOCAL_OVER_CHAT -> {
-        assertThat(ollamaChats(h.ollama)).hasSize(3);
-        assertThat(ollamaMessagesCalls(h.ollama)).isEmpty();
+        assertThat(ollamaChats(gw.h.ollama)).hasSize(3);
+        assertThat(ollamaMessagesCalls(gw.h.ollama)).isEmpty();
       }
       case LOCAL_NATIVE -> {
-        List<JsonNode> sent = ollamaMessagesCalls(h.ollama);
+        List<JsonNode> sent = ollamaMessagesCalls(gw.h.ollama);
         assertThat(sent).hasSize(3).allSatisfy(body -> {
           assertThat(body.path("model").asText()).as("the model is mapped").isEqualTo(AnthropicStubs.OLLAMA_MODEL);
           assertThat(body.path("stream").asBoolean(false)).isEqualTo(stream);
         });
         assertThat(sent.get(2).toString()).as("the tool result passed through as sent").contains("tool_result");
-        assertThat(ollamaChats(h.ollama)).isEmpty();
+        assertThat(ollamaChats(gw.h.ollama)).isEmpty();
       }
     }
 
     long counted = client.messages().countTokens(MessageCountTokensParams.builder().model(MODEL).addTool(bash())
         .addUserMessage("Count the tokens of this sentence, please.").build()).inputTokens();
     assertThat(counted).isBetween(10L, 400L);
-    assertThat(anthropic.findAll(postRequestedFor(urlPathEqualTo("/v1/messages/count_tokens"))))
+    assertThat(gw.anthropic.findAll(postRequestedFor(urlPathEqualTo("/v1/messages/count_tokens"))))
         .as("the gateway counts itself").isEmpty();
   }
 
   @ParameterizedTest(name = "{0}, stream {1}")
-  @MethodSource("tiersAndModes")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void aCallerOverItsPoolGetsTheSdksRateLimitExceptionFromAnAnthropicShapedError(String key, boolean stream) {
     start(Backend.CLOUD, """
         quota:
@@ -176,23 +151,12 @@ class AnthropicSdkTest {
           assertThat(e.headers().values("retry-after")).isNotEmpty();
           assertThat(e.body().toString()).contains("rate_limit_error");
         });
-    assertThat(anthropic.getAllServeEvents()).as("refused before any backend").isEmpty();
+    assertThat(gw.anthropic.getAllServeEvents()).as("refused before any backend").isEmpty();
   }
 
   private void start(Backend backend, String extraYaml) {
-    anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    anthropic.start();
-    h = GatewayHarness.start("""
-        cloud:
-          baseUrl: null
-          apiKey: null
-          routes:
-            - name: claude
-              kind: anthropic
-              baseUrl: %s
-              apiKey: %s
-        """.formatted(anthropic.baseUrl(), ANTHROPIC_KEY) + extraYaml);
-    AnthropicStubs.ollamaReady(h.ollama);
+    gw.start(extraYaml);
+    AnthropicStubs.ollamaReady(gw.h.ollama);
     switch (backend) {
       case CLOUD -> {
         stubCloud(containing("tool_result"), AnthropicStubs.messageStream(MODEL, FINAL_TEXT),
@@ -202,27 +166,27 @@ class AnthropicSdkTest {
         stubCloud(null, AnthropicStubs.messageStream(MODEL, CLOUD_TEXT), AnthropicStubs.message(MODEL, CLOUD_TEXT), 5);
       }
       case LOCAL_OVER_CHAT -> {
-        AnthropicStubs.ollamaChat(h.ollama, 1, matchingJsonPath("$.messages[?(@.role == 'tool')]"),
+        AnthropicStubs.ollamaChat(gw.h.ollama, 1, matchingJsonPath("$.messages[?(@.role == 'tool')]"),
             AnthropicStubs.textLines(FINAL_TEXT));
-        AnthropicStubs.ollamaChat(h.ollama, 3, matchingJsonPath("$.tools"),
+        AnthropicStubs.ollamaChat(gw.h.ollama, 3, matchingJsonPath("$.tools"),
             AnthropicStubs.toolCallLines("Bash", command()));
-        AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines(LOCAL_TEXT));
+        AnthropicStubs.ollamaChat(gw.h.ollama, 5, null, AnthropicStubs.textLines(LOCAL_TEXT));
       }
       case LOCAL_NATIVE -> {
         String local = AnthropicStubs.OLLAMA_MODEL;
-        AnthropicStubs.ollamaServesMessages(h.ollama);
-        AnthropicStubs.ollamaMessages(h.ollama, 2, containing("tool_result"),
+        AnthropicStubs.ollamaServesMessages(gw.h.ollama);
+        AnthropicStubs.ollamaMessages(gw.h.ollama, 2, containing("tool_result"),
             AnthropicStubs.messageStream(local, FINAL_TEXT), AnthropicStubs.message(local, FINAL_TEXT));
-        AnthropicStubs.ollamaMessages(h.ollama, 4, matchingJsonPath("$.tools"),
+        AnthropicStubs.ollamaMessages(gw.h.ollama, 4, matchingJsonPath("$.tools"),
             AnthropicStubs.toolUseStream(local, TOOL_ID, "Bash", command()),
             AnthropicStubs.toolUse(local, TOOL_ID, "Bash", command()));
-        AnthropicStubs.ollamaMessages(h.ollama, 6, null, AnthropicStubs.messageStream(local, LOCAL_TEXT),
+        AnthropicStubs.ollamaMessages(gw.h.ollama, 6, null, AnthropicStubs.messageStream(local, LOCAL_TEXT),
             AnthropicStubs.message(local, LOCAL_TEXT));
       }
     }
-    h.gateway().local().checkNow(); // what the start-up probe learns, with the stand-in now answering
+    gw.h.gateway().local().checkNow(); // what the start-up probe learns, with the stand-in now answering
     if (backend != Backend.CLOUD) {
-      forceLocal();
+      ClaudeRouteGateway.forceBreakerOpen(gw.h);
     }
   }
 
@@ -235,8 +199,8 @@ class AnthropicSdkTest {
       stream = stream.withRequestBody(body);
       buffered = buffered.withRequestBody(body);
     }
-    anthropic.stubFor(stream.willReturn(streamed));
-    anthropic.stubFor(buffered.willReturn(whole));
+    gw.anthropic.stubFor(stream.willReturn(streamed));
+    gw.anthropic.stubFor(buffered.willReturn(whole));
   }
 
   /** The tool input the stand-ins answer with. */
@@ -245,7 +209,7 @@ class AnthropicSdkTest {
   }
 
   private AnthropicClient client(String key) {
-    return AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + h.gateway().port()).apiKey(key)
+    return AnthropicOkHttpClient.builder().baseUrl("http://127.0.0.1:" + gw.h.gateway().port()).apiKey(key)
         .maxRetries(0).timeout(Duration.ofSeconds(20)).build();
   }
 
@@ -265,13 +229,5 @@ class AnthropicSdkTest {
     return Tool.builder().name("Bash").description("Runs a shell command").inputSchema(Tool.InputSchema.builder()
         .properties(JsonValue.from(Map.of("command", Map.of("type", "string")))).required(List.of("command")).build())
         .build();
-  }
-
-  private void forceLocal() {
-    HttpResponse<String> forced = h.send(HttpRequest.newBuilder(URI.create(h.url("/admin/breaker")))
-        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN)
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
-    assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
   }
 }

@@ -5,7 +5,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static io.spillway.app.anthropic.AnthropicStubs.ollamaChats;
 import static io.spillway.app.anthropic.AnthropicStubs.parse;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,23 +59,14 @@ class ClaudeCodeFailoverTest {
   void claudeCodeRunsItsBashToolOnLocalWhileAnthropicIsOverloadedAndIsBackOnTheCloudAfterLocalFor(String tier)
       throws IOException {
     String key = "sk-claude-" + tier + "-team-key";
-    WireMockServer anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    anthropic.start();
-    String config = """
-        cloud:
-          baseUrl: null
-          apiKey: null
-          routes:
-            - name: claude
-              kind: anthropic
-              baseUrl: %s
-              apiKey: %s
-        keys:
-          - { key: %s, team: claude-%s, tier: %s }
-        """.formatted(anthropic.baseUrl(), ANTHROPIC_KEY, key, tier, tier);
     try (LogCapture logs = new LogCapture();
         ClaudeCodeCli claude = ClaudeCodeCli.locate();
-        GatewayHarness h = GatewayHarness.start(config)) {
+        ClaudeRouteGateway gateway = ClaudeRouteGateway.claudeOnly(ANTHROPIC_KEY).start("""
+            keys:
+              - { key: %s, team: claude-%s, tier: %s }
+            """.formatted(key, tier, tier))) {
+      WireMockServer anthropic = gateway.anthropic;
+      GatewayHarness h = gateway.h;
       String baseUrl = "http://127.0.0.1:" + h.gateway().port();
       anthropic.stubFor(post(urlPathEqualTo("/v1/messages")).willReturn(AnthropicStubs.messageStream(
           "claude-sonnet-4-5", CLOUD_TEXT)));
@@ -157,8 +147,6 @@ class ClaudeCodeFailoverTest {
       anthropic.verify(postRequestedFor(urlPathEqualTo("/v1/messages")).withHeader("x-api-key", equalTo(ANTHROPIC_KEY)));
       assertThat(ollamaChats(h.ollama)).as("nothing more went local").hasSize(localBefore);
       assertThat(routeState(h)).as("the probe closed the breaker").isEqualTo("closed");
-    } finally {
-      anthropic.stop();
     }
   }
 

@@ -6,10 +6,8 @@ import io.spillway.app.testing.GatewayHarness;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -31,17 +29,8 @@ class LocalMessagesPingTest {
     }
   }
 
-  static Stream<Arguments> tiersAndWays() {
-    List<Arguments> all = new ArrayList<>();
-    for (String key : List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY)) {
-      all.add(Arguments.of(key, true));
-      all.add(Arguments.of(key, false));
-    }
-    return all.stream();
-  }
-
   @ParameterizedTest(name = "{0}, Ollama's own endpoint {1}")
-  @MethodSource("tiersAndWays")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void pingsFlowWhileTheLocalModelHasNotBegunItsAnswer(String key, boolean nativeEndpoint) {
     start(nativeEndpoint);
     if (nativeEndpoint) {
@@ -65,7 +54,7 @@ class LocalMessagesPingTest {
   }
 
   @ParameterizedTest(name = "{0}, Ollama's own endpoint {1}")
-  @MethodSource("tiersAndWays")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void pingsFillTheSilencesBetweenTheEventsOfASlowStream(String key, boolean nativeEndpoint) {
     start(nativeEndpoint);
     if (nativeEndpoint) {
@@ -98,12 +87,7 @@ class LocalMessagesPingTest {
       AnthropicStubs.ollamaServesMessages(h.ollama);
     }
     h.gateway().local().checkNow();
-    HttpResponse<String> forced = h.send(java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create(h.url("/admin/breaker")))
-        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN)
-        .header("Content-Type", "application/json")
-        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
-    assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+    ClaudeRouteGateway.forceBreakerOpen(h);
   }
 
   private HttpResponse<String> stream(String key) {

@@ -6,24 +6,20 @@ import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static io.spillway.app.anthropic.AnthropicStubs.ollamaChats;
 import static io.spillway.app.anthropic.AnthropicStubs.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.github.tomakehurst.wiremock.WireMockServer;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.core.json.Json;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -33,7 +29,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * local model (translated to {@code /api/chat}) when it is overloaded, and never to the OpenAI route.
  */
 class MessagesApiTest {
-  private static final String ANTHROPIC_KEY = "sk-ant-route-secret";
   private static final String MODEL = "claude-sonnet-4-5";
   private static final String VERSION = "2023-06-01";
   private static final String BETA = "claude-code-20250219";
@@ -41,55 +36,18 @@ class MessagesApiTest {
       [{"name":"Bash","description":"Runs a shell command","input_schema":{"type":"object",
         "properties":{"command":{"type":"string"}},"required":["command"]}}]""";
 
-  private WireMockServer openai;
-  private WireMockServer anthropic;
-  private GatewayHarness h;
+  @RegisterExtension
+  final ClaudeRouteGateway gw = ClaudeRouteGateway.withOpenAiRoute();
 
   @BeforeEach
-  void start() {
-    openai = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    openai.start();
-    anthropic.start();
-    h = GatewayHarness.start("""
-        cloud:
-          baseUrl: null
-          apiKey: null
-          routes:
-            - name: openai
-              kind: openai
-              baseUrl: %s/v1
-              apiKey: %s
-            - name: claude
-              kind: anthropic
-              baseUrl: %s
-              apiKey: %s
-        """.formatted(openai.baseUrl(), GatewayHarness.CLOUD_KEY, anthropic.baseUrl(), ANTHROPIC_KEY));
-    AnthropicStubs.ollamaReady(h.ollama);
-  }
-
-  @AfterEach
-  void stop() {
-    if (h != null) {
-      h.close();
-    }
-    anthropic.stop();
-    openai.stop();
-  }
-
-  static Stream<Arguments> tiersAndModes() {
-    List<Arguments> all = new ArrayList<>();
-    for (String key : List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY)) {
-      all.add(Arguments.of(key, false));
-      all.add(Arguments.of(key, true));
-    }
-    return all.stream();
+  void ollamaIsReady() {
+    AnthropicStubs.ollamaReady(gw.h.ollama);
   }
 
   @ParameterizedTest(name = "{0}, stream {1}")
-  @MethodSource("tiersAndModes")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void anthropicRouteServesMessagesWithItsOwnKeyAndTheClientsVersionAndBeta(String key, boolean stream) {
-    anthropic.stubFor(post("/v1/messages").willReturn(stream
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(stream
         ? AnthropicStubs.messageStream(MODEL, "Hello from Claude.") : AnthropicStubs.message(MODEL, "Hello from Claude.")));
 
     HttpResponse<String> answer = messages(key, body("Say hello.", stream));
@@ -99,30 +57,30 @@ class MessagesApiTest {
     assertThat(answer.headers().firstValue("x-spillway-route")).hasValue("claude");
     assertThat(answer.headers().firstValue("request-id")).isEqualTo(answer.headers().firstValue("x-request-id"));
     assertThat(answer.body()).contains("Hello from Claude.");
-    anthropic.verify(1, postRequestedFor(urlEqualTo("/v1/messages"))
-        .withHeader("x-api-key", equalTo(ANTHROPIC_KEY))
+    gw.anthropic.verify(1, postRequestedFor(urlEqualTo("/v1/messages"))
+        .withHeader("x-api-key", equalTo(ClaudeRouteGateway.ANTHROPIC_KEY))
         .withHeader("anthropic-version", equalTo(VERSION))
         .withHeader("anthropic-beta", equalTo(BETA))
         .withHeader("Authorization", absent()));
-    assertThat(openai.getAllServeEvents()).as("the OpenAI route never sees a Messages request").isEmpty();
+    assertThat(gw.openai.getAllServeEvents()).as("the OpenAI route never sees a Messages request").isEmpty();
   }
 
   @Test
   void theRouteSendsItsAnthropicVersionWhenTheClientSendsNone() {
-    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.message(MODEL, "ok")));
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.message(MODEL, "ok")));
 
-    HttpResponse<String> answer = h.post("/v1/messages", null, body("Say hello.", false), "x-api-key",
+    HttpResponse<String> answer = gw.h.post("/v1/messages", null, body("Say hello.", false), "x-api-key",
         GatewayHarness.SILVER_KEY);
 
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-    anthropic.verify(postRequestedFor(urlEqualTo("/v1/messages")).withHeader("anthropic-version", equalTo(VERSION)));
+    gw.anthropic.verify(postRequestedFor(urlEqualTo("/v1/messages")).withHeader("anthropic-version", equalTo(VERSION)));
   }
 
   @ParameterizedTest(name = "{0}, stream {1}")
-  @MethodSource("tiersAndModes")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void overloadedAnswersOpenTheAnthropicRoutesBreakerAndLocalServesEveryRequestMeanwhile(String key, boolean stream) {
-    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloaded529()));
-    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Served by the local model."));
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloaded529()));
+    AnthropicStubs.ollamaChat(gw.h.ollama, 5, null, AnthropicStubs.textLines("Served by the local model."));
 
     for (int i = 0; i < 4; i++) {
       HttpResponse<String> answer = messages(key, body("Say hello.", stream));
@@ -131,15 +89,15 @@ class MessagesApiTest {
       assertThat(text(answer.body())).isEqualTo("Served by the local model.");
     }
 
-    anthropic.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
+    gw.anthropic.verify(3, postRequestedFor(urlEqualTo("/v1/messages")));
     assertThat(routeState("claude")).isEqualTo("open");
     assertThat(routeState("openai")).as("the OpenAI route's breaker counts only its own answers").isEqualTo("closed");
   }
 
   @Test
   void anOverloadedErrorEventBeforeAnyContentIsCapacityAndTheRequestIsServedLocally() {
-    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloadedMidStream(MODEL)));
-    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Local after all."));
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.overloadedMidStream(MODEL)));
+    AnthropicStubs.ollamaChat(gw.h.ollama, 5, null, AnthropicStubs.textLines("Local after all."));
 
     HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, body("Say hello.", true));
 
@@ -151,7 +109,7 @@ class MessagesApiTest {
 
   @Test
   void aRateLimitErrorIsPassedOnWithItsRetryAfterAndDoesNotCountTowardTheStreak() {
-    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.rateLimited(7)));
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.rateLimited(7)));
 
     for (int i = 0; i < 4; i++) {
       HttpResponse<String> answer = messages(GatewayHarness.BRONZE_KEY, body("Say hello.", false));
@@ -162,13 +120,13 @@ class MessagesApiTest {
       assertThat(error.path("error").path("type").asText()).isEqualTo("rate_limit_error");
     }
     assertThat(routeState("claude")).isEqualTo("closed");
-    assertThat(ollamaChats(h.ollama)).isEmpty();
+    assertThat(ollamaChats(gw.h.ollama)).isEmpty();
   }
 
   @Test
   void aStreamOnLocalComesInAnthropicsEventOrderWithUsage() {
-    forceRoutesOpen();
-    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("One two three."));
+    ClaudeRouteGateway.forceBreakerOpen(gw.h);
+    AnthropicStubs.ollamaChat(gw.h.ollama, 5, null, AnthropicStubs.textLines("One two three."));
 
     HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, body("Count.", true));
 
@@ -182,17 +140,17 @@ class MessagesApiTest {
     assertThat(delta.path("delta").path("stop_reason").asText()).isEqualTo("end_turn");
     assertThat(delta.path("usage").path("input_tokens").asInt()).isEqualTo(1_480);
     assertThat(delta.path("usage").path("output_tokens").asInt()).isEqualTo(3);
-    JsonNode chat = ollamaChats(h.ollama).get(0);
+    JsonNode chat = ollamaChats(gw.h.ollama).get(0);
     assertThat(chat.path("model").asText()).isEqualTo(AnthropicStubs.OLLAMA_MODEL);
     assertThat(chat.path("messages").get(0).path("role").asText()).isEqualTo("system");
   }
 
   @Test
   void aToolUseRoundTripsThroughTheLocalModelAndThinkingIsDroppedAndNamed() {
-    forceRoutesOpen();
-    AnthropicStubs.ollamaChat(h.ollama, 1, matchingJsonPath("$.messages[?(@.role == 'tool')]"),
+    ClaudeRouteGateway.forceBreakerOpen(gw.h);
+    AnthropicStubs.ollamaChat(gw.h.ollama, 1, matchingJsonPath("$.messages[?(@.role == 'tool')]"),
         AnthropicStubs.textLines("The command printed HELLO."));
-    AnthropicStubs.ollamaChat(h.ollama, 5, null,
+    AnthropicStubs.ollamaChat(gw.h.ollama, 5, null,
         AnthropicStubs.toolCallLines("Bash", Json.object().put("command", "echo HELLO")));
 
     HttpResponse<String> first = messages(GatewayHarness.BRONZE_KEY, """
@@ -218,7 +176,7 @@ class MessagesApiTest {
     assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
     assertThat(parse(second.body()).path("content").get(0).path("text").asText()).isEqualTo("The command printed HELLO.");
     assertThat(second.headers().firstValue("x-spillway-dropped-params")).hasValue("thinking");
-    JsonNode chat = ollamaChats(h.ollama).get(1);
+    JsonNode chat = ollamaChats(gw.h.ollama).get(1);
     JsonNode tool = chat.path("messages").get(chat.path("messages").size() - 1);
     assertThat(tool.path("role").asText()).isEqualTo("tool");
     assertThat(tool.path("content").asText()).isEqualTo("HELLO");
@@ -227,7 +185,7 @@ class MessagesApiTest {
 
   @Test
   void errorsAreInAnthropicsShapeWithTheMatchingStatusAndRequestId() {
-    HttpResponse<String> noKey = h.post("/v1/messages", null, body("Hi", false));
+    HttpResponse<String> noKey = gw.h.post("/v1/messages", null, body("Hi", false));
     assertThat(noKey.statusCode()).isEqualTo(401);
     assertThat(parse(noKey.body()).path("error").path("type").asText()).isEqualTo("authentication_error");
     assertThat(parse(noKey.body()).path("type").asText()).isEqualTo("error");
@@ -242,7 +200,7 @@ class MessagesApiTest {
 
   @Test
   void aDocumentBlockIsRefusedOnLocalNamingTheMessagesApi() {
-    forceRoutesOpen();
+    ClaudeRouteGateway.forceBreakerOpen(gw.h);
     HttpResponse<String> answer = messages(GatewayHarness.GOLD_KEY, """
         {"model":"%s","max_tokens":64,"messages":[{"role":"user","content":[
           {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}]}"""
@@ -253,25 +211,25 @@ class MessagesApiTest {
     JsonNode error = parse(answer.body());
     assertThat(error.path("error").path("type").asText()).isEqualTo("invalid_request_error");
     assertThat(error.path("error").path("message").asText()).contains("Messages API").contains("documents");
-    assertThat(ollamaChats(h.ollama)).isEmpty();
+    assertThat(ollamaChats(gw.h.ollama)).isEmpty();
   }
 
   @Test
   void claudeCodesRealTurnGoesToTheAnthropicRouteByteForByte() throws java.io.IOException {
     String turn = claudeCodeTurn();
-    anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.messageStream(MODEL, "ok")));
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(AnthropicStubs.messageStream(MODEL, "ok")));
 
     HttpResponse<String> answer = messages(GatewayHarness.SILVER_KEY, turn);
 
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
-    assertThat(anthropic.findAll(postRequestedFor(urlEqualTo("/v1/messages"))).get(0).getBodyAsString())
+    assertThat(gw.anthropic.findAll(postRequestedFor(urlEqualTo("/v1/messages"))).get(0).getBodyAsString())
         .isEqualTo(turn);
   }
 
   @Test
   void claudeCodesRealTurnIsServedLocallyWithWhatLocalCannotDoNamed() throws java.io.IOException {
-    forceRoutesOpen();
-    AnthropicStubs.ollamaChat(h.ollama, 5, null, AnthropicStubs.textLines("Hello from the local model."));
+    ClaudeRouteGateway.forceBreakerOpen(gw.h);
+    AnthropicStubs.ollamaChat(gw.h.ollama, 5, null, AnthropicStubs.textLines("Hello from the local model."));
 
     HttpResponse<String> answer = messages(GatewayHarness.BRONZE_KEY, claudeCodeTurn());
 
@@ -279,7 +237,7 @@ class MessagesApiTest {
     assertThat(text(answer.body())).isEqualTo("Hello from the local model.");
     assertThat(answer.headers().firstValue("x-spillway-dropped-params"))
         .hasValue("thinking,context_management,output_config");
-    JsonNode chat = ollamaChats(h.ollama).get(0);
+    JsonNode chat = ollamaChats(gw.h.ollama).get(0);
     assertThat(chat.path("tools").findValuesAsText("name")).contains("Bash", "Read", "Edit", "Write");
     assertThat(chat.path("messages").findValuesAsText("role")).contains("system", "user");
   }
@@ -294,23 +252,22 @@ class MessagesApiTest {
 
   @Test
   void countTokensIsAnsweredByTheGatewayAfterAuthentication() {
-    HttpResponse<String> counted = h.post("/v1/messages/count_tokens", null, """
+    HttpResponse<String> counted = gw.h.post("/v1/messages/count_tokens", null, """
         {"model":"%s","system":"You are terse.","tools":%s,
          "messages":[{"role":"user","content":"Count the tokens of this sentence, please."}]}"""
         .formatted(MODEL, TOOLS), "x-api-key", GatewayHarness.SILVER_KEY);
 
     assertThat(counted.statusCode()).as(counted.body()).isEqualTo(200);
     assertThat(parse(counted.body()).path("input_tokens").asInt()).isBetween(20, 200);
-    assertThat(anthropic.getAllServeEvents()).isEmpty();
-    HttpResponse<String> wrongKey = h.post("/v1/messages/count_tokens", "sk-wrong",
+    assertThat(gw.anthropic.getAllServeEvents()).isEmpty();
+    HttpResponse<String> wrongKey = gw.h.post("/v1/messages/count_tokens", "sk-wrong",
         "{\"model\":\"" + MODEL + "\",\"messages\":[]}");
     assertThat(wrongKey.statusCode()).isEqualTo(401);
     assertThat(parse(wrongKey.body()).path("error").path("type").asText()).isEqualTo("authentication_error");
   }
 
   private HttpResponse<String> messages(String key, String body) {
-    return h.post("/v1/messages", null, body, "x-api-key", key, "anthropic-version", VERSION,
-        "anthropic-beta", BETA);
+    return gw.messages(key, body, "anthropic-version", VERSION, "anthropic-beta", BETA);
   }
 
   private static String body(String prompt, boolean stream) {
@@ -319,17 +276,8 @@ class MessagesApiTest {
          "messages":[{"role":"user","content":[{"type":"text","text":"%s"}]}]}""".formatted(MODEL, stream, prompt);
   }
 
-  private void forceRoutesOpen() {
-    HttpResponse<String> forced = h.send(java.net.http.HttpRequest.newBuilder(
-            java.net.URI.create(h.url("/admin/breaker")))
-        .header("Authorization", "Bearer " + GatewayHarness.ADMIN_TOKEN)
-        .header("Content-Type", "application/json")
-        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"state\":\"open\"}")).build());
-    assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
-  }
-
   private String routeState(String name) {
-    JsonNode status = parse(h.get("/admin/status", GatewayHarness.ADMIN_TOKEN).body());
+    JsonNode status = parse(gw.h.get("/admin/status", GatewayHarness.ADMIN_TOKEN).body());
     for (JsonNode route : status.path("routes")) {
       if (name.equals(route.path("name").asText())) {
         return route.path("breaker").path("state").asText();

@@ -3,20 +3,13 @@ package io.spillway.app.anthropic;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.app.testing.OpenAiStubs;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -28,56 +21,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MessagesCacheTest {
   private static final String MODEL = "claude-sonnet-4-5";
 
-  private WireMockServer anthropic;
-  private WireMockServer openai;
-  private GatewayHarness h;
-
-  @BeforeEach
-  void start() {
-    anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    anthropic.start();
-    openai = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    openai.start();
-    h = GatewayHarness.start("""
-        cloud:
-          baseUrl: null
-          apiKey: null
-          routes:
-            - name: openai
-              kind: openai
-              baseUrl: %s/v1
-              apiKey: %s
-            - name: claude
-              kind: anthropic
-              baseUrl: %s
-              apiKey: sk-ant-route-secret
-        """.formatted(openai.baseUrl(), GatewayHarness.CLOUD_KEY, anthropic.baseUrl()));
-  }
-
-  @AfterEach
-  void stop() {
-    if (h != null) {
-      h.close();
-    }
-    anthropic.stop();
-    openai.stop();
-  }
-
-  static Stream<Arguments> tiersAndModes() {
-    List<Arguments> all = new ArrayList<>();
-    for (String key : List.of(GatewayHarness.GOLD_KEY, GatewayHarness.SILVER_KEY, GatewayHarness.BRONZE_KEY)) {
-      all.add(Arguments.of(key, false));
-      all.add(Arguments.of(key, true));
-    }
-    return all.stream();
-  }
+  @RegisterExtension
+  final ClaudeRouteGateway gw = ClaudeRouteGateway.withOpenAiRoute();
 
   @ParameterizedTest(name = "{0}, stream {1}")
-  @MethodSource("tiersAndModes")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void aDeterministicMessagesRepeatIsAHitAndNeverCrossesToChat(String key, boolean stream) {
-    anthropic.stubFor(post("/v1/messages").willReturn(stream
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(stream
         ? AnthropicStubs.messageStream(MODEL, "Cached from Claude.") : AnthropicStubs.message(MODEL, "Cached from Claude.")));
-    openai.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("From the chat route.")));
+    gw.openai.stubFor(post("/v1/chat/completions").willReturn(OpenAiStubs.chatCompletion("From the chat route.")));
 
     HttpResponse<String> first = messages(key, stream, "claude-code-20250219");
     HttpResponse<String> second = messages(key, stream, "claude-code-20250219");
@@ -87,9 +39,9 @@ class MessagesCacheTest {
     assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
     assertThat(second.headers().firstValue("x-spillway-cache")).hasValue("hit");
     assertThat(second.body()).isEqualTo(first.body());
-    anthropic.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
+    gw.anthropic.verify(1, postRequestedFor(urlEqualTo("/v1/messages")));
 
-    HttpResponse<String> chat = h.post("/v1/chat/completions", key, """
+    HttpResponse<String> chat = gw.h.post("/v1/chat/completions", key, """
         {"model":"%s","temperature":0,"stream":%s,"max_tokens":64,
          "messages":[{"role":"user","content":"Say hello."}]}""".formatted(MODEL, stream));
     assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
@@ -98,7 +50,7 @@ class MessagesCacheTest {
 
     HttpResponse<String> otherBeta = messages(key, stream, "another-beta-2026-01-01");
     assertThat(otherBeta.headers().firstValue("x-spillway-cache")).as("another beta, another entry").hasValue("miss");
-    anthropic.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+    gw.anthropic.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
 
     HttpResponse<String> third = messages(key, stream, "claude-code-20250219");
     assertThat(third.headers().firstValue("x-spillway-cache")).hasValue("hit");
@@ -106,25 +58,25 @@ class MessagesCacheTest {
   }
 
   @ParameterizedTest(name = "{0}, stream {1}")
-  @MethodSource("tiersAndModes")
+  @MethodSource("io.spillway.app.anthropic.ClaudeRouteGateway#tiersAndModes")
   void aMessagesRequestWithSamplingIsNotCached(String key, boolean stream) {
-    anthropic.stubFor(post("/v1/messages").willReturn(stream
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(stream
         ? AnthropicStubs.messageStream(MODEL, "Fresh.") : AnthropicStubs.message(MODEL, "Fresh.")));
 
     for (int i = 0; i < 2; i++) {
-      HttpResponse<String> answer = h.post("/v1/messages", null, """
+      HttpResponse<String> answer = gw.h.post("/v1/messages", null, """
           {"model":"%s","max_tokens":64,"temperature":0.7,"stream":%s,
            "messages":[{"role":"user","content":"Say hello."}]}""".formatted(MODEL, stream), "x-api-key", key);
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
       assertThat(answer.headers().firstValue("x-spillway-cache")).isNotEqualTo(java.util.Optional.of("hit"));
     }
-    anthropic.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
+    gw.anthropic.verify(2, postRequestedFor(urlEqualTo("/v1/messages")));
   }
 
   private HttpResponse<String> messages(String key, boolean stream, String beta) {
-    return h.post("/v1/messages", null, """
+    return gw.messages(key, """
         {"model":"%s","max_tokens":64,"temperature":0,"stream":%s,
          "messages":[{"role":"user","content":"Say hello."}]}""".formatted(MODEL, stream),
-        "x-api-key", key, "anthropic-version", "2023-06-01", "anthropic-beta", beta);
+        "anthropic-version", "2023-06-01", "anthropic-beta", beta);
   }
 }

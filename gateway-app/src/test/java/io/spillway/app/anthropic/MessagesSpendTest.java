@@ -1,19 +1,16 @@
 package io.spillway.app.anthropic;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.github.tomakehurst.wiremock.WireMockServer;
 import io.spillway.app.testing.GatewayHarness;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -28,32 +25,8 @@ class MessagesSpendTest {
   /** claude-sonnet-4-5: 20 input at 3.00, 300 cache reads at 0.30, 100 cache writes at 3.75, 7 output at 15.00. */
   private static final double COST = (20 * 3.00 + 300 * 0.30 + 100 * 3.75 + 7 * 15.00) / 1_000_000;
 
-  private WireMockServer anthropic;
-  private GatewayHarness h;
-
-  @BeforeEach
-  void start() {
-    anthropic = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1"));
-    anthropic.start();
-    h = GatewayHarness.start("""
-        cloud:
-          baseUrl: null
-          apiKey: null
-          routes:
-            - name: claude
-              kind: anthropic
-              baseUrl: %s
-              apiKey: sk-ant-route-secret
-        """.formatted(anthropic.baseUrl()));
-  }
-
-  @AfterEach
-  void stop() {
-    if (h != null) {
-      h.close();
-    }
-    anthropic.stop();
-  }
+  @RegisterExtension
+  final ClaudeRouteGateway gw = ClaudeRouteGateway.claudeOnly();
 
   static Stream<Arguments> tiersAndModes() {
     List<Arguments> all = new ArrayList<>();
@@ -70,16 +43,16 @@ class MessagesSpendTest {
   @MethodSource("tiersAndModes")
   void aClaudeCallCostsItsInputCacheReadsCacheWritesAndOutputEachAtItsPrice(String key, String team, boolean stream) {
     String model = "claude-sonnet-4-5-20250929";
-    anthropic.stubFor(post("/v1/messages").willReturn(stream
+    gw.anthropic.stubFor(post("/v1/messages").willReturn(stream
         ? AnthropicStubs.messageStream(model, "Priced.") : AnthropicStubs.message(model, "Priced.")));
 
-    HttpResponse<String> answer = h.post("/v1/messages", null, """
+    HttpResponse<String> answer = gw.messages(key, """
         {"model":"%s","max_tokens":64,"stream":%s,"messages":[{"role":"user","content":"Hi"}]}"""
-        .formatted(model, stream), "x-api-key", key);
+        .formatted(model, stream));
 
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     JsonNode spend = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-        .until(() -> AnthropicStubs.parse(h.get("/admin/quota", GatewayHarness.ADMIN_TOKEN).body()).get("spend"),
+        .until(() -> AnthropicStubs.parse(gw.h.get("/admin/quota", GatewayHarness.ADMIN_TOKEN).body()).get("spend"),
             s -> s.at("/teams/" + team + "/usd").asDouble() > 0);
     assertThat(spend.at("/teams/" + team + "/usd").asDouble()).isCloseTo(COST, within(1e-12));
     assertThat(spend.at("/unpricedModels").toString()).doesNotContain("claude");
