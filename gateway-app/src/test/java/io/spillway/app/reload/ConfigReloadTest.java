@@ -209,7 +209,7 @@ class ConfigReloadTest {
     try (Connection connection = new Connection(gateway.port())) {
       sun.misc.Signal.raise(new sun.misc.Signal("HUP"));
 
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
           assertThat(connection.send("POST", "/v1/chat/completions", NEW_KEY, chat())[0]).isEqualTo("200"));
     } finally {
       handler.close();

@@ -184,7 +184,7 @@ class ReloadSafetyTest {
       Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid())).start();
       assertThat(kill.waitFor()).isZero();
 
-      await().atMost(Duration.ofSeconds(10)).until(() -> !auditLines(logs, "config.reload").isEmpty());
+      await().atMost(Duration.ofSeconds(30)).until(() -> !auditLines(logs, "config.reload").isEmpty());
       JsonNode line = auditLines(logs, "config.reload").getFirst();
       assertThat(line.get("who").asText()).isEqualTo("signal:SIGHUP");
       assertThat(line.get("ok").asBoolean()).isTrue();
