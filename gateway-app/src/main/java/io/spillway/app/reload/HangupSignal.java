@@ -7,8 +7,7 @@ import org.slf4j.LoggerFactory;
  * Runs an action on {@code SIGHUP}, the Unix way to ask a server to reload its config. Uses
  * {@code sun.misc.Signal} where the JVM offers it; on a platform without {@code HUP} (Windows) or a
  * JVM started with {@code -Xrs}, installing does nothing but say so. The action runs on a fresh
- * platform thread, never on the JVM's signal dispatcher, and not on a virtual thread either: an
- * operator's reload must not wait for a carrier behind the request load it may be meant to relieve.
+ * virtual thread, never on the JVM's signal dispatcher.
  */
 public final class HangupSignal implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HangupSignal.class);
@@ -23,7 +22,7 @@ public final class HangupSignal implements AutoCloseable {
   public static HangupSignal install(Runnable action) {
     try {
       sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
-          signal -> Thread.ofPlatform().name("spillway-sighup").daemon().start(action));
+          signal -> Thread.ofVirtual().name("spillway-sighup").start(action));
       return new HangupSignal(previous);
     } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
       log.info("SIGHUP reload is not available here ({}); use POST /admin/reload", e.toString());
