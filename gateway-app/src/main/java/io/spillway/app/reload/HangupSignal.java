@@ -18,11 +18,22 @@ public final class HangupSignal implements AutoCloseable {
     this.previous = previous;
   }
 
-  /** Installs the handler; null (and a log line saying why) when this platform cannot. */
+  /**
+   * Installs the handler; null (and a log line saying why) when this platform cannot, or when the
+   * process was started with SIGHUP ignored, as {@code nohup} starts it.
+   */
   public static HangupSignal install(Runnable action) {
     try {
-      sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+      sun.misc.Signal hup = new sun.misc.Signal("HUP");
+      sun.misc.SignalHandler previous = sun.misc.Signal.handle(hup,
           signal -> Thread.ofVirtual().name("spillway-sighup").start(action));
+      if (previous == sun.misc.SignalHandler.SIG_IGN) {
+        // The JVM installs no handler for a SIGHUP the process inherited as ignored (nohup does that).
+        sun.misc.Signal.handle(hup, previous);
+        log.warn("SIGHUP reload is off: this process was started with SIGHUP ignored (under nohup?);"
+            + " use POST /admin/reload, or start it without nohup");
+        return null;
+      }
       return new HangupSignal(previous);
     } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
       log.info("SIGHUP reload is not available here ({}); use POST /admin/reload", e.toString());

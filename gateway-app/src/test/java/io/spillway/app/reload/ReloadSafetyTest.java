@@ -180,7 +180,8 @@ class ReloadSafetyTest {
     Files.writeString(file, config("admin-one", "1h", "250ms").replace("port: 0,", "port: 0, maxHops: 2,"));
     try (LogCapture logs = new LogCapture();
         HangupSignal hangup = HangupSignal.install(gateway::reloadBySignal)) {
-      assertThat(hangup).as("SIGHUP can be handled on this platform").isNotNull();
+      org.junit.jupiter.api.Assumptions.assumeTrue(hangup != null,
+          "SIGHUP cannot be handled here (no HUP on this platform, or the build was started under nohup)");
       Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid())).start();
       assertThat(kill.waitFor()).isZero();
 
