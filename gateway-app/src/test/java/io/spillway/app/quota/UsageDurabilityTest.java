@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,7 +50,8 @@ class UsageDurabilityTest {
   private static final int CLIENTS = 8;
   private static final Pattern SERVING = Pattern.compile("serving (http://\\S+)/v1");
 
-  @TempDir Path dir;
+  /** Kept when a test fails: the gateways' logs are in it. */
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir;
   private WireMockServer cloud;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final List<Process> processes = new ArrayList<>();
@@ -100,9 +102,11 @@ class UsageDurabilityTest {
         .isGreaterThanOrEqualTo(completedBeforePoint * PER_REQUEST)
         // Bounded by what reached the cloud, not by the client's send() calls: the JDK client may
         // resend a request on a pooled connection it finds closed, and each settles what it used.
-        .as("nothing is counted that the cloud did not answer")
+        .as("nothing is counted that the cloud did not answer (logs in %s)", dir)
         .isLessThanOrEqualTo(cloud.getAllServeEvents().size() * PER_REQUEST);
-    assertThat(report(second).at("/teams/release/used").asLong()).isEqualTo(used);
+    assertThat(report(second).at("/teams/release/used").asLong())
+        .as("the flush that survived wrote the team's usage and the pool's from one cut: they agree")
+        .isEqualTo(used);
   }
 
   @Test

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * Durable usage and spend in one H2 MVStore file ({@code <dir>/usage.mv.db}), for a single gateway.
  *
  * <p>Requests count in memory (a {@link MemoryUsageStore}); a background thread writes the
- * settled counters (tokens, and spend in nano-dollars per month, team and tier) to the file every {@code quota.flushInterval} and {@link #close} writes them a
- * last time. So a graceful stop loses nothing, and a {@code kill -9} loses at most the usage settled
+ * settled counters (tokens, and spend in nano-dollars per month, team and tier) to the file every
+ * {@code quota.flushInterval}, from one consistent {@link LedgerCut} (so the pool totals on disk are
+ * always what their teams add up to), and {@link #close} writes them a last time. So a graceful stop loses nothing, and a {@code kill -9} loses at most the usage settled
  * since the last flush: one interval. Reservations of running requests are not written: after a
  * restart there are none.
  *
@@ -160,23 +161,26 @@ public final class EmbeddedUsageStore implements UsageStore {
     if (closed) {
       return;
     }
-    // Taken before the counters are read: whatever settled before it is in this flush.
+    // Taken before the cut: whatever settled before it is in this flush.
     Instant startedAt = clock.instant();
-    long changes = ledger.changes();
-    if (changes == flushedChanges) {
+    if (ledger.changes() == flushedChanges) {
+      // A change still under way is not counted yet either: the next flush takes it.
       durableAsOf = startedAt;
       return;
     }
-    ledger.forEachPoolUsed((key, used) -> poolUsed.put(key.month() + "|" + key.tier().tag(), used));
-    ledger.forEachTeamUsed((month, team, used) -> teamUsed.put(month + "|" + team, used));
-    ledger.forEachSpend((month, team, tier, nanos) -> spendNanos.put(month + "|" + team + "|" + tier.tag(), nanos));
-    ledger.forEachUnpriced((month, team, tier, count) -> spendUnpriced.put(month + "|" + tier.tag(), count));
-    for (String alert : ledger.alerts()) {
+    LedgerCut cut = ledger.cut();
+    cut.poolUsed().forEach((key, used) -> poolUsed.put(key.month() + "|" + key.tier().tag(), used));
+    cut.teamUsed().forEach((month, teams) -> teams.forEach((team, used) -> teamUsed.put(month + "|" + team, used)));
+    cut.spendNanos().forEach((month, teams) -> teams.forEach((team, tiers) -> tiers.forEach((tier, nanos) ->
+        spendNanos.put(month + "|" + team + "|" + tier.tag(), nanos))));
+    cut.unpriced().forEach((month, tiers) -> tiers.forEach((tier, count) ->
+        spendUnpriced.put(month + "|" + tier.tag(), count)));
+    for (String alert : cut.alerts()) {
       alertsSent.putIfAbsent(alert, Boolean.TRUE);
     }
     mv.commit();
     mv.sync();
-    flushedChanges = changes;
+    flushedChanges = cut.changes();
     durableAsOf = startedAt;
   }
 

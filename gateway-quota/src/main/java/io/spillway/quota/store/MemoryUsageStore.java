@@ -7,7 +7,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiConsumer;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Usage in this process only: nothing survives a restart. The store for tests and throwaway runs,
@@ -15,6 +16,11 @@ import java.util.function.BiConsumer;
  *
  * <p>Each pool's counters are guarded by their own monitor, so a reservation checks and takes its
  * tokens in one step; pools never contend with each other.
+ *
+ * <p>A change that moves several counters (a settle moves its pool's and its team's) happens under
+ * the shared side of one read-write lock, and {@link #cut} copies every counter under its exclusive
+ * side: a durable copy written from a cut never holds a pool total its teams do not add up to, even
+ * when the process dies right after it.
  */
 public final class MemoryUsageStore implements UsageStore {
   private static final class Counter {
@@ -35,6 +41,9 @@ public final class MemoryUsageStore implements UsageStore {
   /** month → tier → unpriced requests. */
   private final ConcurrentHashMap<String, ConcurrentHashMap<Tier, AtomicLong>> unpriced = new ConcurrentHashMap<>();
   private final AtomicLong changes = new AtomicLong();
+  private final ReentrantReadWriteLock cutLock = new ReentrantReadWriteLock();
+  /** Held while a change moves counters; many changes run at once, never during a {@link #cut}. */
+  private final Lock changing = cutLock.readLock();
 
   @Override
   public ReserveOutcome reserve(PoolKey pool, String team, long tokens, long ceiling) {
@@ -51,34 +60,49 @@ public final class MemoryUsageStore implements UsageStore {
   @Override
   public PoolUsage settle(Hold hold, long actualTokens) {
     Counter counter = counter(hold.pool());
-    PoolUsage after;
-    synchronized (counter) {
-      counter.reserved = Saturating.add(counter.reserved, -hold.tokens());
-      counter.used = Saturating.add(counter.used, actualTokens);
-      after = counter.snapshot();
+    changing.lock();
+    try {
+      PoolUsage after;
+      synchronized (counter) {
+        counter.reserved = Saturating.add(counter.reserved, -hold.tokens());
+        counter.used = Saturating.add(counter.used, actualTokens);
+        after = counter.snapshot();
+      }
+      if (actualTokens != 0) {
+        addTeamUsage(hold.pool().month(), hold.team(), actualTokens);
+        changes.incrementAndGet();
+      }
+      return after;
+    } finally {
+      changing.unlock();
     }
-    if (actualTokens != 0) {
-      addTeamUsage(hold.pool().month(), hold.team(), actualTokens);
-      changes.incrementAndGet();
-    }
-    return after;
   }
 
   /** Adds (or, negative, takes back) settled usage without a hold: loading a file, replaying. */
   void addUsage(PoolKey pool, String team, long tokens) {
     Counter counter = counter(pool);
-    synchronized (counter) {
-      counter.used = Saturating.add(counter.used, tokens);
+    changing.lock();
+    try {
+      synchronized (counter) {
+        counter.used = Saturating.add(counter.used, tokens);
+      }
+      if (team != null) {
+        addTeamUsage(pool.month(), team, tokens);
+      }
+      changes.incrementAndGet();
+    } finally {
+      changing.unlock();
     }
-    if (team != null) {
-      addTeamUsage(pool.month(), team, tokens);
-    }
-    changes.incrementAndGet();
   }
 
   /** Adds team usage only (loading a file, where pool totals are loaded separately). */
   void addTeamOnly(String month, String team, long tokens) {
-    addTeamUsage(month, team, tokens);
+    changing.lock();
+    try {
+      addTeamUsage(month, team, tokens);
+    } finally {
+      changing.unlock();
+    }
   }
 
   private void addTeamUsage(String month, String team, long tokens) {
@@ -114,11 +138,20 @@ public final class MemoryUsageStore implements UsageStore {
 
   @Override
   public boolean claimAlert(PoolKey pool, String band) {
-    boolean claimed = alerts.add(alertKey(pool, band));
-    if (claimed) {
-      changes.incrementAndGet();
+    return claim(alertKey(pool, band));
+  }
+
+  private boolean claim(String alertKey) {
+    changing.lock();
+    try {
+      boolean claimed = alerts.add(alertKey);
+      if (claimed) {
+        changes.incrementAndGet();
+      }
+      return claimed;
+    } finally {
+      changing.unlock();
     }
-    return claimed;
   }
 
   static String alertKey(PoolKey pool, String band) {
@@ -127,26 +160,41 @@ public final class MemoryUsageStore implements UsageStore {
 
   @Override
   public void addSpend(String month, String team, Tier tier, long nanos, boolean unpricedRequest) {
-    addSpendOnly(month, team, tier, nanos);
-    if (unpricedRequest) {
-      addUnpriced(month, tier, 1);
+    changing.lock();
+    try {
+      addSpendOnly(month, team, tier, nanos);
+      if (unpricedRequest) {
+        addUnpriced(month, tier, 1);
+      }
+    } finally {
+      changing.unlock();
     }
   }
 
   /** Adds (or, negative, takes back) spend: a request, a loaded file, a written-back amount. */
   void addSpendOnly(String month, String team, Tier tier, long nanos) {
-    spend.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
-        .computeIfAbsent(team, t -> new ConcurrentHashMap<>())
-        .computeIfAbsent(tier, t -> new AtomicLong())
-        .accumulateAndGet(nanos, Saturating::add);
-    changes.incrementAndGet();
+    changing.lock();
+    try {
+      spend.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
+          .computeIfAbsent(team, t -> new ConcurrentHashMap<>())
+          .computeIfAbsent(tier, t -> new AtomicLong())
+          .accumulateAndGet(nanos, Saturating::add);
+      changes.incrementAndGet();
+    } finally {
+      changing.unlock();
+    }
   }
 
   void addUnpriced(String month, Tier tier, long requests) {
-    unpriced.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
-        .computeIfAbsent(tier, t -> new AtomicLong())
-        .accumulateAndGet(requests, Saturating::add);
-    changes.incrementAndGet();
+    changing.lock();
+    try {
+      unpriced.computeIfAbsent(month, m -> new ConcurrentHashMap<>())
+          .computeIfAbsent(tier, t -> new AtomicLong())
+          .accumulateAndGet(requests, Saturating::add);
+      changes.incrementAndGet();
+    } finally {
+      changing.unlock();
+    }
   }
 
   @Override
@@ -168,35 +216,21 @@ public final class MemoryUsageStore implements UsageStore {
 
   @Override
   public boolean claimSpendAlert(String month, String team, String band) {
-    boolean claimed = alerts.add(spendAlertKey(month, team, band));
-    if (claimed) {
-      changes.incrementAndGet();
-    }
-    return claimed;
+    return claim(spendAlertKey(month, team, band));
   }
 
   static String spendAlertKey(String month, String team, String band) {
     return "spend|" + month + "|" + team + "|" + band;
   }
 
-  void forEachSpend(SpendConsumer action) {
-    spend.forEach((month, teams) -> teams.forEach((team, tiers) ->
-        tiers.forEach((tier, nanos) -> action.accept(month, team, tier, nanos.get()))));
-  }
-
-  void forEachUnpriced(SpendConsumer action) {
-    unpriced.forEach((month, tiers) -> tiers.forEach((tier, n) -> action.accept(month, null, tier, n.get())));
-  }
-
-  @FunctionalInterface
-  interface SpendConsumer {
-    /** @param team null for unpriced request counts */
-    void accept(String month, String team, Tier tier, long value);
-  }
-
   /** Marks an alert as already sent (loading a file). */
   void markAlert(String alertKey) {
-    alerts.add(alertKey);
+    changing.lock();
+    try {
+      alerts.add(alertKey);
+    } finally {
+      changing.unlock();
+    }
   }
 
   /** A counter that moves on every change that a durable copy must write. */
@@ -204,27 +238,35 @@ public final class MemoryUsageStore implements UsageStore {
     return changes.get();
   }
 
-  void forEachPoolUsed(BiConsumer<PoolKey, Long> action) {
-    pools.forEach((key, counter) -> {
-      long used;
-      synchronized (counter) {
-        used = counter.used;
-      }
-      action.accept(key, used);
-    });
-  }
-
-  void forEachTeamUsed(TeamUsageConsumer action) {
-    teams.forEach((month, byTeam) -> byTeam.forEach((team, used) -> action.accept(month, team, used.get())));
-  }
-
-  Set<String> alerts() {
-    return Set.copyOf(alerts);
-  }
-
-  @FunctionalInterface
-  interface TeamUsageConsumer {
-    void accept(String month, String team, long used);
+  /**
+   * Every counter a durable copy writes, copied at one instant: no change is half in it (a settle's
+   * pool total without its team's share). Changes wait while it copies, which takes microseconds.
+   */
+  LedgerCut cut() {
+    Lock exclusive = cutLock.writeLock();
+    exclusive.lock();
+    try {
+      Map<PoolKey, Long> poolUsed = new TreeMap<>(LedgerCut.POOL_ORDER);
+      pools.forEach((key, counter) -> {
+        synchronized (counter) {
+          poolUsed.put(key, counter.used);
+        }
+      });
+      Map<String, Map<String, Long>> teamUsed = new TreeMap<>();
+      teams.forEach((month, byTeam) -> byTeam.forEach((team, used) ->
+          teamUsed.computeIfAbsent(month, m -> new TreeMap<>()).put(team, used.get())));
+      Map<String, Map<String, Map<Tier, Long>>> spendNanos = new TreeMap<>();
+      spend.forEach((month, byTeam) -> byTeam.forEach((team, tiers) -> tiers.forEach((tier, nanos) ->
+          spendNanos.computeIfAbsent(month, m -> new TreeMap<>())
+              .computeIfAbsent(team, t -> new EnumMap<>(Tier.class))
+              .put(tier, nanos.get()))));
+      Map<String, Map<Tier, Long>> unpricedRequests = new TreeMap<>();
+      unpriced.forEach((month, tiers) -> tiers.forEach((tier, n) ->
+          unpricedRequests.computeIfAbsent(month, m -> new EnumMap<>(Tier.class)).put(tier, n.get())));
+      return new LedgerCut(changes.get(), poolUsed, teamUsed, spendNanos, unpricedRequests, Set.copyOf(alerts));
+    } finally {
+      exclusive.unlock();
+    }
   }
 
   private Counter counter(PoolKey pool) {
