@@ -6,14 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.spillway.core.pipeline.Route;
 import java.util.Set;
-import java.util.function.Consumer;
 
 /**
- * Where the text is in OpenAI request bodies: the completions {@code prompt}; chat
+ * Where trimming rewrites texts in OpenAI request bodies: the completions {@code prompt}; chat
  * {@code messages[].content} (a string or text parts); the Responses API's {@code input} (a string,
- * messages with {@code input_text} parts, {@code function_call_output} outputs) and
- * {@code instructions}; Anthropic's Messages API's {@code system} and {@code messages[].content}
- * (a string or text blocks, and the content of {@code tool_result} blocks, trimmed as tool output).
+ * messages with {@code input_text} parts, {@code function_call_output} outputs); Anthropic's Messages
+ * API's {@code messages[].content} (a string or text blocks, and the content of {@code tool_result}
+ * blocks, trimmed as tool output). These are texts of the request's
+ * {@link io.spillway.core.prompt.PromptWalk#texts()} (which shaping judges the request by), changed
+ * in a copy; instructions and system prompts are judged there but never trimmed.
  */
 final class RequestTexts {
   /** How a text is trimmed. */
@@ -32,24 +33,12 @@ final class RequestTexts {
 
   private RequestTexts() {}
 
-  /** Every text the model reads, in order. */
-  static void forEach(Route route, ObjectNode body, Consumer<String> each) {
-    walk(route, body, null, (text, kind) -> {
-      each.accept(text);
-      return text;
-    }, true);
-  }
-
   /**
    * Rewrites the code-bearing texts of messages whose role is in {@code roles} (and the whole
    * completions prompt) in place: {@code body} must be a copy the caller owns. Returns whether any
    * text changed.
    */
   static boolean rewrite(Route route, ObjectNode body, Set<String> roles, Rewriter rewriter) {
-    return walk(route, body, roles, rewriter, false);
-  }
-
-  private static boolean walk(Route route, ObjectNode body, Set<String> roles, Rewriter rewriter, boolean all) {
     boolean changed = false;
     switch (route) {
       case COMPLETIONS -> {
@@ -73,19 +62,16 @@ final class RequestTexts {
       case CHAT_COMPLETIONS -> {
         if (body.get("messages") instanceof ArrayNode messages) {
           for (JsonNode node : messages) {
-            if (node instanceof ObjectNode message && (all || roles.contains(message.path("role").asText("")))) {
+            if (node instanceof ObjectNode message && roles.contains(message.path("role").asText(""))) {
               changed |= content(message, "content", rewriter);
             }
           }
         }
       }
       case RESPONSES -> {
-        if (all && body.get("instructions") != null && body.get("instructions").isTextual()) {
-          rewriter.rewrite(body.get("instructions").textValue(), Kind.MESSAGE);
-        }
         JsonNode input = body.get("input");
         if (input != null && input.isTextual()) {
-          if (all || roles.contains("user")) {
+          if (roles.contains("user")) {
             changed |= replace(body, "input", input.textValue(), Kind.MESSAGE, rewriter);
           }
         } else if (input instanceof ArrayNode items) {
@@ -95,38 +81,26 @@ final class RequestTexts {
             }
             String type = item.path("type").asText("message");
             if (type.equals("function_call_output") || type.equals("custom_tool_call_output")) {
-              if ((all || roles.contains("tool")) && item.path("output").isTextual()) {
+              if (roles.contains("tool") && item.path("output").isTextual()) {
                 changed |= replace(item, "output", item.get("output").textValue(), Kind.MESSAGE, rewriter);
               }
-            } else if (type.equals("message") && (all || roles.contains(item.path("role").asText("")))) {
+            } else if (type.equals("message") && roles.contains(item.path("role").asText(""))) {
               changed |= content(item, "content", rewriter);
             }
           }
         }
       }
       case MESSAGES -> {
-        if (all && body.get("system") != null) {
-          JsonNode system = body.get("system");
-          if (system.isTextual()) {
-            rewriter.rewrite(system.textValue(), Kind.MESSAGE);
-          } else {
-            for (JsonNode block : system) {
-              if (block.path("text").isTextual()) {
-                rewriter.rewrite(block.get("text").textValue(), Kind.MESSAGE);
-              }
-            }
-          }
-        }
         if (body.get("messages") instanceof ArrayNode messages) {
           for (JsonNode node : messages) {
             if (!(node instanceof ObjectNode message)) {
               continue;
             }
-            if (all || roles.contains(message.path("role").asText(""))) {
+            if (roles.contains(message.path("role").asText(""))) {
               changed |= content(message, "content", rewriter);
             }
             // A tool's output travels in a user message's tool_result block: trimmed as a tool message.
-            if ((all || roles.contains("tool")) && message.get("content") instanceof ArrayNode blocks) {
+            if (roles.contains("tool") && message.get("content") instanceof ArrayNode blocks) {
               for (JsonNode block : blocks) {
                 if (block instanceof ObjectNode result && "tool_result".equals(result.path("type").asText())) {
                   changed |= content(result, "content", rewriter);

@@ -12,7 +12,7 @@ import io.spillway.core.pipeline.RequestAttributes;
 import io.spillway.core.pipeline.RequestOutcome;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.pipeline.Tier;
-import java.util.ArrayList;
+import io.spillway.core.prompt.PromptWalk;
 import java.util.Collection;
 import java.util.List;
 
@@ -31,9 +31,6 @@ final class ShapingAttributes {
 
   /** The body as the client sent it, pinned by the first shaping stage that reads or copies it. */
   static final Attribute<ObjectNode> CLIENT_BODY = Attribute.of("shapingClientBody");
-
-  /** Every text of {@link #CLIENT_BODY} the model reads, in order; collected once. */
-  static final Attribute<List<String>> CLIENT_TEXTS = Attribute.of("shapingClientTexts");
 
   /**
    * The request's one token tally: all shaping stages together hand at most
@@ -71,16 +68,13 @@ final class ShapingAttributes {
     return body;
   }
 
-  /** Every text the model reads in the client's body, in order. */
+  /**
+   * Every text the model reads in the client's body, in order: the texts of the request's
+   * {@link PromptWalk} of that body, the one walk the quota estimate reads too when no stage changed
+   * the body.
+   */
   static List<String> clientTexts(GatewayRequest request) {
-    List<String> texts = request.attribute(CLIENT_TEXTS);
-    if (texts == null) {
-      List<String> collected = new ArrayList<>();
-      RequestTexts.forEach(request.route(), clientBody(request), collected::add);
-      texts = List.copyOf(collected);
-      request.setAttribute(CLIENT_TEXTS, texts);
-    }
-    return texts;
+    return PromptWalk.of(request, clientBody(request)).texts();
   }
 
   /** The request's token tally, for the client's model. */

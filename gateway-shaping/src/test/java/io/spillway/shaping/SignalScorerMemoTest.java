@@ -3,6 +3,7 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.ShapingConfig;
+import io.spillway.core.prompt.PromptWalk;
 import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TextKey;
 import io.spillway.shaping.signal.SignalScorer;
@@ -30,8 +31,7 @@ class SignalScorerMemoTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("captured")
   void aCapturedClientBodyScoresAsBeforeColdAndRemembered(CapturedBodies.Captured body) {
-    List<String> texts = new ArrayList<>();
-    RequestTexts.forEach(body.route(), body.body(), texts::add);
+    List<String> texts = PromptWalk.walk(body.route(), body.body()).texts();
     assertThat(texts).isNotEmpty();
     for (ShapingConfig.SignalConfig config : List.of(DEFAULTS, STRICT)) {
       SignalScorer scorer = new SignalScorer(config);

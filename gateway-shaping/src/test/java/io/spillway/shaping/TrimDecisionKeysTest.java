@@ -3,9 +3,9 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.core.json.Json;
+import io.spillway.core.prompt.PromptWalk;
 import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TokenCounter;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,8 +23,7 @@ class TrimDecisionKeysTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("captured")
   void theTrimDecisionOnACapturedBodyIsTheExactCountsVerdict(CapturedBodies.Captured body) {
-    List<String> texts = new ArrayList<>();
-    RequestTexts.forEach(body.route(), body.body(), texts::add);
+    List<String> texts = PromptWalk.walk(body.route(), body.body()).texts();
     TokenCounter counter = TokenCounter.forModel(Json.text(body.body(), "model"));
     long total = 0;
     for (String text : texts) {

@@ -7,12 +7,14 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
- * What one request's walk over its prompt found once, for every stage that reads the prompt's texts
- * (signal scoring, the trim decision, the quota estimate): the {@link TextKey} of each text and of
- * each JSON value measured whole (tool definitions). A text is hashed once per request, however many
- * stages look at it; the memos those stages keep across requests (token counts in
- * {@link TokenCounter}, signal scores in shaping) are looked up with these keys. Travels on the request ({@link #of}); keyed
- * by the very string (or node) the parse produced, so a stage that rewrote a text sees its own.
+ * The keys of one request's prompt texts, for every stage that reads them (signal scoring, the trim
+ * decision, the quota estimate, {@code count_tokens}): the {@link TextKey} of each text and of each
+ * JSON value measured whole (tool definitions). The texts themselves come from the request's one
+ * walk over its prompt ({@link io.spillway.core.prompt.PromptWalk}); a text is hashed once per
+ * request, however many stages look at it, and the memos those stages keep across requests (token
+ * counts in {@link TokenCounter}, signal scores in shaping) are looked up with these keys. Travels on
+ * the request ({@link #of}); keyed by the very string (or node) the parse produced, so a stage that
+ * rewrote a text sees its own.
  *
  * <p>Not thread-safe, like the request's other attributes: one thread at a time works on a request.
  */

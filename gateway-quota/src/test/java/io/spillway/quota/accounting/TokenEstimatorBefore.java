@@ -1,11 +1,11 @@
 package io.spillway.quota.accounting;
 
 // The estimator as it was before tool definitions were counted from the parse (commit a85f4a1), kept
-// verbatim as the reference TokenEstimatorBeforeAfterTest compares the estimator with.
+// verbatim as the reference TokenEstimatorBeforeAfterTest compares the estimator with (Messages
+// requests counted by MessageTextsBefore, core's MessageTexts as it was).
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.spillway.core.api.anthropic.MessageTexts;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
@@ -76,7 +76,7 @@ public final class TokenEstimatorBefore {
         choices = 1;
       }
       case MESSAGES, MESSAGES_COUNT_TOKENS -> {
-        prompt = MessageTexts.promptTokens(encoding, body);
+        prompt = MessageTextsBefore.promptTokens(encoding, body);
         maxOutput = request.route() == Route.MESSAGES ? positive(body.get("max_tokens"), defaultMaxTokens) : 0;
         choices = 1;
       }

@@ -5,13 +5,15 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Terminal;
+import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TokenCounter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
  * The terminal of {@code POST /v1/messages/count_tokens}: answers {@code {"input_tokens": n}} itself,
- * counted by {@link MessageTexts} with the gateway's tokenizer, so the count is there whichever
+ * counted from the request's {@link PromptWalk} with the gateway's tokenizer, so the count is there whichever
  * backend would serve the request and costs no upstream call. Claude's own tokenizer is not public:
  * the number is an estimate of the same kind quota accounting makes before a call. Stateless.
  */
@@ -25,8 +27,8 @@ public final class CountTokens implements Terminal {
 
   @Override
   public CompletionStage<GatewayResponse> handle(GatewayRequest request) {
-    long tokens = MessageTexts.promptTokens(TokenCounter.forModel(request.model()).tally(maxTokenizedChars),
-        request.body());
+    long tokens = PromptWalk.of(request).promptTokens(
+        TokenCounter.forModel(request.model()).tally(maxTokenizedChars, PromptKeys.of(request)));
     ObjectNode answer = Json.object().put("input_tokens", tokens);
     return CompletableFuture.completedFuture(GatewayResponse.json(200, Json.toBytes(answer)));
   }

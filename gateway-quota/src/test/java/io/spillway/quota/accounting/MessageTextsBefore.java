@@ -1,4 +1,8 @@
-package io.spillway.core.api.anthropic;
+package io.spillway.quota.accounting;
+
+// How the Messages API's prompt was counted before io.spillway.core.prompt.PromptWalk recorded it in
+// the one walk (core's MessageTexts at commit cffd118), kept verbatim but for its name as the
+// reference TokenEstimatorBefore counts Messages requests with.
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.json.Json;
@@ -11,13 +15,13 @@ import java.util.Set;
  * definitions. Images and documents (their base64 data) are not counted, thinking blocks' signatures
  * neither; the backend's reported usage settles the difference. Stateless.
  */
-public final class MessageTexts {
+final class MessageTextsBefore {
   /** Tokens the Messages format adds around every message, as OpenAI's chat format does. */
   private static final int PER_MESSAGE = 3;
   private static final Set<String> NOT_READ = Set.of("type", "id", "tool_use_id", "source", "signature",
       "cache_control", "citations", "data");
 
-  private MessageTexts() {}
+  private MessageTextsBefore() {}
 
   /** The prompt tokens of {@code body} counted with {@code tally}. */
   public static long promptTokens(TokenTally tally, JsonNode body) {

@@ -1,0 +1,103 @@
+package io.spillway.quota.accounting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.core.api.anthropic.CountTokens;
+import io.spillway.core.http.Headers;
+import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.GatewayRequest;
+import io.spillway.core.pipeline.GatewayResponse;
+import io.spillway.core.pipeline.Route;
+import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.testing.PromptBodies;
+import io.spillway.core.tokens.TokenCounter;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The estimate counted from the request's one {@link PromptWalk} is the estimate the estimator made
+ * when it walked the body itself (TokenEstimatorBefore, with MessageTextsBefore for the Messages
+ * API), and so is {@code count_tokens}' answer: on every body captured from a real client and the
+ * benchmark's, and on generated bodies of every route; with the whole prompt tokenized, and with
+ * bounds on the tokenized characters that cut it short, where the order in which texts reach the
+ * tally decides which are counted exactly.
+ */
+class PromptWalkEstimateTest {
+  private static final List<Long> BOUNDS = List.of(0L, 8L, 40L, 200L, 1_000L);
+
+  static List<PromptBodies.Body> captured() {
+    return PromptBodies.captured();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("captured")
+  void aCapturedBodyIsEstimatedAsBeforeAtEveryBound(PromptBodies.Body body) {
+    long whole = estimatesAsBefore(body.route(), body.body());
+    assertThat(whole).isPositive();
+  }
+
+  @Test
+  void generatedBodiesOfEveryRouteAreEstimatedAsBeforeAtEveryBound() {
+    Random random = new Random(28);
+    long counted = 0;
+    for (Route route : Route.values()) {
+      for (int i = 0; i < 150; i++) {
+        counted += estimatesAsBefore(route, PromptBodies.generated(random, route));
+      }
+    }
+    // The generated bodies hold prompts, not only fields the estimate leaves out.
+    assertThat(counted).isGreaterThan(10_000);
+  }
+
+  @Test
+  void theEstimateAndCountTokensOfOneRequestShareItsWalk() {
+    GatewayRequest request = request(Route.MESSAGES_COUNT_TOKENS, PromptBodies.captured().stream()
+        .filter(body -> body.route() == Route.MESSAGES_COUNT_TOKENS).findFirst().orElseThrow().body());
+    PromptWalk walk = PromptWalk.of(request);
+    long estimated = new TokenEstimator(1024).estimate(request).promptTokens();
+    assertThat(countTokens(request, Long.MAX_VALUE)).isEqualTo(estimated);
+    assertThat(PromptWalk.of(request)).isSameAs(walk);
+  }
+
+  /**
+   * The prompt's tokens before and now, first tokenized whole (by both, so that each later run finds
+   * the same counts remembered), then at each bound. Returns the whole count.
+   */
+  private static long estimatesAsBefore(Route route, ObjectNode body) {
+    long whole = 0;
+    for (int bound = -1; bound < BOUNDS.size(); bound++) {
+      long max = bound < 0 ? Long.MAX_VALUE : BOUNDS.get(bound);
+      TokenEstimatorBefore.Estimate before = new TokenEstimatorBefore(1024, max).estimate(request(route, body));
+      TokenEstimator.Estimate now = new TokenEstimator(1024, max).estimate(request(route, body));
+      assertThat(now.promptTokens()).as("%s, at most %d characters tokenized: %s", route, max, body)
+          .isEqualTo(before.promptTokens());
+      assertThat(now.maxOutputTokens()).isEqualTo(before.maxOutputTokens());
+      if (route == Route.MESSAGES || route == Route.MESSAGES_COUNT_TOKENS) {
+        long counted = MessageTextsBefore.promptTokens(TokenCounter.forModel(Json.text(body, "model")).tally(max), body);
+        assertThat(countTokens(request(route, body), max)).as("count_tokens, at most %d: %s", max, body)
+            .isEqualTo(counted);
+      }
+      whole = bound < 0 ? now.promptTokens() : whole;
+    }
+    return whole;
+  }
+
+  private static long countTokens(GatewayRequest request, long maxTokenizedChars) {
+    GatewayResponse answer = new CountTokens(maxTokenizedChars).handle(request).toCompletableFuture().join();
+    try {
+      return Json.parse(answer.body()).get("input_tokens").asLong();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static GatewayRequest request(Route route, ObjectNode body) {
+    return GatewayRequest.create("req", route, Headers.EMPTY, body, null, Instant.EPOCH);
+  }
+}
