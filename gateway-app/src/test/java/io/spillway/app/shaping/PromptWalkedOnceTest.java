@@ -25,7 +25,7 @@ import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.testing.SampleSources;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
-import io.spillway.quota.accounting.TokenEstimatorBefore;
+import io.spillway.quota.accounting.TokenEstimatorOwnWalk;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.store.MemoryUsageStore;
 import io.spillway.quota.testing.QuotaTesting;
@@ -142,7 +142,7 @@ class PromptWalkedOnceTest {
 
   /** The estimate as the estimator made it when it walked the body itself, for a fresh request. */
   private static long estimateBefore(Route route, ObjectNode body) {
-    return new TokenEstimatorBefore(1024, MAX_TOKENIZED)
+    return new TokenEstimatorOwnWalk(1024, MAX_TOKENIZED)
         .estimate(GatewayRequest.create("fresh", route, Headers.EMPTY, body, null, Instant.EPOCH)).total();
   }
 

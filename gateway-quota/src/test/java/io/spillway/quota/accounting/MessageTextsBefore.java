@@ -2,7 +2,7 @@ package io.spillway.quota.accounting;
 
 // How the Messages API's prompt was counted before io.spillway.core.prompt.PromptWalk recorded it in
 // the one walk (core's MessageTexts at commit cffd118), kept verbatim but for its name as the
-// reference TokenEstimatorBefore counts Messages requests with.
+// reference TokenEstimatorBefore and TokenEstimatorOwnWalk count Messages requests with.
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.json.Json;
