@@ -1,10 +1,11 @@
 package io.spillway.app.anthropic;
 
+import static io.spillway.app.anthropic.MessagesAnswers.eventNames;
+import static io.spillway.app.anthropic.MessagesAnswers.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.app.testing.GatewayHarness;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,23 +96,5 @@ class LocalMessagesPingTest {
         {"model":"%s","max_tokens":256,"stream":true,
          "messages":[{"role":"user","content":"Think hard, then answer."}]}""".formatted(MODEL),
         "x-api-key", key, "anthropic-version", "2023-06-01");
-  }
-
-  private static List<String> eventNames(String sse) {
-    List<String> names = new ArrayList<>();
-    for (String block : sse.split("\n\n")) {
-      block.lines().filter(l -> l.startsWith("event: ")).findFirst().ifPresent(l -> names.add(l.substring(7)));
-    }
-    return names;
-  }
-
-  private static String text(String sse) {
-    StringBuilder text = new StringBuilder();
-    for (String block : sse.split("\n\n")) {
-      block.lines().filter(l -> l.startsWith("data: ")).map(l -> AnthropicStubs.parse(l.substring(6)))
-          .filter(d -> "content_block_delta".equals(d.path("type").asText()))
-          .forEach(d -> text.append(d.path("delta").path("text").asText("")));
-    }
-    return text.toString();
   }
 }

@@ -1,5 +1,7 @@
 package io.spillway.app.anthropic;
 
+import static io.spillway.app.anthropic.MessagesAnswers.eventNames;
+import static io.spillway.app.anthropic.MessagesAnswers.text;
 import static com.github.tomakehurst.wiremock.client.WireMock.absent;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.matchingJsonPath;
@@ -14,7 +16,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.app.testing.GatewayHarness;
 import io.spillway.core.json.Json;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -284,29 +285,6 @@ class MessagesApiTest {
       }
     }
     throw new AssertionError("no route " + name + " in " + status);
-  }
-
-  /** The answer's text: a message's text blocks, or a stream's text deltas, joined. */
-  private static String text(String body) {
-    StringBuilder text = new StringBuilder();
-    if (body.startsWith("{")) {
-      parse(body).path("content").forEach(block -> text.append(block.path("text").asText("")));
-      return text.toString();
-    }
-    for (String block : body.split("\n\n")) {
-      block.lines().filter(l -> l.startsWith("data: ")).map(l -> parse(l.substring(6)))
-          .filter(d -> "content_block_delta".equals(d.path("type").asText()))
-          .forEach(d -> text.append(d.path("delta").path("text").asText("")));
-    }
-    return text.toString();
-  }
-
-  private static List<String> eventNames(String sse) {
-    List<String> names = new ArrayList<>();
-    for (String block : sse.split("\n\n")) {
-      block.lines().filter(l -> l.startsWith("event: ")).findFirst().ifPresent(l -> names.add(l.substring(7)));
-    }
-    return names;
   }
 
   private static JsonNode eventData(String sse, String name) {

@@ -12,6 +12,7 @@ import io.spillway.core.error.ErrorDialect;
 import io.spillway.core.error.OpenAiError;
 import io.spillway.core.pipeline.ErrorMapper;
 import io.spillway.core.pipeline.Interceptor;
+import io.spillway.redis.RedisLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -75,6 +76,14 @@ public final class ArchitectureRules {
     String dialect = ErrorDialect.class.getName();
     return List.of(noOneButCalls(OpenAiError.class, "toJson", mapper, itself, dialect),
         noOneButCalls(OpenAiError.class, "toBytes", mapper, itself, dialect));
+  }
+
+  /**
+   * The one Redis link of a process is opened by the foundation every surface shares (issue 27,
+   * item 4), so the quota store, the breaker, the keys and the response store all ride on it.
+   */
+  public static ArchRule onlyTheFoundationOpensTheRedisLink() {
+    return noOneButCalls(RedisLink.class, "open", "io.spillway.app.Foundation");
   }
 
   /** Every class that implements {@link Interceptor} is named {@code …Interceptor} (docs/architecture.md, "Names"). */

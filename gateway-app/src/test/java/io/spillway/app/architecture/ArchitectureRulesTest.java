@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import io.spillway.app.Foundation;
+import io.spillway.app.architecture.planted.OpensItsOwnRedisLink;
 import io.spillway.app.architecture.planted.TimesWithACall;
 import io.spillway.app.architecture.planted.TimesWithAMethodReference;
 import io.spillway.app.architecture.planted.UnsuffixedStage;
@@ -69,6 +71,17 @@ class ArchitectureRulesTest {
   void aStageNamedOtherwiseThanInterceptorIsCaught() {
     failsNaming(List.of(ArchitectureRules.everyStageIsAnInterceptor()), classes(UnsuffixedStage.class),
         UnsuffixedStage.class.getName());
+  }
+
+  @Test
+  void aRedisLinkOpenedOutsideTheFoundationIsCaught() {
+    failsNaming(List.of(ArchitectureRules.onlyTheFoundationOpensTheRedisLink()), classes(OpensItsOwnRedisLink.class),
+        OpensItsOwnRedisLink.class.getName());
+  }
+
+  @Test
+  void theFoundationMayOpenTheRedisLink() {
+    ArchitectureRules.onlyTheFoundationOpensTheRedisLink().check(classes(Foundation.class));
   }
 
   @Test
