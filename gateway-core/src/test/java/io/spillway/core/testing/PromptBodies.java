@@ -26,6 +26,9 @@ public final class PromptBodies {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final String[] TYPES = {"text", "input_text", "output_text", "tool_use", "tool_result", "message",
       "function_call_output", "custom_tool_call_output", "function_call", "image_url", "image", "document", "thinking"};
+  /** The part types the rules single out, more often than the rest. */
+  private static final String[] COMMON_PART_TYPES = {"text", "text", "input_text", "tool_result", "tool_result",
+      "tool_use"};
   private static final String[] ROLES = {"system", "developer", "user", "assistant", "tool"};
   private static final String[] KEYS = {"role", "content", "text", "type", "name", "input", "output", "id", "call_id",
       "tool_use_id", "source", "signature", "cache_control", "citations", "data", "image_url", "url", "arguments",
@@ -146,8 +149,9 @@ public final class PromptBodies {
     ArrayNode parts = NODES.arrayNode();
     for (int i = random.nextInt(5); i > 0; i--) {
       ObjectNode part = NODES.objectNode();
-      if (random.nextInt(5) > 0) {
-        part.put("type", pick(random, TYPES));
+      String type = random.nextInt(5) == 0 ? null : pick(random, random.nextBoolean() ? COMMON_PART_TYPES : TYPES);
+      if (type != null) {
+        part.put("type", type);
       }
       if (random.nextInt(4) > 0) {
         part.set("text", random.nextInt(6) > 0 ? text(random) : value(random, 0));
@@ -155,8 +159,8 @@ public final class PromptBodies {
       if (random.nextInt(4) == 0) {
         part.set("input", value(random, depth - 1));
       }
-      if (depth > 0 && random.nextInt(3) == 0) {
-        part.set("content", random.nextBoolean() ? text(random) : parts(random, depth - 1));
+      if ("tool_result".equals(type) ? random.nextInt(4) > 0 : depth > 0 && random.nextInt(3) == 0) {
+        part.set("content", random.nextBoolean() || depth <= 0 ? text(random) : parts(random, depth - 1));
       }
       if (random.nextInt(3) == 0) {
         String key = pick(random, KEYS);

@@ -2,7 +2,10 @@ package io.spillway.quota.accounting;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.spillway.core.api.anthropic.CountTokens;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
@@ -14,8 +17,11 @@ import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.tokens.TokenCounter;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,6 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class PromptWalkEstimateTest {
   private static final List<Long> BOUNDS = List.of(0L, 8L, 40L, 200L, 1_000L);
+  private static final AtomicInteger TAGS = new AtomicInteger();
 
   static List<PromptBodies.Body> captured() {
     return PromptBodies.captured();
@@ -56,6 +63,41 @@ class PromptWalkEstimateTest {
     }
     // The generated bodies hold prompts, not only fields the estimate leaves out.
     assertThat(counted).isGreaterThan(10_000);
+  }
+
+  /**
+   * Within a bound, the order in which a request's texts reach the tally decides which are counted
+   * exactly; remembered counts spend none of it. So each body is estimated cold too: before and now
+   * each get a copy whose every text carries a tag no other copy had (six digits, the same number of
+   * tokens and characters in every copy), so neither finds a count the other left.
+   */
+  @Test
+  void coldBodiesOfEveryRouteAreEstimatedAsBeforeAtEveryBound() {
+    Random random = new Random(2828);
+    List<ObjectNode> bodies = new ArrayList<>();
+    List<Route> routes = new ArrayList<>();
+    for (PromptBodies.Body body : PromptBodies.captured()) {
+      bodies.add(body.body());
+      routes.add(body.route());
+    }
+    for (Route route : Route.values()) {
+      for (int i = 0; i < 60; i++) {
+        bodies.add(PromptBodies.generated(random, route));
+        routes.add(route);
+      }
+    }
+    for (int i = 0; i < bodies.size(); i++) {
+      Route route = routes.get(i);
+      // What no tag changes (JSON values without a string) is remembered for both alike.
+      new TokenEstimator(1024, Long.MAX_VALUE).estimate(request(route, tagged(bodies.get(i))));
+      for (long max : BOUNDS) {
+        ObjectNode forBefore = tagged(bodies.get(i));
+        ObjectNode forNow = tagged(bodies.get(i));
+        assertThat(new TokenEstimator(1024, max).estimate(request(route, forNow)).promptTokens())
+            .as("%s, cold, at most %d characters tokenized: %s", route, max, forNow)
+            .isEqualTo(new TokenEstimatorOwnWalk(1024, max).estimate(request(route, forBefore)).promptTokens());
+      }
+    }
   }
 
   @Test
@@ -104,6 +146,34 @@ class PromptWalkEstimateTest {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
+  }
+
+  /**
+   * A copy of {@code body} whose every string but a {@code type} carries a new tag: " #" and two
+   * groups of three digits, each group one token.
+   */
+  private static ObjectNode tagged(ObjectNode body) {
+    int tag = TAGS.getAndIncrement();
+    return (ObjectNode) tagged(body, " #" + (100 + tag / 900) + (100 + tag % 900));
+  }
+
+  private static JsonNode tagged(JsonNode node, String tag) {
+    if (node.isTextual()) {
+      return TextNode.valueOf(node.textValue() + tag);
+    }
+    if (node instanceof ArrayNode array) {
+      ArrayNode copy = array.arrayNode();
+      array.forEach(item -> copy.add(tagged(item, tag)));
+      return copy;
+    }
+    if (node instanceof ObjectNode object) {
+      ObjectNode copy = object.objectNode();
+      for (Map.Entry<String, JsonNode> field : object.properties()) {
+        copy.set(field.getKey(), field.getKey().equals("type") ? field.getValue() : tagged(field.getValue(), tag));
+      }
+      return copy;
+    }
+    return node;
   }
 
   private static GatewayRequest request(Route route, ObjectNode body) {
