@@ -13,8 +13,8 @@ import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.testing.Golden;
 import io.spillway.core.testing.PromptBodies;
-import io.spillway.core.tokens.TokenCounter;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,18 +28,19 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The estimate counted from the request's one {@link PromptWalk} is the estimate the estimator made
- * when it walked the body itself (TokenEstimatorOwnWalk, the estimator just before, with
- * MessageTextsBefore for the Messages API), and so is {@code count_tokens}' answer: on every body
- * captured from a real client and the benchmark's, and on generated bodies of every route; with the
- * whole prompt tokenized, and with bounds on the tokenized characters that cut it short, where the
- * order in which texts reach the tally decides which are counted exactly. With the whole prompt
- * tokenized it is also the estimate from before tool definitions were remembered by structure
- * (TokenEstimatorBefore); within a bound that one differs by design (a short definition's count is
- * remembered now, so it no longer spends the bound).
+ * when it walked the body itself (the estimator at cffd118), and so is {@code count_tokens}' answer:
+ * on every body captured from a real client and the benchmark's, and on generated bodies of every
+ * route; with the whole prompt tokenized, and with bounds on the tokenized characters that cut it
+ * short, where the order in which texts reach the tally decides which are counted exactly. With the
+ * whole prompt tokenized it is also the estimate from before tool definitions were remembered by
+ * structure (the estimator at a85f4a1). The expected numbers are in the golden file
+ * {@code golden/prompt-estimates.json}, recorded from those estimators; a body whose digest differs
+ * from the recorded one means the bodies changed, not the estimate.
  */
 class PromptWalkEstimateTest {
-  private static final List<Long> BOUNDS = List.of(0L, 8L, 40L, 200L, 1_000L);
   private static final AtomicInteger TAGS = new AtomicInteger();
+  private static final ObjectNode GOLDEN = Golden.read("prompt-estimates.json");
+  private static final List<Long> BOUNDS = longs(GOLDEN.get("bounds"));
 
   static List<PromptBodies.Body> captured() {
     return PromptBodies.captured();
@@ -48,7 +49,7 @@ class PromptWalkEstimateTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("captured")
   void aCapturedBodyIsEstimatedAsBeforeAtEveryBound(PromptBodies.Body body) {
-    long whole = estimatesAsBefore(body.route(), body.body());
+    long whole = estimatesAsBefore(golden("warm", body.name(), body.body()), body.route(), body.body());
     assertThat(whole).isPositive();
   }
 
@@ -58,7 +59,8 @@ class PromptWalkEstimateTest {
     long counted = 0;
     for (Route route : Route.values()) {
       for (int i = 0; i < 150; i++) {
-        counted += estimatesAsBefore(route, PromptBodies.generated(random, route));
+        ObjectNode body = PromptBodies.generated(random, route);
+        counted += estimatesAsBefore(golden("warm", "generated " + route + " " + i, body), route, body);
       }
     }
     // The generated bodies hold prompts, not only fields the estimate leaves out.
@@ -67,35 +69,31 @@ class PromptWalkEstimateTest {
 
   /**
    * Within a bound, the order in which a request's texts reach the tally decides which are counted
-   * exactly; remembered counts spend none of it. So each body is estimated cold too: before and now
-   * each get a copy whose every text carries a tag no other copy had (six digits, the same number of
-   * tokens and characters in every copy), so neither finds a count the other left.
+   * exactly; remembered counts spend none of it. So each body is estimated cold too: each estimate
+   * gets a copy whose every text carries a tag no other copy had (six digits, the same number of
+   * tokens and characters in every copy, and as when the golden file was recorded), so it finds no
+   * count an earlier one left.
    */
   @Test
   void coldBodiesOfEveryRouteAreEstimatedAsBeforeAtEveryBound() {
     Random random = new Random(2828);
-    List<ObjectNode> bodies = new ArrayList<>();
-    List<Route> routes = new ArrayList<>();
-    for (PromptBodies.Body body : PromptBodies.captured()) {
-      bodies.add(body.body());
-      routes.add(body.route());
-    }
+    List<PromptBodies.Body> bodies = new ArrayList<>(PromptBodies.captured());
     for (Route route : Route.values()) {
       for (int i = 0; i < 60; i++) {
-        bodies.add(PromptBodies.generated(random, route));
-        routes.add(route);
+        bodies.add(new PromptBodies.Body("generated " + route + " " + i, route, PromptBodies.generated(random, route)));
       }
     }
-    for (int i = 0; i < bodies.size(); i++) {
-      Route route = routes.get(i);
-      // What no tag changes (JSON values without a string) is remembered for both alike.
-      new TokenEstimator(1024, Long.MAX_VALUE).estimate(request(route, tagged(bodies.get(i))));
-      for (long max : BOUNDS) {
-        ObjectNode forBefore = tagged(bodies.get(i));
-        ObjectNode forNow = tagged(bodies.get(i));
+    for (PromptBodies.Body body : bodies) {
+      JsonNode expected = golden("cold", body.name(), body.body());
+      Route route = body.route();
+      // What no tag changes (JSON values without a string) is remembered alike, as when recorded.
+      new TokenEstimator(1024, Long.MAX_VALUE).estimate(request(route, tagged(body.body())));
+      for (int bound = 1; bound < BOUNDS.size(); bound++) {
+        long max = BOUNDS.get(bound);
+        ObjectNode forNow = tagged(body.body());
         assertThat(new TokenEstimator(1024, max).estimate(request(route, forNow)).promptTokens())
-            .as("%s, cold, at most %d characters tokenized: %s", route, max, forNow)
-            .isEqualTo(new TokenEstimatorOwnWalk(1024, max).estimate(request(route, forBefore)).promptTokens());
+            .as("%s, cold, at most %d characters tokenized: %s", body.name(), max, forNow)
+            .isEqualTo(expected.get("promptTokens").get(bound - 1).asLong());
       }
     }
   }
@@ -111,32 +109,45 @@ class PromptWalkEstimateTest {
   }
 
   /**
-   * The prompt's tokens before and now, first tokenized whole (by all, so that each later run finds
-   * the same counts remembered), then at each bound. Returns the whole count.
+   * The prompt's tokens now, first tokenized whole (so that each later run finds the counts
+   * remembered, as when the golden file was recorded), then at each bound, against the golden
+   * numbers; for the Messages API count_tokens' answer too. Returns the whole count.
    */
-  private static long estimatesAsBefore(Route route, ObjectNode body) {
-    TokenEstimatorBefore.Estimate first = new TokenEstimatorBefore(1024, Long.MAX_VALUE).estimate(request(route, body));
-    long whole = -1;
-    for (int bound = -1; bound < BOUNDS.size(); bound++) {
-      long max = bound < 0 ? Long.MAX_VALUE : BOUNDS.get(bound);
-      TokenEstimatorOwnWalk.Estimate before = new TokenEstimatorOwnWalk(1024, max).estimate(request(route, body));
+  private static long estimatesAsBefore(JsonNode expected, Route route, ObjectNode body) {
+    for (int bound = 0; bound < BOUNDS.size(); bound++) {
+      long max = BOUNDS.get(bound);
       TokenEstimator.Estimate now = new TokenEstimator(1024, max).estimate(request(route, body));
-      assertThat(now.promptTokens()).as("%s, at most %d characters tokenized: %s", route, max, body)
-          .isEqualTo(before.promptTokens());
-      assertThat(now.maxOutputTokens()).isEqualTo(before.maxOutputTokens());
+      assertThat(now.promptTokens()).as("%s, at most %d characters tokenized: %s", expected.get("name"), max, body)
+          .isEqualTo(expected.get("promptTokens").get(bound).asLong());
+      assertThat(now.maxOutputTokens()).isEqualTo(expected.get("maxOutputTokens").asLong());
       if (route == Route.MESSAGES || route == Route.MESSAGES_COUNT_TOKENS) {
-        long counted = MessageTextsBefore.promptTokens(TokenCounter.forModel(Json.text(body, "model")).tally(max), body);
         assertThat(countTokens(request(route, body), max)).as("count_tokens, at most %d: %s", max, body)
-            .isEqualTo(counted);
-      }
-      if (bound < 0) {
-        whole = now.promptTokens();
-        assertThat(whole).as("%s, whole, as before structure-keyed definitions: %s", route, body)
-            .isEqualTo(first.promptTokens());
-        assertThat(now.maxOutputTokens()).isEqualTo(first.maxOutputTokens());
+            .isEqualTo(expected.get("countTokens").get(bound).asLong());
       }
     }
-    return whole;
+    return expected.get("promptTokens").get(0).asLong();
+  }
+
+  private static JsonNode golden(String section, String name, ObjectNode body) {
+    JsonNode expected = golden(section, name);
+    assertThat(Golden.digest(body)).as("the body %s is the one the golden file was recorded from", name)
+        .isEqualTo(expected.get("body").asText());
+    return expected;
+  }
+
+  private static JsonNode golden(String section, String name) {
+    for (JsonNode entry : GOLDEN.get(section)) {
+      if (entry.get("name").asText().equals(name)) {
+        return entry;
+      }
+    }
+    throw new AssertionError("no golden " + section + " estimate for " + name);
+  }
+
+  private static List<Long> longs(JsonNode array) {
+    List<Long> out = new ArrayList<>();
+    array.forEach(value -> out.add(value.asLong()));
+    return List.copyOf(out);
   }
 
   private static long countTokens(GatewayRequest request, long maxTokenizedChars) {
