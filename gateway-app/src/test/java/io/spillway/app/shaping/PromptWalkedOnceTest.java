@@ -21,11 +21,11 @@ import io.spillway.core.pipeline.Terminal;
 import io.spillway.core.pipeline.Tier;
 import io.spillway.core.prompt.PromptWalk;
 import io.spillway.core.testing.FakeClock;
+import io.spillway.core.testing.Golden;
 import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.testing.SampleSources;
 import io.spillway.quota.accounting.QuotaInterceptor;
 import io.spillway.quota.accounting.TokenEstimator;
-import io.spillway.quota.accounting.TokenEstimatorOwnWalk;
 import io.spillway.quota.pool.QuotaPools;
 import io.spillway.quota.store.MemoryUsageStore;
 import io.spillway.quota.testing.QuotaTesting;
@@ -88,7 +88,8 @@ class PromptWalkedOnceTest {
     assertThat(prompt.walks).as("times the client's %s were gone through", prompt.field).isEqualTo(1);
     assertThat(PromptWalk.of(seen.request())).isSameAs(PromptWalk.of(seen.request(), body));
     assertThat(PromptWalk.of(seen.request()).texts()).isNotEmpty();
-    assertThat(seen.reserved()).isEqualTo(estimateBefore(captured.route(), body));
+    assertThat(seen.reserved()).isEqualTo(freshEstimate(captured.route(), body))
+        .isEqualTo(recordedEstimate(captured.name()));
   }
 
   @ParameterizedTest
@@ -117,8 +118,8 @@ class PromptWalkedOnceTest {
     assertThat(own).isNotSameAs(client);
     assertThat(own.texts().get(1)).contains("... (context trimmed)")
         .hasSizeLessThan(client.texts().get(1).length());
-    assertThat(seen.reserved()).isEqualTo(estimateBefore(Route.CHAT_COMPLETIONS, trimmed))
-        .isLessThan(estimateBefore(Route.CHAT_COMPLETIONS, body));
+    assertThat(seen.reserved()).isEqualTo(freshEstimate(Route.CHAT_COMPLETIONS, trimmed))
+        .isLessThan(freshEstimate(Route.CHAT_COMPLETIONS, body));
   }
 
   private Seen send(ShapingConfig shaping, Tier tier, Route route, ObjectNode body) {
@@ -140,10 +141,23 @@ class PromptWalkedOnceTest {
     return seen.get();
   }
 
-  /** The estimate as the estimator made it when it walked the body itself, for a fresh request. */
-  private static long estimateBefore(Route route, ObjectNode body) {
-    return new TokenEstimatorOwnWalk(1024, MAX_TOKENIZED)
+  /** The estimate of a fresh request with {@code body}, from a walk of its own. */
+  private static long freshEstimate(Route route, ObjectNode body) {
+    return new TokenEstimator(1024, MAX_TOKENIZED)
         .estimate(GatewayRequest.create("fresh", route, Headers.EMPTY, body, null, Instant.EPOCH)).total();
+  }
+
+  /**
+   * The whole-prompt estimate of a captured body as the estimator made it when it walked the body
+   * itself, recorded in gateway-quota's golden file (these prompts are all within the bound).
+   */
+  private static long recordedEstimate(String name) {
+    for (JsonNode entry : Golden.read("prompt-estimates.json").get("warm")) {
+      if (entry.get("name").asText().equals(name)) {
+        return entry.get("promptTokens").get(0).asLong() + entry.get("maxOutputTokens").asLong();
+      }
+    }
+    throw new AssertionError("no golden estimate for " + name);
   }
 
   /** Puts a counting copy of {@code body}'s array {@code field} in its place. */
