@@ -9,11 +9,9 @@ import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.testing.Golden;
+import io.spillway.core.testing.PromptBodies;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -32,23 +30,11 @@ class TokenEstimatorBeforeAfterTest {
   private static final ObjectNode GOLDEN = Golden.read("estimates-a85f4a1.json");
   private final TokenEstimator estimator = new TokenEstimator(1024, 131_072);
 
-  static Stream<Arguments> captured() throws IOException {
-    List<Arguments> out = new ArrayList<>();
-    Path local = Path.of("../gateway-local-backend/src/test/resources/fixtures");
-    for (String client : List.of("codex", "ai-sdk", "openai-agents")) {
-      try (Stream<Path> files = Files.list(local.resolve(client))) {
-        for (Path file : files.sorted().toList()) {
-          String name = file.getFileName().toString();
-          if (name.endsWith(".json") && !name.endsWith(".ollama.json") && !name.equals("request-headers.json")) {
-            out.add(Arguments.of(client + "/" + name, name.endsWith(".chat.json") ? Route.CHAT_COMPLETIONS : Route.RESPONSES,
-                Files.readAllBytes(file)));
-          }
-        }
-      }
-    }
-    out.add(Arguments.of("claude-code/healthy-turn.json", Route.MESSAGES,
-        Files.readAllBytes(Path.of("../gateway-app/src/test/resources/fixtures/claude-code/healthy-turn.json"))));
-    return out.stream();
+  /** The bodies captured from real clients (not the benchmark's), as the client sent them for its route. */
+  static Stream<Arguments> captured() {
+    return PromptBodies.captured().stream()
+        .filter(body -> !body.name().startsWith("bench/") && body.route() != Route.MESSAGES_COUNT_TOKENS)
+        .map(body -> Arguments.of(body.name(), body.route(), Json.toBytes(body.body())));
   }
 
   @ParameterizedTest(name = "{0}")
