@@ -3,7 +3,9 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.config.ShapingConfig;
+import io.spillway.core.pipeline.Route;
 import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TextKey;
 import io.spillway.shaping.signal.SignalScorer;
@@ -24,13 +26,14 @@ class SignalScorerMemoTest {
   private static final ShapingConfig.SignalConfig DEFAULTS = ShapingConfig.SignalConfig.DEFAULTS;
   private static final ShapingConfig.SignalConfig STRICT = new ShapingConfig.SignalConfig(true, 1, 64, 2, 0.95, 2048, 1_000);
 
-  static List<CapturedBodies.Captured> captured() {
-    return CapturedBodies.all();
+  /** The captured bodies shaping reads (a {@code count_tokens} call is answered before shaping). */
+  static List<PromptBodies.Body> captured() {
+    return PromptBodies.captured().stream().filter(body -> body.route() != Route.MESSAGES_COUNT_TOKENS).toList();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("captured")
-  void aCapturedClientBodyScoresAsBeforeColdAndRemembered(CapturedBodies.Captured body) {
+  void aCapturedClientBodyScoresAsBeforeColdAndRemembered(PromptBodies.Body body) {
     List<String> texts = PromptWalk.walk(body.route(), body.body()).texts();
     assertThat(texts).isNotEmpty();
     for (ShapingConfig.SignalConfig config : List.of(DEFAULTS, STRICT)) {

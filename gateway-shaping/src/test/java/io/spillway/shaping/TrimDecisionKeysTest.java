@@ -3,7 +3,9 @@ package io.spillway.shaping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.core.json.Json;
+import io.spillway.core.pipeline.Route;
 import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TokenCounter;
 import java.util.List;
@@ -16,13 +18,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * own count and at the tiers' default thresholds.
  */
 class TrimDecisionKeysTest {
-  static List<CapturedBodies.Captured> captured() {
-    return CapturedBodies.all();
+  /** The captured bodies shaping reads (a {@code count_tokens} call is answered before shaping). */
+  static List<PromptBodies.Body> captured() {
+    return PromptBodies.captured().stream().filter(body -> body.route() != Route.MESSAGES_COUNT_TOKENS).toList();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("captured")
-  void theTrimDecisionOnACapturedBodyIsTheExactCountsVerdict(CapturedBodies.Captured body) {
+  void theTrimDecisionOnACapturedBodyIsTheExactCountsVerdict(PromptBodies.Body body) {
     List<String> texts = PromptWalk.walk(body.route(), body.body()).texts();
     TokenCounter counter = TokenCounter.forModel(Json.text(body.body(), "model"));
     long total = 0;
