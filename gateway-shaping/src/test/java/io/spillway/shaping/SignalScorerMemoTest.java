@@ -2,15 +2,19 @@ package io.spillway.shaping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.config.ShapingConfig;
 import io.spillway.core.pipeline.Route;
 import io.spillway.core.prompt.PromptWalk;
+import io.spillway.core.testing.Golden;
 import io.spillway.core.testing.PromptBodies;
 import io.spillway.core.tokens.PromptKeys;
 import io.spillway.core.tokens.TextKey;
 import io.spillway.shaping.signal.SignalScorer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -18,13 +22,23 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Remembering each text's scan changes no score: the remembering scorer agrees with the scorer as it
- * was before (SignalScorerBefore, a verbatim copy), on the bodies captured from real clients and on
- * generated requests whose texts repeat across requests (as an agent's turns do), in every order.
+ * Remembering each text's scan changes no score: the remembering scorer agrees with the scores the
+ * scorer gave before its memo (recorded once in {@code golden/signal-scores.json}), on the bodies
+ * captured from real clients and on generated requests whose texts repeat across requests (as an
+ * agent's turns do), in every order.
  */
 class SignalScorerMemoTest {
   private static final ShapingConfig.SignalConfig DEFAULTS = ShapingConfig.SignalConfig.DEFAULTS;
   private static final ShapingConfig.SignalConfig STRICT = new ShapingConfig.SignalConfig(true, 1, 64, 2, 0.95, 2048, 1_000);
+  /** The configs the golden scores were recorded with, by their names in the golden file. */
+  static final Map<String, ShapingConfig.SignalConfig> CONFIGS = Map.of("defaults", DEFAULTS, "strict", STRICT,
+      "wide", new ShapingConfig.SignalConfig(true, 2, 100, 3, 0.95, 2048, 0));
+  static final int GENERATED_REQUESTS = 3_000;
+
+  /** The recorded scores, read on first use. */
+  private static final class Recorded {
+    static final ObjectNode SCORES = Golden.read("signal-scores.json");
+  }
 
   /** The captured bodies shaping reads (a {@code count_tokens} call is answered before shaping). */
   static List<PromptBodies.Body> captured() {
@@ -36,11 +50,13 @@ class SignalScorerMemoTest {
   void aCapturedClientBodyScoresAsBeforeColdAndRemembered(PromptBodies.Body body) {
     List<String> texts = PromptWalk.walk(body.route(), body.body()).texts();
     assertThat(texts).isNotEmpty();
-    for (ShapingConfig.SignalConfig config : List.of(DEFAULTS, STRICT)) {
-      SignalScorer scorer = new SignalScorer(config);
-      String before = tag(new SignalScorerBefore(config).score(texts, null, 0));
-      assertThat(tag(scorer.score(texts, null, 0))).isEqualTo(before);
-      assertThat(tag(scorer.score(texts, null, 0))).as("remembered").isEqualTo(before);
+    JsonNode recorded = Recorded.SCORES.path("captured").path(body.name());
+    assertThat(recorded.isObject()).as("a golden score for %s", body.name()).isTrue();
+    for (String name : List.of("defaults", "strict")) {
+      SignalScorer scorer = new SignalScorer(CONFIGS.get(name));
+      String before = recorded.get(name).isNull() ? null : recorded.get(name).textValue();
+      assertThat(tag(scorer.score(texts, null, 0))).as(name).isEqualTo(before);
+      assertThat(tag(scorer.score(texts, null, 0))).as(name + ", remembered").isEqualTo(before);
     }
   }
 
@@ -66,27 +82,34 @@ class SignalScorerMemoTest {
     for (int i = 0; i < 60; i++) {
       pool.add(generatedText(random));
     }
-    for (ShapingConfig.SignalConfig config : List.of(DEFAULTS, STRICT,
-        new ShapingConfig.SignalConfig(true, 2, 100, 3, 0.95, 2048, 0))) {
-      SignalScorer scorer = new SignalScorer(config);
-      SignalScorerBefore before = new SignalScorerBefore(config);
+    for (String name : List.of("defaults", "strict", "wide")) {
+      SignalScorer scorer = new SignalScorer(CONFIGS.get(name));
+      JsonNode recorded = Recorded.SCORES.path("generated").path(name);
+      assertThat(recorded.size()).as("golden scores for %s", name).isEqualTo(GENERATED_REQUESTS);
       int lowSignal = 0;
-      for (int request = 0; request < 3_000; request++) {
-        List<String> texts = new ArrayList<>();
-        int n = 1 + random.nextInt(5);
-        for (int i = 0; i < n; i++) {
-          texts.add(pool.get(random.nextInt(pool.size())));
-        }
-        String expected = tag(before.score(texts, null, 0));
-        assertThat(tag(scorer.score(texts, TextKey::of, null, 0))).as("request %d: %s", request, texts).isEqualTo(expected);
+      for (int request = 0; request < GENERATED_REQUESTS; request++) {
+        List<String> texts = generatedRequest(random, pool);
+        String expected = recorded.get(request).isNull() ? null : recorded.get(request).textValue();
+        assertThat(tag(scorer.score(texts, TextKey::of, null, 0))).as("%s, request %d: %s", name, request, texts)
+            .isEqualTo(expected);
         lowSignal += expected != null ? 1 : 0;
       }
       // The generated mix reaches every finding and leaves some requests alone.
-      assertThat(lowSignal).isBetween(1, 2_999);
+      assertThat(lowSignal).isBetween(1, GENERATED_REQUESTS - 1);
     }
   }
 
-  private static String generatedText(Random random) {
+  /** One request: one to five texts drawn from {@code pool}, so texts repeat across requests. */
+  static List<String> generatedRequest(Random random, List<String> pool) {
+    List<String> texts = new ArrayList<>();
+    int n = 1 + random.nextInt(5);
+    for (int i = 0; i < n; i++) {
+      texts.add(pool.get(random.nextInt(pool.size())));
+    }
+    return texts;
+  }
+
+  static String generatedText(Random random) {
     String[] lines = {
       "// TODO: implement", "# TODO", "    pass  # TODO", "todo!()", "raise NotImplementedError", "...",
       "for item in items:", "    for other in items:", "        for third in items:", "            while x:",
@@ -106,10 +129,6 @@ class SignalScorerMemoTest {
   }
 
   private static String tag(SignalScorer.Reason reason) {
-    return reason == null ? null : reason.tag();
-  }
-
-  private static String tag(SignalScorerBefore.Reason reason) {
     return reason == null ? null : reason.tag();
   }
 }
