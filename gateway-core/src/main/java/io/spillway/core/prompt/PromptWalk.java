@@ -45,12 +45,12 @@ public final class PromptWalk {
 
   private final Route route;
   private final List<String> texts;
-  /** What the estimate counts, in order: a {@code String}, a {@link Definitions} or a {@link WrittenJson}. */
-  private final List<Object> counted;
+  /** What the estimate counts, in order. */
+  private final List<Counted> counted;
   /** Tokens counted without the tokenizer: each message's framing, the reply primer, token ids. */
   private final long fixedTokens;
 
-  private PromptWalk(Route route, List<String> texts, List<Object> counted, long fixedTokens) {
+  private PromptWalk(Route route, List<String> texts, List<Counted> counted, long fixedTokens) {
     this.route = route;
     this.texts = Collections.unmodifiableList(texts);
     this.counted = counted;
@@ -108,12 +108,11 @@ public final class PromptWalk {
    */
   public long promptTokens(TokenTally tally) {
     long tokens = fixedTokens;
-    for (Object piece : counted) {
+    for (Counted piece : counted) {
       tokens += switch (piece) {
-        case String text -> tally.count(text);
+        case Text text -> tally.count(text.value());
         case Definitions definitions -> tally.countJson(definitions.value());
         case WrittenJson json -> tally.count(Json.toString(json.value()));
-        default -> throw new IllegalStateException("not a counted piece: " + piece);
       };
     }
     return tokens;
@@ -132,16 +131,22 @@ public final class PromptWalk {
     return type.equals("text") || type.equals("input_text") || type.equals("output_text");
   }
 
+  /** One piece of what the estimate counts. */
+  sealed interface Counted permits Text, Definitions, WrittenJson {}
+
+  /** A text, counted with the tally (and its memo). */
+  record Text(String value) implements Counted {}
+
   /** Tool definitions or a response format: counted as their JSON text, remembered by structure. */
-  record Definitions(JsonNode value) {}
+  record Definitions(JsonNode value) implements Counted {}
 
   /** A JSON value counted as the text it is written as, each time (the Messages API's tools and tool inputs). */
-  record WrittenJson(JsonNode value) {}
+  record WrittenJson(JsonNode value) implements Counted {}
 
   /** What a route's walk records, as it goes. */
   static final class Recorder {
     private final List<String> texts = new ArrayList<>();
-    private final List<Object> counted = new ArrayList<>();
+    private final List<Counted> counted = new ArrayList<>();
     private long fixedTokens;
 
     /** A text the model reads (shaping's). */
@@ -151,13 +156,13 @@ public final class PromptWalk {
 
     /** A text the estimate counts. */
     void count(String text) {
-      counted.add(text);
+      counted.add(new Text(text));
     }
 
     /** A text both read and counted. */
     void readAndCount(String text) {
       texts.add(text);
-      counted.add(text);
+      counted.add(new Text(text));
     }
 
     void countDefinitions(JsonNode value) {

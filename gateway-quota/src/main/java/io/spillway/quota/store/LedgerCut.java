@@ -1,7 +1,6 @@
 package io.spillway.quota.store;
 
 import io.spillway.core.pipeline.Tier;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
 
@@ -18,6 +17,4 @@ import java.util.Set;
  */
 record LedgerCut(long changes, Map<PoolKey, Long> poolUsed, Map<String, Map<String, Long>> teamUsed,
     Map<String, Map<String, Map<Tier, Long>>> spendNanos, Map<String, Map<Tier, Long>> unpriced,
-    Set<String> alerts) {
-  static final Comparator<PoolKey> POOL_ORDER = Comparator.comparing(PoolKey::month).thenComparing(PoolKey::tier);
-}
+    Set<String> alerts) {}

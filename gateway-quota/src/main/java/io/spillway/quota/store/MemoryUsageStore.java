@@ -2,6 +2,7 @@ package io.spillway.quota.store;
 
 import io.spillway.core.pipeline.Tier;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -246,7 +247,7 @@ public final class MemoryUsageStore implements UsageStore {
     Lock exclusive = cutLock.writeLock();
     exclusive.lock();
     try {
-      Map<PoolKey, Long> poolUsed = new TreeMap<>(LedgerCut.POOL_ORDER);
+      Map<PoolKey, Long> poolUsed = new HashMap<>();
       pools.forEach((key, counter) -> {
         synchronized (counter) {
           poolUsed.put(key, counter.used);
