@@ -18,6 +18,7 @@ import io.spillway.core.pipeline.Interceptor;
 import io.spillway.core.pipeline.Pipeline;
 import io.spillway.core.responses.ResponseStateInterceptor;
 import io.spillway.core.responses.StoredResponsesEndpoint;
+import io.spillway.core.tokens.PromptPieces;
 import io.spillway.core.responses.StoredResponsesService;
 import io.spillway.core.risk.RiskCounts;
 import io.spillway.quota.accounting.QuotaInterceptor;
@@ -125,7 +126,9 @@ public final class ModelPipeline implements AutoCloseable {
     List<Interceptor> front = frontStages(base, quota);
     RateLimitInterceptor rateLimits = new RateLimitInterceptor(requestLimiter);
 
-    List<Interceptor> stages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
+    // One memo of request pieces for both pipelines: count_tokens is sent the turn the model call is.
+    ParseInterceptor parse = new ParseInterceptor(PromptPieces.keeping(config.server().pieceMemory().bytes()));
+    List<Interceptor> stages = new ArrayList<>(List.of(observer, parse));
     stages.addAll(front);
     stages.add(new TokenReportInterceptor(quota));
     stages.add(backends.cache.interceptor());
@@ -140,7 +143,7 @@ public final class ModelPipeline implements AutoCloseable {
     stages.add(accounting(base));
     this.modelCalls = new Pipeline(stages, base.metrics.meter(router, base.ticker));
 
-    List<Interceptor> countStages = new ArrayList<>(List.of(observer, new ParseInterceptor()));
+    List<Interceptor> countStages = new ArrayList<>(List.of(observer, parse));
     countStages.addAll(front);
     countStages.add(rateLimits);
     this.tokenCount = new Pipeline(countStages, new CountTokens(config.shaping().maxTokenizedChars()));

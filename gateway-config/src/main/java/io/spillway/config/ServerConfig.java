@@ -20,6 +20,9 @@ import java.time.Duration;
  * @param maxPendingBodyBytes request-body bytes the gateway holds at once for requests whose body
  *     has not ended yet, across every connection and protocol; a request whose body would go past
  *     it gets 503 {@code too_many_pending_uploads} (the memory an unfinished upload pins is bounded)
+ * @param pieceMemory client bytes of recent request pieces (items of a body's top-level arrays:
+ *     messages, input items, tool definitions, 64 bytes or more) kept parsed with their memo keys, so
+ *     a turn that repeats its prefix is not parsed or hashed again; 0 turns it off
  */
 public record ServerConfig(
     String host,
@@ -35,10 +38,11 @@ public record ServerConfig(
     Integer reservedFileDescriptors,
     Integer maxHops,
     Http2Config http2,
-    DataSize maxPendingBodyBytes) {
+    DataSize maxPendingBodyBytes,
+    DataSize pieceMemory) {
 
   public static final ServerConfig DEFAULTS =
-      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+      new ServerConfig(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
 
   /**
    * The default {@code maxConnections}: a ceiling that start-up lowers quietly to what the
@@ -60,6 +64,7 @@ public record ServerConfig(
     maxHops = maxHops != null ? maxHops : 1;
     http2 = http2 != null ? http2 : Http2Config.DEFAULTS;
     maxPendingBodyBytes = maxPendingBodyBytes != null ? maxPendingBodyBytes : DataSize.ofMebibytes(256);
+    pieceMemory = pieceMemory != null ? pieceMemory : DataSize.ofMebibytes(16);
     ConfigProblems.Reporter at = ConfigProblems.at("server");
     if (port < 0 || port > 65535) {
       at.problem("port", port + " is not a port (0-65535)");
@@ -89,13 +94,13 @@ public record ServerConfig(
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(
         host, newPort, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2, maxPendingBodyBytes);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2, maxPendingBodyBytes, pieceMemory);
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(
         newHost, port, maxRequestSize, maxHeaderSize, idleTimeout, maxConnections, drainTimeout,
-        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2, maxPendingBodyBytes);
+        streamTimeLimit, tls, requestReadTimeout, reservedFileDescriptors, maxHops, http2, maxPendingBodyBytes, pieceMemory);
   }
 
   /** Optional TLS on the front end, from PEM files. */

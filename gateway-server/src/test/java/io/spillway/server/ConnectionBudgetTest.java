@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /** {@code server.maxConnections} against the descriptors the process may open. */
 class ConnectionBudgetTest {
   private static ServerConfig maxConnections(int max) {
-    return new ServerConfig(null, null, null, null, null, max, null, null, null, null, 256, null, null, null);
+    return new ServerConfig(null, null, null, null, null, max, null, null, null, null, 256, null, null, null, null);
   }
 
   @Test

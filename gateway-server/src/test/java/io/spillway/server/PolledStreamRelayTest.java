@@ -221,7 +221,7 @@ class PolledStreamRelayTest {
 
   private void start(HttpService service, Duration streamTimeLimit) {
     ServerConfig config = new ServerConfig("127.0.0.1", 0, null, null, null, null, null, streamTimeLimit,
-        null, null, null, null, null, null);
+        null, null, null, null, null, null, null);
     server = new GatewayServer(config, service, FakeClock.at("2026-01-01T00:00:00Z")).start();
   }
 

@@ -8,7 +8,9 @@ import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.json.Json;
 import io.spillway.core.pipeline.Route;
+import io.spillway.core.tokens.PromptPieces;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -23,11 +25,28 @@ public final class RequestParser {
   private RequestParser() {}
 
   public static ObjectNode parse(Route route, String contentType, byte[] body) {
+    return read(route, contentType, body, PromptPieces.off()).body();
+  }
+
+  /**
+   * Parses and checks {@code body} as {@link #parse} does, taking the pieces a recent request sent
+   * byte for byte from {@code memo} (see {@link BodyReader}); the tree is the same either way.
+   */
+  static BodyReader.Read read(Route route, String contentType, byte[] body, PromptPieces memo) {
     checkContentType(contentType);
     if (body.length == 0) {
       throw ErrorKind.INVALID_JSON.exception("The request body is empty; send a JSON object");
     }
     checkUtf8(body);
+    BodyReader.Read read = memo.isOff() ? null : BodyReader.read(body, memo);
+    if (read == null) {
+      read = new BodyReader.Read(parseWhole(body), List.of());
+    }
+    checkFields(route, read.body());
+    return read;
+  }
+
+  private static ObjectNode parseWhole(byte[] body) {
     JsonNode node;
     try {
       node = Json.parse(body);
@@ -38,13 +57,14 @@ public final class RequestParser {
       throw ErrorKind.INVALID_JSON.exception("The request body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw ErrorKind.INVALID_JSON.exception("The request body is not valid UTF-8 JSON");
+    } catch (NumberFormatException e) {
+      // Jackson refuses some well-formed numbers (an exponent of hundreds of digits) unchecked.
+      throw ErrorKind.INVALID_JSON.exception("The request body holds a number the gateway cannot read");
     }
     if (node == null || !node.isObject()) {
       throw GatewayException.invalid("The request body must be a JSON object", null);
     }
-    ObjectNode object = (ObjectNode) node;
-    checkFields(route, object);
-    return object;
+    return (ObjectNode) node;
   }
 
   /**

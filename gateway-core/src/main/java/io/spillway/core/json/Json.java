@@ -31,16 +31,7 @@ public final class Json {
   /** Parser and generator buffers, shared by every thread (use it for any other JsonFactory too). */
   public static final RecyclerPool<BufferRecycler> RECYCLER = JsonRecyclerPools.sharedConcurrentDequePool();
 
-  public static final ObjectMapper MAPPER =
-      JsonMapper.builder(
-              JsonFactory.builder()
-                  .recyclerPool(RECYCLER)
-                  .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
-                  .build())
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          .build();
+  public static final ObjectMapper MAPPER = mapper(MAX_DEPTH);
 
   /**
    * Reads one value from a parser already inside a document (the parser stays where the value ends):
@@ -49,6 +40,26 @@ public final class Json {
   public static final ObjectReader VALUE_READER = MAPPER.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private Json() {}
+
+  private static ObjectMapper mapper(int maxDepth) {
+    return JsonMapper.builder(
+            JsonFactory.builder()
+                .recyclerPool(RECYCLER)
+                .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(maxDepth).build())
+                .build())
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .build();
+  }
+
+  /**
+   * A reader of one whole value that sits {@code depth} levels deep in a document {@link #MAPPER}
+   * reads: the same rules, with {@code depth} fewer levels of nesting left for the value itself.
+   */
+  public static ObjectReader readerAtDepth(int depth) {
+    return mapper(MAX_DEPTH - depth).reader();
+  }
 
   public static JsonNode parse(byte[] bytes) throws IOException {
     return MAPPER.readTree(bytes);

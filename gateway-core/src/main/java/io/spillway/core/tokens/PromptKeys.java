@@ -14,7 +14,8 @@ import java.util.Map;
  * request, however many stages look at it, and the memos those stages keep across requests (token
  * counts in {@link TokenCounter}, signal scores in shaping) are looked up with these keys. Travels on
  * the request ({@link #of}); keyed by the very string (or node) the parse produced, so a stage that
- * rewrote a text sees its own.
+ * rewrote a text sees its own. The keys of pieces the parse took from {@link PromptPieces} come with
+ * them ({@link #take}), so a repeated prefix is not hashed again either.
  *
  * <p>Not thread-safe, like the request's other attributes: one thread at a time works on a request.
  */
@@ -34,6 +35,14 @@ public final class PromptKeys {
     return keys;
   }
 
+  /** Takes the keys {@code pieces} carry (pieces of this request's body, as the parse read them). */
+  public void take(Iterable<PromptPiece> pieces) {
+    for (PromptPiece piece : pieces) {
+      texts.putAll(piece.textKeys());
+      values.put(piece.node(), piece.structure());
+    }
+  }
+
   /** The key of {@code text}, hashed on first use. */
   public TextKey key(String text) {
     TextKey key = texts.get(text);
@@ -48,7 +57,7 @@ public final class PromptKeys {
   public TextKey key(JsonNode node) {
     TextKey key = values.get(node);
     if (key == null) {
-      key = TextKey.ofJson(node);
+      key = TextKey.ofJson(node, values::get);
       values.put(node, key);
     }
     return key;

@@ -2,6 +2,7 @@ package io.spillway.core.tokens;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Identifies a text, or a JSON value, without keeping it: what Spillway's memos key on (token counts,
@@ -10,7 +11,9 @@ import java.util.Map;
  * vanishingly unlikely, and would cost one wrong estimate or score, which the settlement with the
  * backend's usage corrects. A JSON value's key ({@link #ofJson}) is taken over its structure (kinds,
  * field names, values) as read, so two values that would be written as the same JSON text share it,
- * without the value being written out.
+ * without the value being written out. An array's key is made of its items' keys, so the key of a
+ * {@code tools} array whose definitions were keyed before (they came from {@link PromptPieces}) costs
+ * a step per definition, not a walk over each.
  */
 public record TextKey(long mix, int hash, int length) {
   private static final long K = 0x9e3779b97f4a7c15L;
@@ -36,16 +39,30 @@ public record TextKey(long mix, int hash, int length) {
    * values and of plain texts are never compared with each other (a memo holds one kind).
    */
   public static TextKey ofJson(JsonNode node) {
-    Walk walk = new Walk();
+    return ofJson(node, item -> null);
+  }
+
+  /**
+   * The key of a JSON value, as {@link #ofJson(JsonNode)} takes it, with the keys of array items
+   * already known taken from {@code known} (null for an item not known) instead of walking them: the
+   * result is the same either way.
+   */
+  public static TextKey ofJson(JsonNode node, Function<JsonNode, TextKey> known) {
+    Walk walk = new Walk(known);
     walk.value(node);
     return new TextKey(walk.mix ^ walk.mix >>> 32, (int) (walk.hash ^ walk.hash >>> 32), walk.length);
   }
 
   /** Two running hashes over the value's kinds, names and contents. */
   private static final class Walk {
+    private final Function<JsonNode, TextKey> known;
     long mix = 0x6a09e667f3bcc908L;
     long hash = 17;
     int length;
+
+    Walk(Function<JsonNode, TextKey> known) {
+      this.known = known;
+    }
 
     void value(JsonNode node) {
       switch (node.getNodeType()) {
@@ -60,7 +77,8 @@ public record TextKey(long mix, int hash, int length) {
         case ARRAY -> {
           tag('[');
           for (JsonNode item : node) {
-            value(item);
+            TextKey key = known.apply(item);
+            key(key != null ? key : ofJson(item, known));
           }
           tag(']');
         }
@@ -79,6 +97,14 @@ public record TextKey(long mix, int hash, int length) {
           text(node.asText());
         }
       }
+    }
+
+    /** An array item, by its own key (see {@link #ofJson(JsonNode, Function)}). */
+    private void key(TextKey item) {
+      mix = Long.rotateLeft(mix ^ item.mix * K, 29) * K;
+      mix = Long.rotateLeft(mix ^ ((long) item.hash << 32 | item.length) * K, 29) * K;
+      hash = 31 * hash + item.hash;
+      length += item.length;
     }
 
     private void tag(char c) {

@@ -2,6 +2,7 @@ package io.spillway.core.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.core.tokens.PromptPieces;
 import io.spillway.core.pipeline.GatewayRequest;
 import io.spillway.core.pipeline.GatewayResponse;
 import io.spillway.core.pipeline.Pipeline;
@@ -49,7 +50,7 @@ class ParseStageVocabularyTest {
   }
 
   ParseInterceptor parse(boolean loaded) {
-    return new ParseInterceptor(() -> loaded, () -> load);
+    return new ParseInterceptor(PromptPieces.off(), () -> loaded, () -> load);
   }
 
   GatewayRequest fromConnection() {
