@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -14,11 +16,16 @@ import javax.crypto.spec.SecretKeySpec;
  * secret's unsalted SHA-256, which would let whoever reads the log test guesses of a weak key
  * offline; the log writes {@code cfg_} and an HMAC-SHA256 of it under {@code logging.keyIdSalt}
  * instead (a secret; without one, a random salt per process, so ids then match only within one
- * run). {@code GET /admin/keys} shows each config key's {@code logId}. Thread-safe.
+ * run). {@code GET /admin/keys} shows each config key's {@code logId}. Each id is made once and
+ * remembered (there are as many as config keys: a few hundred at most), so a request's log line
+ * costs no HMAC. Thread-safe.
  */
 public final class LogKeyIds {
   static final String CONFIG_PREFIX = "cfg_";
+  /** Ids remembered at most: far more config keys than any config holds. */
+  static final int REMEMBERED = 4_096;
   private final SecretKeySpec salt;
+  private final Map<String, String> ids = new ConcurrentHashMap<>();
 
   public LogKeyIds(String configuredSalt) {
     byte[] bytes;
@@ -36,6 +43,18 @@ public final class LogKeyIds {
     if (keyId == null || keyId.startsWith(ApiKeys.ID_PREFIX)) {
       return keyId;
     }
+    String id = ids.get(keyId);
+    if (id == null) {
+      id = hmac(keyId);
+      if (ids.size() >= REMEMBERED) {
+        ids.clear(); // config keys removed over many reloads: start over rather than grow
+      }
+      ids.put(keyId, id);
+    }
+    return id;
+  }
+
+  private String hmac(String keyId) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(salt);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.core.pipeline.Attribute;
 import io.spillway.core.pipeline.GatewayRequest;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,6 +25,8 @@ public final class PromptKeys {
 
   private final Map<String, TextKey> texts = new IdentityHashMap<>();
   private final Map<JsonNode, TextKey> values = new IdentityHashMap<>();
+  private List<PromptPiece> pieces = List.of();
+  private int lastPiece;
 
   /** The request's keys, made on first use and shared by every copy of the request. */
   public static PromptKeys of(GatewayRequest request) {
@@ -35,10 +38,13 @@ public final class PromptKeys {
     return keys;
   }
 
-  /** Takes the keys {@code pieces} carry (pieces of this request's body, as the parse read them). */
-  public void take(Iterable<PromptPiece> pieces) {
+  /**
+   * Takes the keys {@code pieces} carry (pieces of this request's body, as the parse read them):
+   * looked up in the pieces themselves, in the order the body holds them, not copied.
+   */
+  public void take(List<PromptPiece> pieces) {
+    this.pieces = pieces;
     for (PromptPiece piece : pieces) {
-      texts.putAll(piece.textKeys());
       values.put(piece.node(), piece.structure());
     }
   }
@@ -47,10 +53,30 @@ public final class PromptKeys {
   public TextKey key(String text) {
     TextKey key = texts.get(text);
     if (key == null) {
-      key = TextKey.of(text);
+      key = pieceKey(text);
+      if (key == null) {
+        key = TextKey.of(text);
+      }
       texts.put(text, key);
     }
     return key;
+  }
+
+  /**
+   * The key a piece of the body holds for {@code text}, or null. Stages read the texts in body
+   * order, so the search starts at the piece the last text was found in.
+   */
+  private TextKey pieceKey(String text) {
+    int n = pieces.size();
+    for (int i = 0; i < n; i++) {
+      int at = (lastPiece + i) % n;
+      TextKey key = pieces.get(at).textKeys().get(text);
+      if (key != null) {
+        lastPiece = at;
+        return key;
+      }
+    }
+    return null;
   }
 
   /** The key of the JSON value {@code node}, taken on first use (see {@link TextKey#ofJson}). */
