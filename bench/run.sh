@@ -24,7 +24,7 @@
 # (JDK 25+, -XX:AOTCache, built by a short training run as docker/Dockerfile builds it).
 #
 # Environment: BENCH_DURATION (default 8s), BENCH_WARMUP (8s per body and target), BENCH_ROUNDS (3),
-# BENCH_BODIES ("chat-1k codex-chat codex-stream"), BENCH_PORT_BASE (18930; uses 6 ports),
+# BENCH_BODIES ("chat-1k codex-chat codex-turns codex-stream"), BENCH_PORT_BASE (18930; uses 6 ports),
 # BENCH_UPSTREAM_H2C (0; with 1, Spillway reaches the fake upstream over h2c with prior knowledge on
 # its own port, `cloud.h2c: true`, while nginx proxy_pass and the direct runs stay on HTTP/1.1),
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
@@ -41,7 +41,7 @@ warmup=${BENCH_WARMUP:-8s}
 if [ "${1:-}" = "--smoke" ]; then
   duration=1s; rounds=1; warmup=1s
 fi
-bodies=(${BENCH_BODIES:-chat-1k codex-chat codex-stream})
+bodies=(${BENCH_BODIES:-chat-1k codex-chat codex-turns codex-stream})
 base=${BENCH_PORT_BASE:-18930}
 up_port=$base; proxy_port=$((base + 1)); gw_port=$((base + 2)); start_port=$((base + 3)); h2c_port=$((base + 4))
 before_port=$((base + 5))
@@ -66,12 +66,18 @@ fi
 fixtures="$root/gateway-local-backend/src/test/resources/fixtures/codex"
 declare -A body_file=([chat-1k]="$root/bench/chat-request.json"
                       [codex-chat]="$root/bench/codex-chat-request.json"
+                      [codex-turns]="$root/bench/codex-chat-request.json"
                       [codex-stream]="$fixtures/turn-with-function-call-output.json")
-declare -A body_path=([chat-1k]=/v1/chat/completions [codex-chat]=/v1/chat/completions [codex-stream]=/v1/responses)
-declare -A body_headers=([chat-1k]= [codex-chat]= [codex-stream]="$root/bench/codex-request-headers.txt")
-declare -A body_kind=([chat-1k]=buffered [codex-chat]=buffered [codex-stream]="streamed (SSE)")
+declare -A body_path=([chat-1k]=/v1/chat/completions [codex-chat]=/v1/chat/completions
+                      [codex-turns]=/v1/chat/completions [codex-stream]=/v1/responses)
+declare -A body_headers=([chat-1k]= [codex-chat]= [codex-turns]= [codex-stream]="$root/bench/codex-request-headers.txt")
+declare -A body_kind=([chat-1k]=buffered [codex-chat]=buffered
+                      [codex-turns]="buffered, every request a new turn (one new message after the repeated prefix)"
+                      [codex-stream]="streamed (SSE)")
+# Where post.lua puts each request's new message (BENCH_TURN_BEFORE): the end of the messages array.
+declare -A body_turn=([chat-1k]= [codex-chat]= [codex-turns]='],"tools":' [codex-stream]=)
 for b in "${bodies[@]}"; do
-  [ -n "${body_file[$b]:-}" ] || { echo "bench: unknown body '$b' in BENCH_BODIES (chat-1k, codex-chat, codex-stream)" >&2; exit 2; }
+  [ -n "${body_file[$b]:-}" ] || { echo "bench: unknown body '$b' in BENCH_BODIES (chat-1k, codex-chat, codex-turns, codex-stream)" >&2; exit 2; }
   [ -f "${body_file[$b]}" ] || { echo "bench: missing ${body_file[$b]}" >&2; exit 2; }
 done
 
@@ -230,7 +236,7 @@ run_wrk() { # body target connections duration -> "rps p50 p99 errors non2xx cpu
   local procs c0 c1 out
   procs=$(pids_of "$2")
   c0=$(cpu_ticks $procs)
-  out=$(BENCH_BODY="${body_file[$1]}" BENCH_HEADERS="${body_headers[$1]}" BENCH_KEY=bench-key \
+  out=$(BENCH_BODY="${body_file[$1]}" BENCH_HEADERS="${body_headers[$1]}" BENCH_TURN_BEFORE="${body_turn[$1]}" BENCH_KEY=bench-key \
     wrk -t"$threads" -c"$3" -d"$4" --latency -s "$root/bench/post.lua" "http://127.0.0.1:${port_of[$2]}${body_path[$1]}")
   c1=$(cpu_ticks $procs)
   echo "$out" | awk -v ticks=$((c1 - c0)) -v hz="$hz" '/^BENCH/ {

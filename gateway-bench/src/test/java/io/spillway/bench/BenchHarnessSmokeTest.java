@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * measures no time.
  */
 class BenchHarnessSmokeTest {
-  private static final String[] BODIES = {"chat-1k", "codex-chat", "codex-stream"};
+  private static final String[] BODIES = {"chat-1k", "codex-chat", "codex-turns", "codex-stream"};
   private static final String FIXTURES = "gateway-local-backend/src/test/resources/fixtures/codex";
 
   @Test

@@ -20,7 +20,12 @@ import java.util.Arrays;
  * start with it hold exactly that value there.
  *
  * <p>Found by a hash of an item's first {@value #PROBE} bytes, up to {@value #CANDIDATES} pieces
- * sharing it, so items shorter than that are not remembered (parsing them costs little). Bounded by
+ * sharing it, so items shorter than that are not remembered (parsing them costs little). An item is
+ * remembered the second time it is seen, not the first: an agent repeats its turn's new message in
+ * the next turn, but most first sightings are never seen again (a one-off request, the last message
+ * of a conversation), and remembering those would only fill the memo and give the young generation
+ * trees to copy. The first sighting leaves a mark, a hash of the item's bytes, of which as many are
+ * kept as there are {@value #MARK_BYTES}-byte shares in the memo's bound. Bounded by
  * the client bytes kept ({@code server.pieceMemory}; with its tree and keys a piece takes about four
  * times that much heap), least recently used first out. Content-addressed: a piece is shared by whoever sends the
  * same bytes, and nothing in it is anyone's but what those bytes say. Thread-safe.
@@ -32,14 +37,20 @@ public final class PromptPieces {
   /** Pieces kept per probe hash, most recent first. */
   static final int CANDIDATES = 4;
 
+  /** The memo's bound, over this, is how many first sightings are marked. */
+  static final int MARK_BYTES = 256;
+
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long K = 0x9e3779b97f4a7c15L;
-  private static final PromptPieces OFF = new PromptPieces(null);
+  private static final PromptPieces OFF = new PromptPieces(null, null);
 
   private final Cache<Long, PromptPiece[]> pieces;
+  /** Hashes of items seen once; the second sighting remembers the item. */
+  private final Cache<Long, Boolean> seenOnce;
 
-  private PromptPieces(Cache<Long, PromptPiece[]> pieces) {
+  private PromptPieces(Cache<Long, PromptPiece[]> pieces, Cache<Long, Boolean> seenOnce) {
     this.pieces = pieces;
+    this.seenOnce = seenOnce;
   }
 
   /** A memo keeping up to {@code maxBytes} of client bytes; 0 keeps none (see {@link #off}). */
@@ -57,7 +68,8 @@ public final class PromptPieces {
           return (int) Math.min(Integer.MAX_VALUE, bytes);
         })
         .executor(Runnable::run)
-        .build());
+        .build(),
+        Caffeine.newBuilder().maximumSize(Math.max(1, maxBytes / MARK_BYTES)).executor(Runnable::run).build());
   }
 
   /** No memo: every body is parsed whole. */
@@ -89,14 +101,19 @@ public final class PromptPieces {
   }
 
   /**
-   * Remembers {@code body[from, to)}, an item just parsed as {@code node}, and returns it as a piece
-   * (with its keys taken); null when the memo is off or the item is shorter than {@value #PROBE}
-   * bytes.
+   * Remembers {@code body[from, to)}, an item just parsed as {@code node}, the second time it is
+   * seen, and returns it as a piece (with its keys taken); null the first time, when the memo is off,
+   * or when the item is shorter than {@value #PROBE} bytes.
    */
   public PromptPiece remember(byte[] body, int from, int to, JsonNode node) {
     if (pieces == null || to - from < PROBE) {
       return null;
     }
+    long whole = hash(body, from, to);
+    if (seenOnce.asMap().putIfAbsent(whole, Boolean.TRUE) == null) {
+      return null;
+    }
+    seenOnce.invalidate(whole);
     PromptPiece piece = PromptPiece.of(Arrays.copyOfRange(body, from, to), node);
     pieces.asMap().merge(probe(body, from), new PromptPiece[] {piece}, PromptPieces::withNewest);
     return piece;
@@ -123,6 +140,19 @@ public final class PromptPieces {
     long h = PROBE;
     for (int i = at; i < at + PROBE; i += Long.BYTES) {
       h = Long.rotateLeft(h ^ (long) LONGS.get(body, i) * K, 29) * K;
+    }
+    return h ^ h >>> 32;
+  }
+
+  /** A hash of all of {@code body[from, to)}. */
+  static long hash(byte[] body, int from, int to) {
+    long h = to - from;
+    int i = from;
+    for (; i + Long.BYTES <= to; i += Long.BYTES) {
+      h = Long.rotateLeft(h ^ (long) LONGS.get(body, i) * K, 29) * K;
+    }
+    for (; i < to; i++) {
+      h = Long.rotateLeft(h ^ body[i] * K, 29) * K;
     }
     return h ^ h >>> 32;
   }

@@ -30,11 +30,11 @@ class BodyReaderTest {
   private static final String CODEX_TURN = "bench/codex-chat-request.json";
 
   @Test
-  void everyCapturedBodyReadsAsTheWholeParseColdAndWarm() {
+  void everyCapturedBodyReadsAsTheWholeParseFirstSeenAgainAndFound() {
     PromptPieces memo = PromptPieces.keeping(64 << 20);
     for (PromptBodies.Body body : PromptBodies.captured()) {
       byte[] bytes = Json.toBytes(body.body());
-      for (String sight : List.of("cold", "warm")) {
+      for (String sight : List.of("first seen", "seen again", "found")) {
         assertThat(read(body.route(), bytes, memo).body()).as("%s, %s", body, sight)
             .isEqualTo(RequestParser.parse(body.route(), "application/json", bytes));
       }
@@ -42,34 +42,42 @@ class BodyReaderTest {
   }
 
   @Test
-  void aTurnThatRepeatsItsPrefixTakesEveryRepeatedItemFromTheMemo() {
+  void eachTurnTakesTheItemsTheTurnsBeforeItRepeatedFromTheMemo() {
     PromptPieces memo = PromptPieces.keeping(64 << 20);
-    ObjectNode turn = codexTurn();
-    BodyReader.Read first = read(Route.CHAT_COMPLETIONS, Json.toBytes(turn), memo);
+    ObjectNode one = codexTurn();
+    ObjectNode two = withUserMessage(one, "Now run the tests again and tell me which of them still fail, with their output.");
+    ObjectNode three = withUserMessage(two, "Fix the first failure, then run that test alone and show me what it prints.");
     int items = 0;
     for (String array : List.of("messages", "tools")) {
-      for (JsonNode item : turn.get(array)) {
+      for (JsonNode item : one.get(array)) {
         items += Json.toBytes(item).length >= PromptPieces.PROBE ? 1 : 0;
       }
     }
     assertThat(items).isGreaterThan(12);
-    assertThat(first.pieces()).as("every item of 64 bytes or more is remembered the first time").hasSize(items);
 
-    ObjectNode next = turn.deepCopy();
-    next.withArray("messages").addObject().put("role", "user")
-        .put("content", "Now run the tests again and tell me which of them still fail, with their output.");
-    BodyReader.Read second = read(Route.CHAT_COMPLETIONS, Json.toBytes(next), memo);
+    BodyReader.Read first = read(Route.CHAT_COMPLETIONS, Json.toBytes(one), memo);
+    assertThat(first.pieces()).as("an item seen for the first time is only marked").isEmpty();
+    BodyReader.Read second = read(Route.CHAT_COMPLETIONS, Json.toBytes(two), memo);
+    assertThat(second.pieces()).as("seen a second time, every item of 64 bytes or more is remembered").hasSize(items);
+    BodyReader.Read third = read(Route.CHAT_COMPLETIONS, Json.toBytes(three), memo);
+    assertThat(third.pieces()).as("the first turn's items, found; turn two's message, remembered").hasSize(items + 1);
 
-    assertThat(second.body()).isEqualTo(next);
-    assertThat(second.pieces()).hasSize(items + 1);
+    assertThat(third.body()).isEqualTo(three);
     for (String array : List.of("messages", "tools")) {
-      for (int i = 0; i < turn.get(array).size(); i++) {
-        if (Json.toBytes(turn.get(array).get(i)).length >= PromptPieces.PROBE) {
-          assertThat(second.body().get(array).get(i)).as("%s %d is the first turn's tree", array, i)
-              .isSameAs(first.body().get(array).get(i));
+      for (int i = 0; i < one.get(array).size(); i++) {
+        if (Json.toBytes(one.get(array).get(i)).length >= PromptPieces.PROBE) {
+          assertThat(third.body().get(array).get(i)).as("%s %d is the second turn's tree", array, i)
+              .isSameAs(second.body().get(array).get(i));
         }
       }
     }
+    assertThat(read(Route.CHAT_COMPLETIONS, Json.toBytes(three), memo).pieces()).hasSize(items + 2);
+  }
+
+  private static ObjectNode withUserMessage(ObjectNode body, String text) {
+    ObjectNode next = body.deepCopy();
+    next.withArray("messages").addObject().put("role", "user").put("content", text);
+    return next;
   }
 
   @Test
@@ -78,6 +86,7 @@ class BodyReaderTest {
     String start = "{\"role\":\"user\",\"content\":\"" + "x".repeat(80);
     byte[] first = body("[" + start + "A\"}]");
     byte[] second = body("[" + start + "B\"}]");
+    read(Route.CHAT_COMPLETIONS, first, memo);
     read(Route.CHAT_COMPLETIONS, first, memo);
     BodyReader.Read read = read(Route.CHAT_COMPLETIONS, second, memo);
     assertThat(read.body()).isEqualTo(RequestParser.parse(Route.CHAT_COMPLETIONS, null, second));
@@ -88,6 +97,7 @@ class BodyReaderTest {
   void aRememberedItemIsFoundWhereverItStandsAndHowEverTheBodyAroundItIsSpaced() {
     PromptPieces memo = PromptPieces.keeping(1 << 20);
     String message = "{\"role\":\"system\",\"content\":\"You are a careful coding agent working in a repository.\"}";
+    read(Route.CHAT_COMPLETIONS, body("[" + message + "]"), memo);
     read(Route.CHAT_COMPLETIONS, body("[" + message + "]"), memo);
     byte[] spaced = ("{ \"model\" : \"gpt-4o\" ,\n\t\"messages\" : [ {\"role\":\"user\",\"content\":\"hi\"} ,\r\n "
         + message + " ] , \"temperature\" : 0.25 }").getBytes(StandardCharsets.UTF_8);
@@ -128,7 +138,7 @@ class BodyReaderTest {
         "{}", "[]", "\"text\"", "{\"model\":\"gpt-4o\",\"messages\":[]}", "{\"model\" \"gpt-4o\"}");
     for (String text : bodies) {
       byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-      for (String sight : List.of("cold", "warm")) {
+      for (String sight : List.of("first seen", "seen again", "found")) {
         assertSameOutcome(Route.CHAT_COMPLETIONS, bytes, memo, text + " (" + sight + ")");
       }
     }
@@ -177,6 +187,7 @@ class BodyReaderTest {
     for (int i = 0; i < 200; i++) {
       String message = "{\"role\":\"user\",\"content\":\"message " + i + " " + "y".repeat(100) + "\"}";
       read(Route.CHAT_COMPLETIONS, body("[" + message + "]"), memo);
+      read(Route.CHAT_COMPLETIONS, body("[" + message + "]"), memo);
     }
     assertThat(memo.keptBytes()).isPositive().isLessThanOrEqualTo(4_096);
   }
@@ -193,6 +204,7 @@ class BodyReaderTest {
   void aStageThatChangedASharedPieceInPlaceIsCaughtWhenThePieceIsNextFound() {
     PromptPieces memo = PromptPieces.keeping(1 << 20);
     byte[] bytes = Json.toBytes(codexTurn());
+    read(Route.CHAT_COMPLETIONS, bytes, memo);
     PromptPiece piece = read(Route.CHAT_COMPLETIONS, bytes, memo).pieces().getFirst();
     ((ObjectNode) piece.node()).put("content", "changed in place");
     assertThatThrownBy(() -> read(Route.CHAT_COMPLETIONS, bytes, memo))

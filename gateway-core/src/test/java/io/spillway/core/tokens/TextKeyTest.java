@@ -46,6 +46,7 @@ class TextKeyTest {
     PromptPieces memo = PromptPieces.keeping(1 << 20);
     byte[] body = "[{\"type\":\"function\",\"name\":\"shell\",\"description\":\"Runs a shell command and returns its output.\"}]"
         .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(memo.remember(body, 1, body.length - 1, parse(body, 1, body.length - 1))).as("first seen").isNull();
     PromptPiece piece = memo.remember(body, 1, body.length - 1, parse(body, 1, body.length - 1));
     PromptKeys keys = new PromptKeys();
     keys.take(List.of(piece));
