@@ -9,11 +9,13 @@
 # /v1/responses a Responses API event stream, bench/responses-stream.sse), a second nginx with
 # `proxy_pass` to it as the one-hop baseline, and Spillway with its shipped pipeline in front of the
 # same upstream. wrk drives each in turn (interleaved, several rounds; medians reported), at 64
-# connections and at 1, with three bodies:
+# connections and at 1, with four bodies:
 #   chat-1k       a ~1 KB chat completion (bench/chat-request.json), buffered;
 #   codex-chat    a captured Codex CLI turn sent as a chat completion, buffered: 38.5 KB, 12 tools
 #                 (bench/codex-chat-request.json, made from the fixture first-turn-gpt-4o-mini.chat.json
 #                 with "model": "gpt-4o-mini" and "stream": false; BenchHarnessSmokeTest checks it);
+#   codex-turns   the same body, every request a new turn: post.lua adds a user message of its own
+#                 at the end of the messages array, so the prefix repeats and one item is new;
 #   codex-stream  a captured Codex CLI `/v1/responses` turn as Codex sent it, 38.5 KB, streamed, with
 #                 Codex's request headers (fixture turn-with-function-call-output.json).
 # For each it prints requests/s, p50 and p99, and CPU per request: the CPU time (user + system, from
