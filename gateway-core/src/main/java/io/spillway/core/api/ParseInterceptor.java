@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  * The first stage of a model call after the observer: reads the body once with {@link RequestParser}
  * (content type, UTF-8, JSON, the fields Spillway relies on) and passes the parsed request on, the
  * client's exact bytes still what is forwarded. The items of the body's top-level arrays that a
- * recent request sent byte for byte come from {@link PromptPieces}, already parsed and keyed. A malformed request goes no further: its error is
- * thrown to the stages before (the observer counts and logs it like any other answer). Sets
+ * recent request sent byte for byte come from {@link PromptPieces}, already parsed and keyed. A
+ * malformed request goes no further: its error is thrown to the stages before (the observer counts
+ * and logs it like any other answer). Sets
  * {@link RequestAttributes#PARSED}. Thread-safe.
  *
  * <p>The stages after it count the prompt's tokens, and in a fresh JVM the first count waits for
