@@ -107,15 +107,31 @@ final class BenchScript {
     return classpath;
   }
 
-  /** The first of {@code count} consecutive loopback ports that are free now. */
+  /**
+   * The first of {@code count} consecutive loopback ports that are free now, all below the kernel's
+   * ephemeral range: the script starts and stops servers on them while wrk, nginx and Spillway hold
+   * hundreds of outgoing connections, and any of those may take a port in that range as its own
+   * local port, so a port free at the start could be taken by the time a server binds it.
+   */
   private static int freePortRange(int count) throws IOException {
+    int below = Math.clamp(ephemeralLow(), 10_000, 32_768) - count;
     for (int attempt = 0; attempt < 50; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 40_000);
+      int base = ThreadLocalRandom.current().nextInt(Math.min(20_000, below - 1), below);
       if (allFree(base, count)) {
         return base;
       }
     }
     throw new IOException("no " + count + " consecutive free loopback ports found");
+  }
+
+  /** The lowest port the kernel hands out for outgoing connections (Linux; 32768 where unknown). */
+  private static int ephemeralLow() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      return Integer.parseInt(range.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32_768;
+    }
   }
 
   private static boolean allFree(int base, int count) {

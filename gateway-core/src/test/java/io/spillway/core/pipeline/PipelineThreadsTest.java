@@ -2,11 +2,13 @@ package io.spillway.core.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.spillway.core.error.ErrorKind;
 import io.spillway.core.error.GatewayException;
 import io.spillway.core.http.Headers;
 import io.spillway.core.json.Json;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -156,8 +158,13 @@ class PipelineThreadsTest {
     assertThat(response.headers().get("x-limit")).isEqualTo("1");
   }
 
-  /** The virtual thread the chain moved to reaches the terminal on its own time. */
+  /**
+   * The virtual thread the chain moved to reaches the terminal on its own time, and the stage before
+   * it attaches its way out to the answer a moment after the terminal returns: an answer completed
+   * before that would rightly run the way out where it was attached, so the test waits for both.
+   */
   private void awaitTerminalReached() throws InterruptedException {
     assertThat(terminalReached.await(10, TimeUnit.SECONDS)).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> upstream.getNumberOfDependents() > 0);
   }
 }
