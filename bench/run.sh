@@ -31,7 +31,8 @@
 # its own port, `cloud.h2c: true`, while nginx proxy_pass and the direct runs stay on HTTP/1.1),
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
 # BENCH_BEFORE_CMD (a second Spillway, e.g. an older build, measured as target "before" in the same
-# rounds), BENCH_STARTS (1; 0 skips the start-to-ready timings), BENCH_RESULTS_DIR (where the
+# rounds), BENCH_BEFORE_SERVER (extra `server` keys for that second one, e.g. "pieceMemory: 0", to
+# measure one setting beside the default with BENCH_BEFORE_CMD the same build), BENCH_STARTS (1; 0 skips the start-to-ready timings), BENCH_RESULTS_DIR (where the
 # results file is kept; default bench/results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,9 +154,9 @@ done
 # Spillway: the shipped pipeline (observe, auth, token report, cache, response state, shaping with
 # signal scoring, rate limits, quota, admission, breaker, router; spend, access log and metrics on)
 # in front of the fake upstream.
-gateway_yaml() { # port data-dir
+gateway_yaml() { # port data-dir [extra server keys]
   cat <<YAML
-server: { host: 127.0.0.1, port: $1 }
+server: { host: 127.0.0.1, port: $1${3:+, $3} }
 cloud: { baseUrl: "$spillway_upstream", apiKey: sk-bench$h2c_key }
 local: { enabled: false }
 keys:
@@ -167,7 +168,8 @@ YAML
 }
 start_gateway() { # label port command... -> sets <label>_pid (the JVM)
   local label=$1 port=$2; shift 2
-  gateway_yaml "$port" "$work/$label-data" > "$work/$label.yaml"
+  local extra=; [ "$label" = before ] && extra=${BENCH_BEFORE_SERVER:-}
+  gateway_yaml "$port" "$work/$label-data" "$extra" > "$work/$label.yaml"
   (cd "$work" && exec "$@" serve --config "$work/$label.yaml" > "$work/$label.log" 2>&1) &
   local pid=$!
   pids+=($pid)
