@@ -29,12 +29,15 @@ import org.slf4j.LoggerFactory;
  * of the text that was actually streamed.
  *
  * <p>Per event this costs a scan of its bytes: only events that may carry usage
- * ({@link SseEvent#mayCarryUsage}) are decoded and parsed as they pass. The others are kept, as the
- * bytes they arrived as (no string is made of them), and parsed and tokenized only if the stream
- * ends without usage, which with Spillway asking chat streams for it is rare. Past
- * {@value #MAX_PENDING_BYTES} kept bytes they are counted on the way instead, so a long stream holds
- * bounded memory. Events arrive on the relay thread while {@link #close} may come from another; the
- * kept state is guarded by this.
+ * ({@link SseEvent#mayCarryUsage}) are decoded and parsed as they pass. The first others are kept,
+ * as the bytes they arrived as (no string is made of them), and parsed and tokenized only if the
+ * stream ends without usage, which with Spillway asking chat streams for it is rare: a short answer
+ * costs no parse. Once they pass {@value #MAX_PENDING_BYTES} bytes the kept ones are counted and let
+ * go, and every later event is counted as it passes and kept by nobody: an open stream holds at most
+ * that much, however long it runs, and nothing it holds for long points at an event made since (a
+ * long-lived list gaining young events is what the young collections of many open streams pay for).
+ * Events arrive on the relay thread while {@link #close} may come from another; the kept state is
+ * guarded by this.
  *
  * <p>Settling writes to the usage store (Redis, or the embedded store's file), which may block: a
  * {@link #nonBlocking} stream, polled on an event loop, settles on a virtual thread before it
@@ -42,16 +45,21 @@ import org.slf4j.LoggerFactory;
  * the front end never makes an event loop.
  */
 final class MeteredEventStream extends ForwardingEventStream {
-  /** Kept events beyond this many bytes are counted at once and let go. */
-  static final int MAX_PENDING_BYTES = 256 * 1024;
+  /**
+   * Kept events beyond this many bytes are counted at once and let go, and later ones counted as
+   * they pass: about twenty chat chunks, more than a short answer's whole stream.
+   */
+  static final int MAX_PENDING_BYTES = 4 * 1024;
   private static final Logger log = LoggerFactory.getLogger(MeteredEventStream.class);
 
   private final Reservation reservation;
   private final long promptEstimate;
   private final ToLongFunction<String> tokenCounter;
   private final UsageReader usageReader;
-  private final List<SseEvent> pending = new ArrayList<>();
+  private final ArrayList<SseEvent> pending = new ArrayList<>();
   private int pendingBytes;
+  /** Past {@link #MAX_PENDING_BYTES}: each event is counted as it passes, none kept. */
+  private boolean counting;
   private volatile TokenUsage reported;
   /** The input a Messages stream told in its {@code message_start}, completed by its {@code message_delta}. */
   private TokenUsage messageInput;
@@ -161,10 +169,15 @@ final class MeteredEventStream extends ForwardingEventStream {
     if (reported != null) {
       return; // the backend already reported; nothing streamed after it changes the count
     }
+    if (counting) {
+      read(event.data());
+      return;
+    }
     pending.add(event);
     pendingBytes += event.size();
     if (pendingBytes > MAX_PENDING_BYTES) {
       countPending();
+      counting = true;
     }
   }
 
@@ -173,7 +186,13 @@ final class MeteredEventStream extends ForwardingEventStream {
       read(event.data());
     }
     pending.clear();
+    pending.trimToSize();
     pendingBytes = 0;
+  }
+
+  /** How many bytes of events this stream keeps now (for tests). */
+  synchronized int keptBytes() {
+    return pendingBytes;
   }
 
   /**

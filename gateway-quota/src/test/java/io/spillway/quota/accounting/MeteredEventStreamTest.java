@@ -121,6 +121,43 @@ class MeteredEventStreamTest {
     assertThat(usage.output()).isEqualTo(7);
   }
 
+  @Test
+  void aLongStreamKeepsAtMostItsBoundOfEventsAndStillCountsEveryText() {
+    List<SseEvent> chunks = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      chunks.add(SseEvent.data("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token " + i + "\"}}]}"));
+    }
+    MeteredEventStream stream = metered(new ScriptedEventStream(chunks, null));
+
+    int mostKept = 0;
+    while (stream.next() != null) {
+      mostKept = Math.max(mostKept, stream.keptBytes());
+    }
+
+    assertThat(mostKept).as("bytes kept at once").isPositive().isLessThanOrEqualTo(MeteredEventStream.MAX_PENDING_BYTES);
+    assertThat(stream.keptBytes()).isZero();
+    assertThat(pools.snapshot(Tier.BRONZE)).as("the prompt estimate (12) and one token for each of the 500 texts")
+        .extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(512L, 0L);
+  }
+
+  @Test
+  void aLongStreamCountedOnTheWayIsStillSettledWithTheUsageItReportsAtItsEnd() {
+    List<SseEvent> events = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      events.add(SseEvent.data("{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token " + i + "\"}}]}"));
+    }
+    events.add(SseEvent.data(USAGE_CHUNK));
+    events.add(SseEvent.DONE);
+    MeteredEventStream stream = metered(new ScriptedEventStream(events, null));
+
+    while (stream.next() != null) {
+      // the client reads it all
+    }
+
+    assertThat(pools.snapshot(Tier.BRONZE)).as("the reported 15, not the 512 counted on the way")
+        .extracting(PoolSnapshot::used, PoolSnapshot::reserved).containsExactly(15L, 0L);
+  }
+
   private static List<SseEvent> pollToTheEnd(EventStream stream) throws InterruptedException {
     List<SseEvent> events = new ArrayList<>();
     while (true) {
