@@ -1,7 +1,7 @@
 -- wrk script: POST a request body (BENCH_BODY) with a gateway key (BENCH_KEY), and the headers of
 -- BENCH_HEADERS when set (a file of "Name: value" lines, as a client such as Codex sends them).
 -- With BENCH_TURN_BEFORE set, every request is a new turn of the conversation: a user message of its
--- own (about 100 bytes) goes in just before the first occurrence of that text in the body (for a
+-- own (about 120 bytes) goes in just before the first occurrence of that text in the body (for a
 -- chat body, the end of its messages array), so the prefix repeats byte for byte and one item is new.
 local f = io.open(os.getenv("BENCH_BODY"), "r")
 wrk.body = f:read("*a")
@@ -27,11 +27,14 @@ if turn_before and turn_before ~= "" then
     threads = threads + 1
     thread:set("tid", threads)
   end
+  -- Numbered per wrk run too: Spillway outlives a run, and a turn it saw in an earlier run would be
+  -- a repeated piece, not a new one.
+  local run = tostring(os.time())
   local turns = 0
   request = function()
     turns = turns + 1
-    return wrk.format(nil, nil, nil, head .. ',{"role":"user","content":"Turn ' .. turns .. ' on thread '
-      .. tostring(tid) .. ': run the failing test again and show me what it prints now."}' .. tail)
+    return wrk.format(nil, nil, nil, head .. ',{"role":"user","content":"Turn ' .. turns .. ' of run ' .. run
+      .. ' on thread ' .. tostring(tid) .. ': run the failing test again and show me what it prints now."}' .. tail)
   end
 end
 

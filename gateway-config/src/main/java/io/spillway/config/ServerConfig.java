@@ -20,9 +20,10 @@ import java.time.Duration;
  * @param maxPendingBodyBytes request-body bytes the gateway holds at once for requests whose body
  *     has not ended yet, across every connection and protocol; a request whose body would go past
  *     it gets 503 {@code too_many_pending_uploads} (the memory an unfinished upload pins is bounded)
- * @param pieceMemory client bytes of recent request pieces (items of a body's top-level arrays:
- *     messages, input items, tool definitions, 64 bytes or more) kept parsed with their memo keys, so
- *     a turn that repeats its prefix is not parsed or hashed again; 0 turns it off
+ * @param pieceMemory heap for recent request pieces (items of a body's top-level arrays: messages,
+ *     input items, tool definitions, 64 bytes or more) kept parsed with their memo keys, so a turn
+ *     that repeats its prefix is not parsed or hashed again, as estimated per piece (about four times
+ *     its bytes for a large piece, ten for a short one); 0 turns it off
  */
 public record ServerConfig(
     String host,
@@ -64,7 +65,7 @@ public record ServerConfig(
     maxHops = maxHops != null ? maxHops : 1;
     http2 = http2 != null ? http2 : Http2Config.DEFAULTS;
     maxPendingBodyBytes = maxPendingBodyBytes != null ? maxPendingBodyBytes : DataSize.ofMebibytes(256);
-    pieceMemory = pieceMemory != null ? pieceMemory : DataSize.ofMebibytes(16);
+    pieceMemory = pieceMemory != null ? pieceMemory : DataSize.ofMebibytes(64);
     ConfigProblems.Reporter at = ConfigProblems.at("server");
     if (port < 0 || port > 65535) {
       at.problem("port", port + " is not a port (0-65535)");

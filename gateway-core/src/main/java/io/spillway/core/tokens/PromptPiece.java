@@ -21,29 +21,41 @@ public final class PromptPiece {
   private final JsonNode node;
   private final Map<String, TextKey> textKeys;
   private final TextKey structure;
+  private final int heapBytes;
 
-  private PromptPiece(byte[] bytes, JsonNode node, Map<String, TextKey> textKeys, TextKey structure) {
+  private PromptPiece(byte[] bytes, JsonNode node, Map<String, TextKey> textKeys, TextKey structure, int nodes) {
     this.bytes = bytes;
     this.node = node;
     this.textKeys = textKeys;
     this.structure = structure;
+    this.heapBytes = (int) Math.min(Integer.MAX_VALUE, 3L * bytes.length + (long) HEAP_PER_NODE * nodes + HEAP_PER_PIECE);
   }
+
+  /** Heap a tree node takes with its share of the maps, strings and keys that hold it (estimated). */
+  static final int HEAP_PER_NODE = 96;
+
+  /** Heap a piece takes besides its bytes and nodes: itself, its key map and its memo entry (estimated). */
+  static final int HEAP_PER_PIECE = 512;
 
   /** A piece of {@code bytes} (kept, not copied) parsed as {@code node}, its keys taken now. */
   static PromptPiece of(byte[] bytes, JsonNode node) {
     Map<String, TextKey> keys = new IdentityHashMap<>();
-    keyTexts(node, keys);
-    return new PromptPiece(bytes, node, Collections.unmodifiableMap(keys), TextKey.ofJson(node));
+    int nodes = keyTexts(node, keys);
+    return new PromptPiece(bytes, node, Collections.unmodifiableMap(keys), TextKey.ofJson(node), nodes);
   }
 
-  private static void keyTexts(JsonNode node, Map<String, TextKey> keys) {
+  /** Takes the key of every string in {@code node}; answers how many nodes it has. */
+  private static int keyTexts(JsonNode node, Map<String, TextKey> keys) {
     if (node.isTextual()) {
       keys.put(node.textValue(), TextKey.of(node.textValue()));
     } else if (node.isContainerNode()) {
+      int nodes = 1;
       for (JsonNode child : node) {
-        keyTexts(child, keys);
+        nodes += keyTexts(child, keys);
       }
+      return nodes;
     }
+    return 1;
   }
 
   /** The tree, shared by every request that carried these bytes: never change it. */
@@ -54,6 +66,17 @@ public final class PromptPiece {
   /** How many bytes of the client's body this piece is. */
   public int length() {
     return bytes.length;
+  }
+
+  /**
+   * The heap this piece takes, estimated: three times its bytes (the bytes kept, the tree's strings,
+   * their keys), a share for each node of the tree (the node, its map entry, its string) and one for
+   * the piece (itself, its key map, its memo entry). Fitted to heap measured after a full collection
+   * (20,000 pieces each): a 2.5 KB Codex tool definition or message takes about four times its
+   * bytes, a 100-byte chat message ten times.
+   */
+  public int heapBytes() {
+    return heapBytes;
   }
 
   byte[] bytes() {

@@ -9,6 +9,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The pieces of recent request bodies, remembered by their bytes: an agent's every turn sends its
@@ -24,11 +25,13 @@ import java.util.Arrays;
  * remembered the second time it is seen, not the first: an agent repeats its turn's new message in
  * the next turn, but most first sightings are never seen again (a one-off request, the last message
  * of a conversation), and remembering those would only fill the memo and give the young generation
- * trees to copy. The first sighting leaves a mark, a hash of the item's bytes, of which as many are
- * kept as there are {@value #MARK_BYTES}-byte shares in the memo's bound. Bounded by
- * the client bytes kept ({@code server.pieceMemory}; with its tree and keys a piece takes about four
- * times that much heap), least recently used first out. Content-addressed: a piece is shared by whoever sends the
- * same bytes, and nothing in it is anyone's but what those bytes say. Thread-safe.
+ * trees to copy. The first sighting leaves a mark, a hash of the item's bytes, in a table of plain
+ * longs with a slot for every {@value #MARK_BYTES} bytes of the memo's bound: a mark is no object, so
+ * a stream of one-off items gives the collector nothing to copy or trace, and a newer mark in the
+ * same slot only makes an older item wait for its third sighting. Bounded by the heap the pieces
+ * take ({@code server.pieceMemory}, estimated per piece: {@link PromptPiece#heapBytes}), least
+ * recently used first out. Content-addressed: a piece is shared by whoever sends the same bytes,
+ * and nothing in it is anyone's but what those bytes say. Thread-safe.
  */
 public final class PromptPieces {
   /** Bytes hashed to find a piece; the shortest piece remembered. */
@@ -37,39 +40,43 @@ public final class PromptPieces {
   /** Pieces kept per probe hash, most recent first. */
   static final int CANDIDATES = 4;
 
-  /** The memo's bound, over this, is how many first sightings are marked. */
-  static final int MARK_BYTES = 256;
+  /** The memo's bound, over this, is how many first sightings are marked (a power of two). */
+  static final int MARK_BYTES = 1024;
 
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long K = 0x9e3779b97f4a7c15L;
   private static final PromptPieces OFF = new PromptPieces(null, null);
 
   private final Cache<Long, PromptPiece[]> pieces;
-  /** Hashes of items seen once; the second sighting remembers the item. */
-  private final Cache<Long, Boolean> seenOnce;
+  /** Hashes of items seen once, in the slot their hash picks; the second sighting remembers the item. */
+  private final AtomicLongArray seenOnce;
 
-  private PromptPieces(Cache<Long, PromptPiece[]> pieces, Cache<Long, Boolean> seenOnce) {
+  private PromptPieces(Cache<Long, PromptPiece[]> pieces, AtomicLongArray seenOnce) {
     this.pieces = pieces;
     this.seenOnce = seenOnce;
   }
 
-  /** A memo keeping up to {@code maxBytes} of client bytes; 0 keeps none (see {@link #off}). */
-  public static PromptPieces keeping(long maxBytes) {
-    if (maxBytes <= 0) {
+  /**
+   * A memo whose pieces take up to {@code maxHeapBytes} of heap, as {@link PromptPiece#heapBytes}
+   * estimates it; 0 keeps none (see {@link #off}).
+   */
+  public static PromptPieces keeping(long maxHeapBytes) {
+    if (maxHeapBytes <= 0) {
       return OFF;
     }
+    long marks = Long.highestOneBit(Math.clamp(maxHeapBytes / MARK_BYTES, 1, 1 << 24));
     return new PromptPieces(Caffeine.newBuilder()
-        .maximumWeight(maxBytes)
+        .maximumWeight(maxHeapBytes)
         .<Long, PromptPiece[]>weigher((hash, bucket) -> {
           long bytes = 0;
           for (PromptPiece piece : bucket) {
-            bytes += piece.length();
+            bytes += piece.heapBytes();
           }
           return (int) Math.min(Integer.MAX_VALUE, bytes);
         })
         .executor(Runnable::run)
         .build(),
-        Caffeine.newBuilder().maximumSize(Math.max(1, maxBytes / MARK_BYTES)).executor(Runnable::run).build());
+        new AtomicLongArray((int) marks));
   }
 
   /** No memo: every body is parsed whole. */
@@ -109,11 +116,12 @@ public final class PromptPieces {
     if (pieces == null || to - from < PROBE) {
       return null;
     }
-    long whole = hash(body, from, to);
-    if (seenOnce.asMap().putIfAbsent(whole, Boolean.TRUE) == null) {
+    long whole = hash(body, from, to) | 1; // never 0, which marks an empty slot
+    int slot = (int) (whole >>> 1) & (seenOnce.length() - 1);
+    if (!seenOnce.compareAndSet(slot, whole, 0)) {
+      seenOnce.set(slot, whole);
       return null;
     }
-    seenOnce.invalidate(whole);
     PromptPiece piece = PromptPiece.of(Arrays.copyOfRange(body, from, to), node);
     pieces.asMap().merge(probe(body, from), new PromptPiece[] {piece}, PromptPieces::withNewest);
     return piece;
@@ -126,7 +134,7 @@ public final class PromptPieces {
     return merged;
   }
 
-  /** The client bytes the remembered pieces hold now. */
+  /** The heap the remembered pieces take now, as {@link PromptPiece#heapBytes} estimates it. */
   public long keptBytes() {
     if (pieces == null) {
       return 0;

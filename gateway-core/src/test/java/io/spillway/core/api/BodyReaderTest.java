@@ -182,7 +182,7 @@ class BodyReaderTest {
   }
 
   @Test
-  void aMemoKeepsNoMoreClientBytesThanItIsGiven() {
+  void aMemoTakesNoMoreHeapThanItIsGiven() {
     PromptPieces memo = PromptPieces.keeping(4_096);
     for (int i = 0; i < 200; i++) {
       String message = "{\"role\":\"user\",\"content\":\"message " + i + " " + "y".repeat(100) + "\"}";
