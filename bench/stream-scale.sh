@@ -25,7 +25,8 @@
 # direct baseline). A faster ramp measures how many new streams per second the machine can set up
 # rather than how many it can hold. Spillway's heap is sampled every five seconds from its own
 # /metrics (a scrape costs the gateway tens of milliseconds, a jcmd far more), and measured live after
-# a full GC once, at the plateau.
+# a full GC once, at the plateau, when every stream has had its first byte (that collection stops
+# the gateway for hundreds of milliseconds, which must not be counted as any stream's wait).
 #
 # Environment: BENCH_PORT_BASE (18950), BENCH_STREAM_EVENTS (100), BENCH_STREAM_INTERVAL_MS (1000),
 # BENCH_STREAM_RAMP (150), BENCH_UPSTREAM_H2C (1: h2c to the upstream; 0: HTTP/1.1),
@@ -170,7 +171,9 @@ while kill -0 "$client_pid" 2>/dev/null; do
     [ "${r:-0}" -gt "$peak_rss" ] && peak_rss=$r
     last_sample=$now
   fi
-  if ! $plateau_checked && grep -q "all $streams streams started (spillway)" "$work/clients.txt" 2>/dev/null; then
+  # Once every stream has had its first byte: the full GC below stops the gateway for a few hundred
+  # milliseconds, which would otherwise be the time to first byte of the last streams opened.
+  if ! $plateau_checked && grep -q "all $streams streams answered (spillway)" "$work/clients.txt" 2>/dev/null; then
     fds=$(fds_of "$java_pid"); client_fds=$(fds_of "$client_pid")
     upstream_conns=$(established "dport = :$up_port")
     client_conns=$(established "sport = :$gw_port")

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -32,7 +33,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --baseline-url}, {@code --baseline-streams} measured streams there (label {@code direct});
  * then {@code --streams} measured streams to {@code --url} (label {@code --label}).
  * Each phase starts when the previous one has finished. When a phase has opened all its streams it
- * prints {@code all N streams started (label)}.
+ * prints {@code all N streams started (label)}, and when each of them has had its first event (or
+ * ended without one) {@code all N streams answered (label)}.
  *
  * <p>A stream costs one socket (one file descriptor) and a small read buffer, so one process holds
  * 10,000 streams within a 20,000-descriptor limit.
@@ -124,14 +126,21 @@ public final class StreamClients {
     AtomicInteger errors = new AtomicInteger();
     OpenCount open = new OpenCount();
     CountDownLatch done = new CountDownLatch(streams);
+    CountDownLatch answered = new CountDownLatch(streams);
     long pauseNanos = 1_000_000_000L / Math.max(1, rampPerSecond);
     long begin = System.nanoTime();
     long next = begin;
     for (int i = 0; i < streams; i++) {
       ConcurrentLinkedQueue<Long> part = System.nanoTime() - begin < earlyNanos ? early : later;
+      AtomicBoolean counted = new AtomicBoolean();
+      Runnable firstByteOrEnd = () -> {
+        if (counted.compareAndSet(false, true)) {
+          answered.countDown();
+        }
+      };
       Thread.ofVirtual().start(() -> {
         try {
-          runOne(url, request, ttfbNanos, part, open, dropAtFirstEvent);
+          runOne(url, request, ttfbNanos, part, open, dropAtFirstEvent, firstByteOrEnd);
           ok.incrementAndGet();
         } catch (Exception e) {
           errors.incrementAndGet();
@@ -139,6 +148,7 @@ public final class StreamClients {
             errorSamples.add(e.toString());
           }
         } finally {
+          firstByteOrEnd.run();
           done.countDown();
         }
       });
@@ -146,6 +156,9 @@ public final class StreamClients {
       LockSupport.parkNanos(next - System.nanoTime());
     }
     System.out.println("all " + streams + " streams started (" + label + "); open now: " + open.now());
+    System.out.flush();
+    answered.await();
+    System.out.println("all " + streams + " streams answered (" + label + "); open now: " + open.now());
     System.out.flush();
     done.await();
     return new Result(label, streams, ok.get(), errors.get(), sorted(ttfbNanos), sorted(early), sorted(later),
@@ -159,7 +172,8 @@ public final class StreamClients {
   }
 
   private static void runOne(URI url, byte[] request, ConcurrentLinkedQueue<Long> ttfb,
-      ConcurrentLinkedQueue<Long> part, OpenCount open, boolean dropAtFirstEvent) throws IOException {
+      ConcurrentLinkedQueue<Long> part, OpenCount open, boolean dropAtFirstEvent, Runnable firstByte)
+      throws IOException {
     long start = System.nanoTime();
     try (Socket socket = new Socket(url.getHost(), url.getPort())) {
       open.opened();
@@ -172,7 +186,7 @@ public final class StreamClients {
         System.arraycopy(BODY, 0, whole, request.length, BODY.length);
         out.write(whole);
         out.flush();
-        readStream(new LineReader(socket.getInputStream()), start, ttfb, part, dropAtFirstEvent);
+        readStream(new LineReader(socket.getInputStream()), start, ttfb, part, dropAtFirstEvent, firstByte);
       } finally {
         open.closed();
       }
@@ -180,7 +194,7 @@ public final class StreamClients {
   }
 
   private static void readStream(LineReader in, long start, ConcurrentLinkedQueue<Long> ttfb,
-      ConcurrentLinkedQueue<Long> part, boolean dropAtFirstEvent) throws IOException {
+      ConcurrentLinkedQueue<Long> part, boolean dropAtFirstEvent, Runnable firstByte) throws IOException {
     String status = in.readLine();
     if (status == null || !status.startsWith("HTTP/1.1 200")) {
       throw new IOException("status: " + status);
@@ -193,6 +207,7 @@ public final class StreamClients {
           long nanos = System.nanoTime() - start;
           ttfb.add(nanos);
           part.add(nanos);
+          firstByte.run();
           first = false;
           if (dropAtFirstEvent) {
             return;
