@@ -17,6 +17,12 @@ import java.util.Map;
  * still reads as its bytes.
  */
 public final class PromptPiece {
+  /** Heap a tree node takes with its share of the maps, strings and keys that hold it (estimated). */
+  static final int HEAP_PER_NODE = 96;
+
+  /** Heap a piece takes besides its bytes and nodes: itself, its key map and its memo entry (estimated). */
+  static final int HEAP_PER_PIECE = 512;
+
   private final byte[] bytes;
   private final JsonNode node;
   private final Map<String, TextKey> textKeys;
@@ -30,12 +36,6 @@ public final class PromptPiece {
     this.structure = structure;
     this.heapBytes = (int) Math.min(Integer.MAX_VALUE, 3L * bytes.length + (long) HEAP_PER_NODE * nodes + HEAP_PER_PIECE);
   }
-
-  /** Heap a tree node takes with its share of the maps, strings and keys that hold it (estimated). */
-  static final int HEAP_PER_NODE = 96;
-
-  /** Heap a piece takes besides its bytes and nodes: itself, its key map and its memo entry (estimated). */
-  static final int HEAP_PER_PIECE = 512;
 
   /** A piece of {@code bytes} (kept, not copied) parsed as {@code node}, its keys taken now. */
   static PromptPiece of(byte[] bytes, JsonNode node) {

@@ -135,7 +135,7 @@ public final class PromptPieces {
   }
 
   /** The heap the remembered pieces take now, as {@link PromptPiece#heapBytes} estimates it. */
-  public long keptBytes() {
+  public long heapBytes() {
     if (pieces == null) {
       return 0;
     }

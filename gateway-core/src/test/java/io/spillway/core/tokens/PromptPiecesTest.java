@@ -52,7 +52,7 @@ class PromptPiecesTest {
       assertThat(remember(memo, message(i))).isNull();
     }
 
-    assertThat(memo.keptBytes()).isZero();
+    assertThat(memo.heapBytes()).isZero();
   }
 
   @Test
@@ -87,6 +87,6 @@ class PromptPiecesTest {
       remember(memo, message(i));
     }
 
-    assertThat(memo.keptBytes()).isPositive().isLessThanOrEqualTo(bound);
+    assertThat(memo.heapBytes()).isPositive().isLessThanOrEqualTo(bound);
   }
 }
