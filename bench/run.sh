@@ -32,8 +32,9 @@
 # SPILLWAY_CMD (how to start Spillway; default: java -jar gateway-app/target/spillway.jar),
 # BENCH_BEFORE_CMD (a second Spillway, e.g. an older build, measured as target "before" in the same
 # rounds), BENCH_BEFORE_SERVER (extra `server` keys for that second one, e.g. "pieceMemory: 0", to
-# measure one setting beside the default with BENCH_BEFORE_CMD the same build), BENCH_STARTS (1; 0 skips the start-to-ready timings), BENCH_RESULTS_DIR (where the
-# results file is kept; default bench/results).
+# measure one setting beside the default with BENCH_BEFORE_CMD the same build), BENCH_STARTS (1; 0
+# skips the start-to-ready timings), BENCH_RESULTS_DIR (where the results file is kept; default
+# bench/results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

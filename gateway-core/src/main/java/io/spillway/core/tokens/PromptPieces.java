@@ -145,11 +145,7 @@ public final class PromptPieces {
 
   /** A hash of the {@value #PROBE} bytes from {@code at}. */
   static long probe(byte[] body, int at) {
-    long h = PROBE;
-    for (int i = at; i < at + PROBE; i += Long.BYTES) {
-      h = Long.rotateLeft(h ^ (long) LONGS.get(body, i) * K, 29) * K;
-    }
-    return h ^ h >>> 32;
+    return hash(body, at, at + PROBE);
   }
 
   /** A hash of all of {@code body[from, to)}. */
